@@ -1,0 +1,44 @@
+"""Atomic, durable file replacement: a reader sees the old file or the whole new one, never a part."""
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+
+def fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def temporary_sibling(path: Path) -> Path:
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path) -> Iterator[BinaryIO]:
+    """Yield a binary handle; on clean exit the data is fsync'd and renamed over `path`.
+
+    On any exception the temporary file is removed and `path` is left untouched.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_sibling(path)
+    try:
+        with tmp.open("wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        fsync_directory(path.parent)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    with atomic_writer(path) as handle:
+        handle.write(data)

@@ -1,0 +1,71 @@
+"""Named errors. Each message says what was expected, what was found, and how to fix it."""
+
+
+class HarnessError(Exception):
+    """Base class: every error the harness raises on purpose."""
+
+
+class DownloadError(HarnessError):
+    """The archive could not be downloaded intact."""
+
+
+class ArchiveSafetyError(HarnessError):
+    """The zip archive has a member or layout that is unsafe to read."""
+
+
+class PayloadDigestMismatch(HarnessError):
+    """A payload member's sha256 differs from the pinned digest."""
+
+    def __init__(self, member: str, expected: str, found: str) -> None:
+        self.member = member
+        self.expected = expected
+        self.found = found
+        super().__init__(
+            f"payload member {member!r} has sha256 {found}, but the contract pins {expected}. "
+            "The archive is not the verified BEIR SciFact data. Use the verified archive, or pass "
+            "--allow-unpinned to proceed; the fixture and every receipt will then say 'unpinned'."
+        )
+
+
+class DatasetFormatError(HarnessError):
+    """A BEIR file is malformed (bad JSON, duplicate ids, dangling qrels, ...)."""
+
+    def __init__(self, file: str, line: int | None, problem: str) -> None:
+        self.file = file
+        self.line = line
+        where = f"{file}, line {line}" if line is not None else file
+        super().__init__(f"{where}: {problem}")
+
+
+class ShapeMismatchError(HarnessError):
+    """The dataset does not have the shape its contract requires."""
+
+    def __init__(self, what: str, expected: int, found: int) -> None:
+        self.what = what
+        self.expected = expected
+        self.found = found
+        super().__init__(
+            f"{what}: the contract requires {expected}, the archive has {found}. "
+            "This is not the SciFact test set this harness is frozen to."
+        )
+
+
+class EmbeddingError(HarnessError):
+    """An embedder failed or returned an unusable vector."""
+
+
+class InvalidVectorError(EmbeddingError):
+    """A vector is empty, zero-norm, non-finite or of the wrong dimension."""
+
+    def __init__(self, text_id: str, problem: str) -> None:
+        self.text_id = text_id
+        self.problem = problem
+        super().__init__(f"embedding of {text_id!r} rejected: {problem}")
+
+
+class CacheCorruptionError(HarnessError):
+    """The embedding cache has a damaged record that is not a torn tail."""
+
+
+class FixtureError(HarnessError):
+    """A corpus fixture is missing, inconsistent or fails its schema."""

@@ -1,0 +1,30 @@
+"""Validate JSON documents against the schemas shipped in harness/schemas/."""
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from .errors import HarnessError
+
+
+class SchemaViolation(HarnessError):
+    """A document does not match its JSON Schema."""
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    text = resources.files("harness").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8")
+    schema = json.loads(text)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def validate(instance: Any, name: str) -> None:
+    error = best_match(validator(name).iter_errors(instance))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise SchemaViolation(f"{name} schema: at {where}: {error.message}")
