@@ -1,0 +1,48 @@
+"""Command-line options and session fixtures; the work itself lives in `harness`."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.build import BuildReport
+from harness.contract import scifact_contract
+from harness.embedders import make_embedder
+from harness.embedders.select import BACKENDS
+from harness.session import locked_build
+
+ROOT = Path(__file__).parent
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("scifact", "SciFact harness")
+    group.addoption("--archive", default=os.environ.get("SCIFACT_ARCHIVE"),
+                    help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE)")
+    group.addoption("--work-dir", default=os.environ.get("SCIFACT_WORK_DIR", str(ROOT / "work-dir")),
+                    help="fixture, embedding cache and downloads (default: $SCIFACT_WORK_DIR or ./work-dir)")
+    group.addoption("--embedder", choices=BACKENDS, default="local", help="embedding backend")
+    group.addoption("--model", default=None, help="embedding model (default: $SCIFACT_EMBED_MODEL or the backend's)")
+
+
+@pytest.fixture(scope="session")
+def scifact_archive(pytestconfig: pytest.Config) -> Path:
+    """The real archive. Unset: the test is skipped; set but missing: an error, never a skip."""
+    value = pytestconfig.getoption("--archive")
+    if not value:
+        pytest.skip("no SciFact archive configured: pass --archive or set SCIFACT_ARCHIVE")
+    path = Path(value)
+    if not path.is_file():
+        raise pytest.UsageError(f"--archive / SCIFACT_ARCHIVE names {path}, which does not exist")
+    return path
+
+
+@pytest.fixture(scope="session")
+def work_dir(pytestconfig: pytest.Config) -> Path:
+    return Path(pytestconfig.getoption("--work-dir")).resolve()
+
+
+@pytest.fixture(scope="session")
+def scifact_build(pytestconfig: pytest.Config, scifact_archive: Path, work_dir: Path) -> BuildReport:
+    """The real SciFact corpus fixture, built once and reused by every xdist worker."""
+    embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
+    return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder, archive=scifact_archive)
