@@ -2,6 +2,7 @@
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -10,6 +11,9 @@ from harness.contract import scifact_contract
 from harness.embedders import make_embedder
 from harness.embedders.select import BACKENDS
 from harness.session import locked_build
+
+if TYPE_CHECKING:
+    from harness.embedders.local import LocalEmbedder
 
 ROOT = Path(__file__).parent
 
@@ -46,3 +50,11 @@ def scifact_build(pytestconfig: pytest.Config, scifact_archive: Path, work_dir: 
     """The real SciFact corpus fixture, built once and reused by every xdist worker."""
     embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
     return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder, archive=scifact_archive)
+
+
+@pytest.fixture(scope="session")
+def local_embedder() -> "LocalEmbedder":
+    """The packaged all-MiniLM-L6-v2, loaded once per worker."""
+    from harness.embedders.local import LocalEmbedder
+
+    return LocalEmbedder()

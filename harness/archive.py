@@ -6,7 +6,9 @@ another entry (the overlapping-file zip bomb), and archives beyond the entry-cou
 compression-ratio caps. Sizes are enforced again while decompressing, since headers can lie.
 """
 
+import builtins
 import hashlib
+import itertools
 import stat
 import struct
 import zipfile
@@ -27,7 +29,7 @@ class Member:
     name: str
     bytes: int
     sha256: str
-    data: bytes
+    data: builtins.bytes  # the field named `bytes` shadows the builtin inside this class
 
 
 def _check_name(name: str) -> None:
@@ -105,7 +107,7 @@ class SafeArchive:
                 f"members declare {total} uncompressed bytes; the cap is {self.limits.max_total_uncompressed_bytes}"
             )
         spans = sorted((*_entry_span(self._zip, info), info.filename) for info in self.infos)
-        for (_, end, name), (start, _, next_name) in zip(spans, spans[1:], strict=False):
+        for (_, end, name), (start, _, next_name) in itertools.pairwise(spans):
             if start < end:
                 raise ArchiveSafetyError(f"members {name!r} and {next_name!r} overlap in the archive's bytes")
 

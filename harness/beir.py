@@ -32,8 +32,8 @@ def _lines(data: bytes, file: str) -> Iterator[tuple[int, str]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise DatasetFormatError(file, line, f"is not valid UTF-8 ({exc.reason})") from exc
+        bad_line = data[: exc.start].count(b"\n") + 1
+        raise DatasetFormatError(file, bad_line, f"is not valid UTF-8 ({exc.reason})") from exc
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

@@ -4,7 +4,9 @@ from dataclasses import dataclass
 
 from .errors import EmbeddingError
 
-DOCUMENT_RULE = "title.strip() + ' ' + text.strip() (the space only when both are non-empty), then the first {limit} code points"
+DOCUMENT_RULE = (
+    "title.strip() + ' ' + text.strip() (the space only when both are non-empty), then the first {limit} code points"
+)
 QUERY_RULE = "text.strip(), then the first {limit} code points"
 
 

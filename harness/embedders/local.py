@@ -102,7 +102,7 @@ class LocalEmbedder:
             from transformers.utils import logging as transformers_logging
 
             # Over-long prompts are expected (they are counted as model_truncated); skip the per-call warning.
-            transformers_logging.set_verbosity_error()
+            transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
             self._model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
         return self._model
 

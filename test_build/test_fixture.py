@@ -1,0 +1,123 @@
+"""The corpus fixture built with the real packaged model on the tiny corpus."""
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fixtures.archives import tiny_archive, tiny_contract
+from harness.atomic import atomic_writer
+from harness.build import BuildReport, build_fixture
+from harness.embedders.base import EmbeddingRequest
+from harness.embedders.local import LocalEmbedder
+from harness.errors import FixtureError
+from harness.fixture import load_fixture
+from harness.hashing import canonical_json
+from harness.schema_check import SchemaViolation
+
+pytestmark = pytest.mark.real_model
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, local_embedder: LocalEmbedder) -> tuple[Path, BuildReport]:
+    root = tmp_path_factory.mktemp("fixture")
+    archive = tiny_archive(root / "tiny.zip")
+    report = build_fixture(tiny_contract(), out=root / "out" / "tiny.json", work_dir=root / "work",
+                           embedder=local_embedder, archive=archive, progress=False)
+    return root, report
+
+
+def test_fixture_holds_the_corpus_and_unit_vectors(built: tuple[Path, BuildReport]) -> None:
+    _, report = built
+    assert (report.documents, report.queries, report.qrel_pairs, report.dimensions) == (10, 6, 8, 384)
+    assert report.embedded == 16 and report.from_cache == 0
+    fixture = load_fixture(report.fixture)
+    assert fixture.document_vectors.shape == (10, 384) and fixture.query_vectors.shape == (6, 384)
+    norms = np.linalg.norm(np.vstack([fixture.document_vectors, fixture.query_vectors]).astype(np.float64), axis=1)
+    assert np.allclose(norms, 1.0, atol=1e-6)
+    data = fixture.data
+    assert data["semantic_text"]["documents_truncated"] == 1  # d09 only
+    d09 = next(d for d in data["documents"] if d["doc_id"] == "d09")
+    assert len(d09["semantic_text"]) == 700
+    assert data["queries"][0] == {"query_id": "q1", "text": "Aspirin inhibits platelet aggregation.",
+                                  "semantic_text": "Aspirin inhibits platelet aggregation.",
+                                  "qrels": {"d01": 1, "d08": 1}}
+    assert data["embedding"]["identity"]["weights_sha256"].startswith("sha256:")
+    assert data["source"]["kind"] == "local-file" and data["source"]["payload_pinned"] is True
+
+
+def test_payload_hashes_follow_their_written_definition(built: tuple[Path, BuildReport]) -> None:
+    data = json.loads(built[1].fixture.read_bytes())
+    documents = sorted(({"doc_id": d["doc_id"], "title": d["title"], "text": d["text"]} for d in data["documents"]),
+                       key=lambda d: d["doc_id"])
+    qrels = {q["query_id"]: q["qrels"] for q in data["queries"]}
+    digest = data["payload_hashes"]
+    assert digest["documents"] == "sha256:" + hashlib.sha256(canonical_json(documents)).hexdigest()
+    assert digest["qrels"] == "sha256:" + hashlib.sha256(canonical_json(qrels)).hexdigest()
+
+
+def test_vectors_are_the_models_own_for_the_prefixed_prompt(
+    built: tuple[Path, BuildReport], local_embedder: LocalEmbedder
+) -> None:
+    fixture = load_fixture(built[1].fixture)
+    document = fixture.data["documents"][3]
+    query = fixture.data["queries"][2]
+    raw = local_embedder.embed([EmbeddingRequest("d", "search_document: ", document["semantic_text"]),
+                                EmbeddingRequest("q", "search_query: ", query["semantic_text"])])
+    for got, want in ((fixture.document_vectors[3], raw[0].values), (fixture.query_vectors[2], raw[1].values)):
+        want_unit = np.asarray(want, dtype=np.float64) / np.linalg.norm(want)
+        assert float(np.dot(got.astype(np.float64), want_unit)) > 0.99999
+
+
+def test_rebuild_is_a_cache_hit_with_identical_bytes(
+    built: tuple[Path, BuildReport], local_embedder: LocalEmbedder
+) -> None:
+    root, first = built
+    before = {p.name: p.read_bytes() for p in first.fixture.parent.iterdir()}
+    again = build_fixture(tiny_contract(), out=first.fixture, work_dir=root / "work", embedder=local_embedder,
+                          archive=root / "tiny.zip", progress=False)
+    assert again.embedded == 0 and again.from_cache == 16 and not again.changed
+    assert {p.name: p.read_bytes() for p in first.fixture.parent.iterdir()} == before
+
+
+def test_same_inputs_elsewhere_give_the_same_fixture_bytes(
+    built: tuple[Path, BuildReport], local_embedder: LocalEmbedder, tmp_path: Path
+) -> None:
+    root, first = built
+    copy = build_fixture(tiny_contract(), out=tmp_path / "tiny.json", work_dir=root / "work",
+                         embedder=local_embedder, archive=root / "tiny.zip", progress=False)
+    assert copy.fixture.read_bytes() == first.fixture.read_bytes()
+
+
+def test_tampered_or_missing_sidecar_is_refused(built: tuple[Path, BuildReport], tmp_path: Path) -> None:
+    fixture_path = tmp_path / "tiny.json"
+    shutil.copy(built[1].fixture, fixture_path)
+    sidecar_name = json.loads(fixture_path.read_bytes())["vectors"]["file"]
+    with pytest.raises(FixtureError, match="is missing"):
+        load_fixture(fixture_path)
+    data = bytearray((built[1].fixture.parent / sidecar_name).read_bytes())
+    data[100] ^= 0x01
+    (tmp_path / sidecar_name).write_bytes(bytes(data))
+    with pytest.raises(FixtureError, match="the fixture records"):
+        load_fixture(fixture_path)
+
+
+def test_fixture_that_breaks_its_schema_is_refused(built: tuple[Path, BuildReport], tmp_path: Path) -> None:
+    data = json.loads(built[1].fixture.read_bytes())
+    data["documents"][0]["doc_id"] = ""
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(SchemaViolation, match="documents/0/doc_id"):
+        load_fixture(tmp_path / "bad.json")
+
+
+def test_interrupted_atomic_write_leaves_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "f.json"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError), atomic_writer(target) as handle:
+        handle.write(b"new partial")
+        raise RuntimeError("killed")
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.json"]
