@@ -1,0 +1,29 @@
+# Set-up and entry points. Every target installs what it needs into .venv first.
+PYTHON ?= python3
+VENV ?= .venv
+WORK_DIR ?= work-dir
+PY := $(VENV)/bin/python
+
+.PHONY: setup test fixture lint
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
+	$(VENV)/bin/pip install --quiet torch==2.13.0
+	$(VENV)/bin/pip install --quiet -e '.[local,dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+# The test command (README): the default suite on tiny fixtures, in parallel.
+test: setup
+	$(PY) -m pytest -n auto
+
+# Build (or reuse) the SciFact corpus fixture. Set SCIFACT_ARCHIVE to use a local scifact.zip.
+fixture: setup
+	$(PY) -m harness build --out $(WORK_DIR)/scifact-corpus.json --work-dir $(WORK_DIR)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
