@@ -34,7 +34,7 @@ def test_calibration_and_heldout_are_disjoint_and_cover_all() -> None:
 def test_selection_digest_changes_with_membership() -> None:
     calibration = select(IDS, "calibration", 100)
     assert selected_ids_sha256(calibration) == selected_ids_sha256(list(calibration))
-    assert selected_ids_sha256(calibration) != selected_ids_sha256(calibration[:-1] + [select(IDS, "heldout", 100)[0]])
+    assert selected_ids_sha256(calibration) != selected_ids_sha256([*calibration[:-1], select(IDS, "heldout", 100)[0]])
 
 
 def test_bad_inputs() -> None:
