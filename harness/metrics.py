@@ -31,14 +31,18 @@ def _relevant(qrels: Mapping[str, int]) -> set[str]:
     return {doc_id for doc_id, grade in qrels.items() if grade > 0}
 
 
+def _gain(grade: int) -> float:
+    return float(2**grade - 1)
+
+
 def ndcg_at_k(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
     _check_unique(ranking)
-    gains = sorted((2**grade - 1 for grade in qrels.values() if grade > 0), reverse=True)[:k]
+    gains = sorted((_gain(grade) for grade in qrels.values() if grade > 0), reverse=True)[:k]
     ideal = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1))
     if ideal == 0:
         return 0.0
     dcg = sum(
-        (2 ** qrels[doc_id] - 1) / math.log2(rank + 1)
+        _gain(qrels[doc_id]) / math.log2(rank + 1)
         for rank, doc_id in enumerate(ranking[:k], start=1)
         if qrels.get(doc_id, 0) > 0
     )
