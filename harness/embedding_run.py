@@ -14,8 +14,6 @@ from .embedding_cache import CachedVector, EmbeddingCache
 from .errors import EmbeddingError, InvalidVectorError
 from .vectors import check_and_normalize
 
-CHUNK = 16
-
 
 @dataclass(frozen=True)
 class EmbeddingResult:
@@ -40,13 +38,12 @@ def _embed_missing(missing: list[EmbeddingRequest], embedder: Embedder, cache: E
     bar = tqdm(total=len(missing), unit="text", desc="embedding", disable=not progress or not missing,
                file=sys.stderr, dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 15.0)
     with bar:
-        for start in range(0, len(missing), CHUNK):
-            chunk = missing[start:start + CHUNK]
-            for request, raw in zip(chunk, embedder.embed(chunk), strict=True):
-                vector = check_and_normalize(request.text_id, raw.values, dimensions)
-                dimensions = int(vector.shape[0])
-                cache.put(request.prompt, CachedVector(vector, raw.embedded_chars, raw.model_truncated))
-                bar.update(1)
+        # Each vector is checked and durably cached as soon as it arrives, before the next is embedded.
+        for request, raw in zip(missing, embedder.embed(missing), strict=True):
+            vector = check_and_normalize(request.text_id, raw.values, dimensions)
+            dimensions = int(vector.shape[0])
+            cache.put(request.prompt, CachedVector(vector, raw.embedded_chars, raw.model_truncated))
+            bar.update(1)
     return dimensions
 
 

@@ -65,8 +65,8 @@ def test_vectors_are_the_models_own_for_the_prefixed_prompt(
     fixture = load_fixture(built[1].fixture)
     document = fixture.data["documents"][3]
     query = fixture.data["queries"][2]
-    raw = local_embedder.embed([EmbeddingRequest("d", "search_document: ", document["semantic_text"]),
-                                EmbeddingRequest("q", "search_query: ", query["semantic_text"])])
+    raw = list(local_embedder.embed([EmbeddingRequest("d", "search_document: ", document["semantic_text"]),
+                                EmbeddingRequest("q", "search_query: ", query["semantic_text"])]))
     for got, want in ((fixture.document_vectors[3], raw[0].values), (fixture.query_vectors[2], raw[1].values)):
         want_unit = np.asarray(want, dtype=np.float64) / np.linalg.norm(want)
         assert float(np.dot(got.astype(np.float64), want_unit)) > 0.99999

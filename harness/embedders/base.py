@@ -1,5 +1,6 @@
 """The embedder interface."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -42,5 +43,6 @@ class Embedder(Protocol):
     def truncation_policy(self) -> dict[str, Any]:
         ...
 
-    def embed(self, requests: list[EmbeddingRequest]) -> list[RawEmbedding]:
+    def embed(self, requests: list[EmbeddingRequest]) -> Iterator[RawEmbedding]:
+        """Yield one result per request, in order, as each is ready, so the caller can cache it at once."""
         ...

@@ -6,6 +6,7 @@ which texts shared its batch, and the cache could not be keyed by prompt alone.
 
 import json
 import os
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -106,10 +107,9 @@ class LocalEmbedder:
             self._model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
         return self._model
 
-    def embed(self, requests: list[EmbeddingRequest]) -> list[RawEmbedding]:
+    def embed(self, requests: list[EmbeddingRequest]) -> Iterator[RawEmbedding]:
         model = self._load()
-        prompts = [request.prompt for request in requests]
-        vectors = model.encode(prompts, batch_size=1, convert_to_numpy=True, show_progress_bar=False)
-        limit = model.max_seq_length
-        lengths = [len(ids) for ids in model.tokenizer(prompts, add_special_tokens=True)["input_ids"]]
-        return [RawEmbedding(vector, None, length > limit) for vector, length in zip(vectors, lengths, strict=True)]
+        for request in requests:
+            vector = model.encode([request.prompt], batch_size=1, convert_to_numpy=True, show_progress_bar=False)[0]
+            length = len(model.tokenizer(request.prompt, add_special_tokens=True)["input_ids"])
+            yield RawEmbedding(vector, None, length > model.max_seq_length)

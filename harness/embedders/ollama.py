@@ -6,6 +6,7 @@ points (role prefix kept); which texts needed that is recorded in the fixture.
 """
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import requests
@@ -102,40 +103,37 @@ class OllamaEmbedder:
             + "/".join(str(n) for n in RETRY_CODE_POINTS) + " code points, role prefix kept",
         }
 
-    def _embed_one(self, prompt: str) -> tuple[list[float] | None, str]:
+    def _embed_one(self, text_id: str, prompt: str) -> tuple[list[float] | None, str]:
+        """The embedding, or None and the server's reason when it refused the prompt."""
         body = {"model": self.model, "input": prompt, "truncate": False}
         response = self._call("POST", "/api/embed", body)
-        payload = self._json(response, "POST /api/embed")
+        payload = self._json(response, f"POST /api/embed for {text_id}")
         if response.status_code == 200:
             embeddings = payload.get("embeddings")
             if not isinstance(embeddings, list) or len(embeddings) != 1 or not isinstance(embeddings[0], list):
-                raise EmbeddingError(f"Ollama at {self.host} answered /api/embed without exactly one embedding: "
-                                     f"{str(payload)[:200]}")
+                raise EmbeddingError(f"Ollama at {self.host} answered /api/embed for {text_id} without exactly "
+                                     f"one embedding: {str(payload)[:200]}")
             return embeddings[0], ""
         message = str(payload.get("error", payload))
         if response.status_code in _REJECTED_STATUSES and "not found" not in message:
             return None, f"HTTP {response.status_code}: {message}"
-        raise EmbeddingError(f"Ollama at {self.host} failed /api/embed with HTTP {response.status_code}: {message}")
+        raise EmbeddingError(f"Ollama at {self.host} failed /api/embed for {text_id} with HTTP "
+                             f"{response.status_code}: {message}")
 
-    def embed(self, requests: list[EmbeddingRequest]) -> list[RawEmbedding]:
+    def _embed_with_retries(self, request: EmbeddingRequest) -> RawEmbedding:
+        values, refusal = self._embed_one(request.text_id, request.prompt)
+        if values is not None:
+            return RawEmbedding(values, None, None)
+        tried = ["full"]
+        for limit in (n for n in RETRY_CODE_POINTS if n < len(request.semantic_text)):
+            tried.append(str(limit))
+            values, refusal = self._embed_one(request.text_id, request.prefix + request.semantic_text[:limit])
+            if values is not None:
+                return RawEmbedding(values, limit, None)
+        raise EmbeddingError(f"Ollama refused every prompt length tried for {request.text_id} "
+                             f"({', '.join(tried)}; code points of semantic text): {refusal}")
+
+    def embed(self, requests: list[EmbeddingRequest]) -> Iterator[RawEmbedding]:
         self.identity()
-        results = []
         for request in requests:
-            values, refusal = self._embed_one(request.prompt)
-            kept: int | None = None
-            refusals = [refusal] if values is None else []
-            for limit in RETRY_CODE_POINTS:
-                if values is not None:
-                    break
-                if limit >= len(request.semantic_text):
-                    continue
-                kept = limit
-                values, refusal = self._embed_one(request.prefix + request.semantic_text[:limit])
-                refusals.append(refusal)
-            if values is None:
-                raise EmbeddingError(
-                    f"Ollama refused every prompt length for {request.text_id} "
-                    f"(full, then {'/'.join(map(str, RETRY_CODE_POINTS))} code points): {refusals[-1]}"
-                )
-            results.append(RawEmbedding(values, kept, None))
-        return results
+            yield self._embed_with_retries(request)
