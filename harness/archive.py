@@ -3,7 +3,8 @@
 Nothing is extracted to disk. Refused: absolute paths, '..' components, backslashes, NUL bytes,
 symlinks, encrypted members, unknown compression, duplicate names, entries whose bytes overlap
 another entry (the overlapping-file zip bomb), and archives beyond the entry-count, total-size or
-compression-ratio caps. Sizes are enforced again while decompressing, since headers can lie.
+compression-ratio caps. Members are inflated from their raw bytes, never past the declared size, and
+must end exactly there with the declared CRC, since headers can lie.
 """
 
 import builtins
@@ -12,6 +13,7 @@ import itertools
 import stat
 import struct
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -60,6 +62,20 @@ def _check_entry(info: zipfile.ZipInfo, limits: ArchiveLimits) -> None:
             f"member {info.filename!r} expands {info.compress_size} bytes to {info.file_size} "
             f"(ratio above the cap of {limits.max_compression_ratio}); refusing a possible zip bomb"
         )
+
+
+def _inflate(name: str, raw: bytes, declared: int) -> bytes:
+    """Inflate at most declared + 1 bytes: enough to catch a stream that runs long, never a bomb."""
+    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    try:
+        data = inflater.decompress(raw, declared + 1)
+    except zlib.error as exc:
+        raise ArchiveSafetyError(f"member {name!r} is damaged: its deflate stream is invalid ({exc})") from exc
+    if len(data) > declared or inflater.unconsumed_tail:
+        raise ArchiveSafetyError(f"member {name!r} decompresses past its declared {declared} bytes")
+    if not inflater.eof:
+        raise ArchiveSafetyError(f"member {name!r} is damaged: its deflate stream ends early")
+    return data
 
 
 def _entry_span(handle: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[int, int]:
@@ -116,26 +132,32 @@ class SafeArchive:
         return [info.filename for info in self.infos if not info.is_dir()]
 
     def read(self, name: str) -> Member:
+        """Decompress one member from its raw bytes, requiring exactly the declared size and CRC.
+
+        zipfile itself stops at the declared size, so a header that under-declares would silently cut
+        the data; reading the raw stream ourselves lets us insist that it ends exactly there.
+        """
         try:
             info = self._zip.getinfo(name)
         except KeyError:
             raise ArchiveSafetyError(
                 f"archive has no member {name!r}; it has {sorted(self.file_names)}"
             ) from None
-        digest, chunks, size = hashlib.sha256(), [], 0
-        try:
-            with self._zip.open(info) as stream:
-                while chunk := stream.read(1 << 20):
-                    size += len(chunk)
-                    if size > info.file_size or size > self.limits.max_total_uncompressed_bytes:
-                        raise ArchiveSafetyError(
-                            f"member {name!r} decompresses past its declared {info.file_size} bytes"
-                        )
-                    digest.update(chunk)
-                    chunks.append(chunk)
-        except zipfile.BadZipFile as exc:
-            raise ArchiveSafetyError(f"member {name!r} is damaged: {exc}") from exc
-        return Member(name, size, prefixed(digest.hexdigest()), b"".join(chunks))
+        _, end = _entry_span(self._zip, info)
+        fp = self._zip.fp
+        assert fp is not None
+        fp.seek(end - info.compress_size)
+        raw = fp.read(info.compress_size)
+        if len(raw) != info.compress_size:
+            raise ArchiveSafetyError(f"member {name!r} is damaged: its data runs past the end of the archive")
+        data = raw if info.compress_type == zipfile.ZIP_STORED else _inflate(name, raw, info.file_size)
+        if len(data) != info.file_size:
+            raise ArchiveSafetyError(
+                f"member {name!r} holds {len(data)} bytes but declares {info.file_size}; refusing a lying header"
+            )
+        if zlib.crc32(data) != info.CRC:
+            raise ArchiveSafetyError(f"member {name!r} is damaged: its CRC-32 does not match")
+        return Member(name, len(data), prefixed(hashlib.sha256(data).hexdigest()), data)
 
     def close(self) -> None:
         self._zip.close()

@@ -61,6 +61,39 @@ def _check_response(response: requests.Response, url: str) -> None:
         )
 
 
+def _declared_length(response: requests.Response, url: str) -> int | None:
+    """Content-Length as an int; a header repeated with one value (urllib3 joins them) is accepted."""
+    header = response.headers.get("Content-Length")
+    if header is None:
+        return None
+    values = {value.strip() for value in header.split(",")}
+    if len(values) != 1 or not next(iter(values)).isdigit():
+        raise DownloadError(f"GET {url} answered with a malformed Content-Length {header!r}; nothing was kept.")
+    return int(values.pop())
+
+
+def _stream_to(response: requests.Response, url: str, partial: Path, chunk_size: int) -> tuple[str, str, int]:
+    """Write the body to `partial`; return (sha256 hex, md5 hex, bytes). The zip magic is checked on the
+    first four bytes however the body is chunked."""
+    sha, md5, size, head = hashlib.sha256(), hashlib.md5(usedforsecurity=False), 0, b""
+    with partial.open("wb") as handle:
+        for chunk in response.iter_content(chunk_size=chunk_size):
+            if len(head) < len(ZIP_MAGIC):
+                head += chunk[: len(ZIP_MAGIC) - len(head)]
+                if not ZIP_MAGIC.startswith(head):
+                    raise DownloadError(f"GET {url} returned data that is not a zip archive (it starts "
+                                        f"{(head + chunk)[:16]!r}); nothing was kept.")
+            handle.write(chunk)
+            sha.update(chunk)
+            md5.update(chunk)
+            size += len(chunk)
+        handle.flush()
+        os.fsync(handle.fileno())
+    if head != ZIP_MAGIC:
+        raise DownloadError(f"GET {url} returned {size} bytes, too few to be a zip archive; nothing was kept.")
+    return sha.hexdigest(), md5.hexdigest(), size
+
+
 def download_archive(
     url: str,
     dest: Path,
@@ -74,39 +107,26 @@ def download_archive(
     dest.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_partials(dest)
     partial = _partial_name(dest)
-    sha, md5, size = hashlib.sha256(), hashlib.md5(usedforsecurity=False), 0
     try:
-        with requests.get(url, stream=True, timeout=timeout) as response:
+        # identity: the body on the wire is the archive itself, so Content-Length counts its bytes
+        with requests.get(url, stream=True, timeout=timeout, headers={"Accept-Encoding": "identity"}) as response:
             _check_response(response, url)
-            declared = response.headers.get("Content-Length")
-            with partial.open("wb") as handle:
-                for chunk in response.iter_content(chunk_size=chunk_size):
-                    if size == 0 and not chunk.startswith(ZIP_MAGIC[: len(chunk)]):
-                        raise DownloadError(
-                            f"GET {url} returned data that is not a zip archive (first bytes "
-                            f"{chunk[:16]!r}); nothing was kept."
-                        )
-                    handle.write(chunk)
-                    sha.update(chunk)
-                    md5.update(chunk)
-                    size += len(chunk)
-                handle.flush()
-                os.fsync(handle.fileno())
-        if declared is not None and int(declared) != size:
-            raise DownloadError(f"GET {url}: received {size} bytes of the {declared} announced; nothing was kept.")
-        if size == 0:
-            raise DownloadError(f"GET {url} returned an empty body; nothing was kept.")
-        _verify_pins(url, size, md5.hexdigest(), expected_bytes, expected_md5)
+            declared = _declared_length(response, url)
+            sha_hex, md5_hex, size = _stream_to(response, url, partial, chunk_size)
+            received = response.raw.tell()
+        if declared is not None and received != declared:
+            raise DownloadError(f"GET {url}: received {received} bytes of the {declared} announced; nothing was kept.")
+        _verify_pins(url, size, md5_hex, expected_bytes, expected_md5)
         os.replace(partial, dest)
         fsync_directory(dest.parent)
     except requests.RequestException as exc:
         raise DownloadError(
-            f"GET {url} failed after {size} bytes: {exc}. Nothing was kept; rerun to start the download again."
+            f"GET {url} failed: {exc}. Nothing was kept; rerun to start the download again."
         ) from exc
     finally:
         with contextlib.suppress(FileNotFoundError):
             partial.unlink()
-    return ArchiveFile(dest, url, prefixed(sha.hexdigest()), md5.hexdigest(), size)
+    return ArchiveFile(dest, url, prefixed(sha_hex), md5_hex, size)
 
 
 def _verify_pins(
