@@ -14,7 +14,8 @@ from .embedding_run import EmbeddingResult, embed_all
 from .errors import HarnessError
 from .fixture import SCHEMA_ID, write_fixture
 from .hashing import CANONICAL_JSON_RULE, sha256_canonical
-from .semantic_text import DOCUMENT_RULE, QUERY_RULE, document_text, query_text
+from .profiles import TextProfile, text_profile
+from .semantic_text import DOCUMENT_RULE, QUERY_RULE, document_text, query_text, rule
 from .vectors import NORMALIZATION
 
 PAYLOAD_DEFINITIONS = {
@@ -100,30 +101,32 @@ def _embedding(embedder: Embedder, result: EmbeddingResult) -> dict[str, Any]:
 
 def build_fixture(contract: Contract, *, out: Path, work_dir: Path, embedder: Embedder,
                   archive: Path | None = None, url: str | None = None, allow_unpinned: bool = False,
-                  progress: bool = True) -> BuildReport:
+                  progress: bool = True, profile: TextProfile | None = None) -> BuildReport:
     started = time.perf_counter()
+    profile = profile or text_profile("scifact-contract", contract)
     archive_file = obtain_archive(contract, work_dir, archive, url)
     dataset = load_dataset(archive_file.path, contract, allow_unpinned=allow_unpinned)
-    limit = contract.semantic_text_max_code_points
+    limit = profile.max_code_points
     doc_texts = [document_text(d.doc_id, d.title, d.text, limit) for d in dataset.documents]
     query_texts = [query_text(q.query_id, q.text, limit) for q in dataset.queries]
-    requests = [EmbeddingRequest(f"document:{d.doc_id}", contract.document_prefix, t.text)
+    requests = [EmbeddingRequest(f"document:{d.doc_id}", profile.document_prefix, t.text)
                 for d, t in zip(dataset.documents, doc_texts, strict=True)]
-    requests += [EmbeddingRequest(f"query:{q.query_id}", contract.query_prefix, t.text)
+    requests += [EmbeddingRequest(f"query:{q.query_id}", profile.query_prefix, t.text)
                  for q, t in zip(dataset.queries, query_texts, strict=True)]
     result = embed_all(requests, embedder, work_dir / "embedding-cache", progress=progress)
     fixture: dict[str, Any] = {
         "schema": SCHEMA_ID,
         "builder_version": BUILDER_VERSION,
         "contract": contract.summary(),
+        "profile": profile.record(),
         "source": _source(archive_file, dataset, allow_unpinned),
         "payload_hashes": payload_hashes(dataset),
         "semantic_text": {
-            "document_rule": DOCUMENT_RULE.format(limit=limit),
-            "query_rule": QUERY_RULE.format(limit=limit),
+            "document_rule": rule(DOCUMENT_RULE, limit),
+            "query_rule": rule(QUERY_RULE, limit),
             "max_code_points": limit,
-            "document_prefix": contract.document_prefix,
-            "query_prefix": contract.query_prefix,
+            "document_prefix": profile.document_prefix,
+            "query_prefix": profile.query_prefix,
             "documents_truncated": sum(t.truncated for t in doc_texts),
             "queries_truncated": sum(t.truncated for t in query_texts),
         },

@@ -1,4 +1,4 @@
-"""Command line: `python -m harness build ...`."""
+"""Command line: `python -m harness build|run ...`."""
 
 import argparse
 import os
@@ -10,6 +10,10 @@ from .contract import scifact_contract
 from .embedders import make_embedder
 from .embedders.select import BACKENDS
 from .errors import HarnessError
+from .evaluate import Evaluation, evaluate
+from .retrieval.config import MODES
+from .split import SPLITS
+from .profiles import PROFILES, text_profile
 
 
 def _env_path(name: str) -> Path | None:
@@ -28,14 +32,17 @@ def add_build_parser(commands: "argparse._SubParsersAction[argparse.ArgumentPars
                        help="model name (default: $SCIFACT_EMBED_MODEL, else the backend's default)")
     build.add_argument("--allow-unpinned", action="store_true",
                        help="accept payload digests that differ from the pins; recorded as unpinned")
+    build.add_argument("--profile", choices=PROFILES, default="scifact-contract",
+                       help="text profile; mteb-parity reproduces MTEB's encoding and is never a contract result")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run_build(args: argparse.Namespace) -> int:
+    contract = scifact_contract()
     report = build_fixture(
-        scifact_contract(), out=args.out, work_dir=args.work_dir, archive=args.archive,
+        contract, out=args.out, work_dir=args.work_dir, archive=args.archive,
         embedder=make_embedder(args.embedder, args.model), allow_unpinned=args.allow_unpinned,
-        progress=not args.no_progress,
+        progress=not args.no_progress, profile=text_profile(args.profile, contract),
     )
     rate = report.embedded / report.seconds if report.embedded else 0.0
     print(
@@ -47,13 +54,42 @@ def run_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_run_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    run = commands.add_parser("run", help="evaluate retrieval modes on a split; writes rows and aggregate receipts")
+    run.add_argument("--corpus", type=Path, required=True, help="corpus fixture JSON (from `build`)")
+    run.add_argument("--store-dir", type=Path, required=True, help="persisted store (built or reused)")
+    run.add_argument("--output-dir", type=Path, required=True, help="where the artifacts go")
+    run.add_argument("--split", choices=SPLITS, required=True)
+    run.add_argument("--mode", choices=(*MODES, "all"), default="all")
+    run.add_argument("--replace", action="store_true",
+                     help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
+    run.add_argument("--allow-unfrozen-heldout", action="store_true",
+                     help="run the held-out split without a freeze record (recorded in the receipt)")
+
+
+def run_evaluation(args: argparse.Namespace) -> int:
+    modes = MODES if args.mode == "all" else (args.mode,)
+    evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
+                            split=args.split, modes=modes, replace=args.replace,
+                            allow_unfrozen_heldout=args.allow_unfrozen_heldout, argv=tuple(sys.argv))
+    for run in evaluate(evaluation, scifact_contract()):
+        metrics = run.aggregate["metrics"]
+        print(f"{run.mode:<12} {run.split:<12} nDCG@10 {metrics['ndcg_at_10']:.4f}  R@10 {metrics['recall_at_10']:.4f}"
+              f"  MRR@10 {metrics['mrr_at_10']:.4f}  p50 {metrics['latency_ms']['p50']:.3f} ms  "
+              f"failures {metrics['failures']}  -> {run.aggregate_path}")
+        if run.superseded:
+            print(f"{'':<12} earlier artifacts moved to {run.superseded}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     add_build_parser(commands)
+    add_run_parser(commands)
     args = parser.parse_args(argv)
     try:
-        return {"build": run_build}[args.command](args)
+        return {"build": run_build, "run": run_evaluation}[args.command](args)
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -35,6 +35,8 @@ def _missing(requests: list[EmbeddingRequest], cache: EmbeddingCache) -> list[Em
 
 def _embed_missing(missing: list[EmbeddingRequest], embedder: Embedder, cache: EmbeddingCache,
                    dimensions: int | None, progress: bool) -> int | None:
+    if not missing:  # never start the embedder (and load a model) for nothing
+        return dimensions
     bar = tqdm(total=len(missing), unit="text", desc="embedding", disable=not progress or not missing,
                file=sys.stderr, dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 15.0)
     with bar:

@@ -1,0 +1,31 @@
+"""The claim boundary every receipt carries: what a validated run supports and what it does not."""
+
+SUPPORTS = (
+    "retrieval quality (the metrics in this receipt) and local latency for this exact run:",
+    "the executable and source revision recorded here",
+    "the SciFact corpus with the recorded source and payload hashes",
+    "the embedding model identity and dimensions recorded here",
+    "the persisted store and BEIR-id mapping with the recorded digests",
+    "the retrieval mode and the complete effective configuration recorded here",
+    "the split definition and the selected query ids (by their digest)",
+    "the raw per-query rows (by their digest) and this aggregate",
+)
+DOES_NOT_ESTABLISH = (
+    "superiority over another system",
+    "general-domain retrieval quality beyond SciFact",
+    "embedding-model quality in isolation",
+    "graph or factor-graph retrieval quality",
+    "native sparse (SPLADE-style) retrieval",
+    "token-level late interaction",
+    "Matryoshka retrieval quality",
+    "production latency, or latency on another host, build, store or workload",
+)
+STATEMENT = (
+    "Publish the validated artifact bundle, not a bare metric table, and repeat what it does not prove. "
+    "A receipt whose profile is not the contract (mteb-parity) supports only the claim that the harness "
+    "reproduces a published reference number."
+)
+
+
+def claim_boundary() -> dict[str, object]:
+    return {"supports": list(SUPPORTS), "does_not_establish": list(DOES_NOT_ESTABLISH), "statement": STATEMENT}

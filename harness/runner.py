@@ -1,0 +1,175 @@
+"""Run one mode on one split: a JSONL of per-query rows and one aggregate receipt, written atomically."""
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import provenance
+from .aggregate import aggregate_metrics
+from .artifacts import aggregate_name, clear_the_way, rows_bytes, rows_name, write_aggregate
+from .atomic import write_bytes_atomic
+from .claims import claim_boundary
+from .contract import Contract
+from .errors import HarnessError
+from .fixture import CorpusFixture
+from .hashing import sha256_bytes, sha256_canonical, sha256_text
+from .metrics import query_metrics
+from .retrieval.config import unavailable_capabilities
+from .retrieval.searcher import LATENCY_SCOPE, Searcher
+from .schema_check import validate
+from .split import ALGORITHM, select, selected_ids_sha256
+from .store import ledger
+from .store.store import Store, part_digests, store_digest
+
+ROW_SCHEMA = "semantic-memory-scifact-query-v1"
+AGGREGATE_SCHEMA = "semantic-memory-scifact-aggregate-v1"
+
+
+@dataclass(frozen=True)
+class ModeRun:
+    mode: str
+    split: str
+    rows_path: Path
+    aggregate_path: Path
+    aggregate: dict[str, Any]
+    superseded: Path | None
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def check_fixture_contract(fixture: CorpusFixture, contract: Contract) -> None:
+    if fixture.data["contract"] != contract.summary():
+        raise HarnessError(f"fixture {fixture.path} was built under contract {fixture.data['contract']['name']!r} "
+                           f"with other terms than {contract.name!r}; build the fixture for this contract")
+
+
+def _row(mode: str, split: str, query: dict[str, Any], request_id: str, searcher: Searcher) -> dict[str, Any]:
+    text = query["text"]
+    error, hits, receipt = None, [], None
+    started = time.perf_counter_ns()
+    try:
+        outcome = searcher.search(mode, text)
+        latency_ms = (time.perf_counter_ns() - started) / 1e6
+        hits, receipt = outcome.hits, searcher.receipt(outcome, text, request_id)
+    except Exception as exc:  # a failed query keeps its row and counts as zero in every mean
+        latency_ms = (time.perf_counter_ns() - started) / 1e6
+        error = f"{type(exc).__name__}: {exc}"
+        receipt = {"request_id": request_id, "mode": mode, "query_sha256": sha256_text(text), "error": error,
+                   "result_count": 0}
+    ranked = [hit.doc_id for hit in hits]
+    return {
+        "schema": ROW_SCHEMA,
+        "mode": mode,
+        "split": split,
+        "query_id": query["query_id"],
+        "query_sha256": sha256_text(text),
+        "qrels": query["qrels"],
+        "ranked_doc_ids": ranked,
+        "results": [{"rank": rank, "doc_id": hit.doc_id, "fact_id": hit.fact_id, "score": hit.score,
+                     "lanes": hit.lanes} for rank, hit in enumerate(hits, start=1)],
+        "latency_ms": latency_ms,
+        "error": error,
+        "metrics": query_metrics(ranked, query["qrels"]),
+        "request_id": request_id,
+        "search_receipt": receipt,
+        "search_receipt_sha256": sha256_canonical(receipt),
+    }
+
+
+def _store_receipt(store: Store, before: str, after: str) -> dict[str, Any]:
+    parts = part_digests(store.directory)
+    return {
+        "directory": str(store.directory),
+        "namespace": store.namespace,
+        "document_count": len(store.doc_ids),
+        "database_path": str(store.database_path),
+        "database_sha256": parts["database"],
+        "mapping_path": str(store.mapping_path),
+        "mapping_sha256": parts["mapping"],
+        "lexical_sha256": parts["lexical"],
+        "dense_sha256": parts["dense"],
+        "store_sha256": store.sha256,
+        "before_run_sha256": before,
+        "after_run_sha256": after,
+        "digest_rule": "sha256 of canonical JSON {database, mapping, lexical, dense: sha256}",
+    }
+
+
+def _corpus_receipt(fixture: CorpusFixture) -> dict[str, Any]:
+    data = fixture.data
+    return {
+        "fixture_path": str(fixture.path),
+        "fixture_sha256": fixture.sha256,
+        "vectors_sha256": data["vectors"]["sha256"],
+        "contract": data["contract"],
+        "source": data["source"],
+        "payload_hashes": data["payload_hashes"],
+        "counts": data["counts"],
+        "builder_version": data["builder_version"],
+    }
+
+
+def _embedding_receipt(fixture: CorpusFixture) -> dict[str, Any]:
+    embedding = fixture.data["embedding"]
+    return {**{key: embedding[key] for key in ("backend", "model", "identity", "identity_sha256", "endpoint",
+                                               "dimensions", "normalization", "truncation_policy",
+                                               "retried_prompts", "prompts_truncated_by_model")},
+            "semantic_text": fixture.data["semantic_text"], "profile": fixture.data["profile"]}
+
+
+def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, store: Store,
+             searcher: Searcher, output_dir: Path, replace: bool, argv: list[str]) -> ModeRun:
+    queries = {query["query_id"]: query for query in fixture.data["queries"]}
+    selected = select(queries, split, contract.calibration_count)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    superseded = clear_the_way(output_dir, mode, split, replace)
+    before = store_digest(store.directory)
+    started_at = _now()
+    ticket = ledger.begin_run(store.directory, store.namespace, mode, split, selected, started_at)
+    rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], searcher) for qid in selected]
+    after = store_digest(store.directory)
+    finished_at = _now()
+    for row in rows:
+        validate(row, "query-row")
+    data = rows_bytes(rows)
+    rows_path, aggregate_path = output_dir / rows_name(mode, split), output_dir / aggregate_name(mode, split)
+    write_bytes_atomic(rows_path, data)
+    aggregate = {
+        "schema": AGGREGATE_SCHEMA,
+        "mode": mode,
+        "split": split,
+        "row_count": len(rows),
+        "per_query_path": rows_path.name,
+        "per_query_sha256": sha256_bytes(data),
+        "metrics": aggregate_metrics(rows),
+        "receipt": {
+            "run": {"run_id": ticket.run_id, "sequence": ticket.sequence, "started_at": started_at,
+                    "finished_at": finished_at, "request_id_rule": "<run_id>/<query_id>"},
+            "executable": provenance.executable(argv),
+            "source": {"harness": provenance.harness_digest(), "git": provenance.git_state()},
+            "dependencies": provenance.dependency_versions(),
+            "corpus": _corpus_receipt(fixture),
+            "embedding": _embedding_receipt(fixture),
+            "store": _store_receipt(store, before, after),
+            "retrieval": {"mode": mode, "top_k": searcher.config.top_k, "config": searcher.config.to_dict(),
+                          "config_sha256": searcher.config_sha256, "backend": store.dense.evidence()
+                          if mode != "fts_only" else None, "lexical": store.lexical.tokenizer.record()
+                          if mode != "vector_only" else None, "latency_scope": LATENCY_SCOPE,
+                          "latency_timer": "time.perf_counter_ns around the retrieval call"},
+            "split": {"name": split, "algorithm": ALGORITHM, "calibration_count": contract.calibration_count,
+                      "total_count": len(queries), "selected_count": len(selected),
+                      "selected_ids_sha256": selected_ids_sha256(selected)},
+            "capabilities": unavailable_capabilities(),
+            "machine": provenance.machine(),
+            "claim_boundary": claim_boundary(),
+            "profile": fixture.data["profile"],
+        },
+    }
+    validate(aggregate, "aggregate")
+    write_aggregate(aggregate_path, aggregate)
+    ledger.finish_run(store.directory, ticket.run_id, "complete", finished_at)
+    return ModeRun(mode, split, rows_path, aggregate_path, aggregate, superseded)
+
