@@ -11,9 +11,9 @@ from .embedders import make_embedder
 from .embedders.select import BACKENDS
 from .errors import HarnessError
 from .evaluate import Evaluation, evaluate
+from .profiles import PROFILES, text_profile
 from .retrieval.config import MODES
 from .split import SPLITS
-from .profiles import PROFILES, text_profile
 
 
 def _env_path(name: str) -> Path | None:
