@@ -14,6 +14,8 @@ from harness.session import locked_build
 
 if TYPE_CHECKING:
     from harness.embedders.local import LocalEmbedder
+    from harness.fixture import CorpusFixture
+    from harness.store.store import Store
 
 ROOT = Path(__file__).parent
 
@@ -26,6 +28,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="fixture, embedding cache and downloads (default: $SCIFACT_WORK_DIR or ./work-dir)")
     group.addoption("--embedder", choices=BACKENDS, default="local", help="embedding backend")
     group.addoption("--model", default=None, help="embedding model (default: $SCIFACT_EMBED_MODEL or the backend's)")
+    group.addoption("--store-dir", default=None, help="persisted store (default: WORK_DIR/store)")
+    group.addoption("--output-dir", default=None, help="artifacts (default: WORK_DIR/results)")
+    group.addoption("--allow-unfrozen-heldout", action="store_true",
+                    help="run -m heldout without a freeze record (recorded in the receipts)")
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +56,29 @@ def scifact_build(pytestconfig: pytest.Config, scifact_archive: Path, work_dir: 
     """The real SciFact corpus fixture, built once and reused by every xdist worker."""
     embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
     return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder, archive=scifact_archive)
+
+
+@pytest.fixture(scope="session")
+def scifact_corpus(scifact_build: BuildReport) -> "CorpusFixture":
+    from harness.fixture import load_fixture
+
+    return load_fixture(scifact_build.fixture)
+
+
+@pytest.fixture(scope="session")
+def output_dir(pytestconfig: pytest.Config, work_dir: Path) -> Path:
+    return Path(pytestconfig.getoption("--output-dir") or work_dir / "results").resolve()
+
+
+@pytest.fixture(scope="session")
+def scifact_store(pytestconfig: pytest.Config, work_dir: Path, scifact_corpus: "CorpusFixture") -> "Store":
+    """Built once; the store's own lock makes concurrent xdist workers wait and then reuse it."""
+    from harness.retrieval.config import LexicalConfig
+    from harness.store.store import build_store
+
+    directory = Path(pytestconfig.getoption("--store-dir") or work_dir / "store").resolve()
+    store, _ = build_store(directory, scifact_corpus, scifact_contract().namespace, LexicalConfig())
+    return store
 
 
 @pytest.fixture(scope="session")

@@ -30,14 +30,17 @@ class Evaluation:
     argv: tuple[str, ...] = ()
 
 
-def _gate(evaluation: Evaluation, is_contract: bool) -> None:
-    if evaluation.split == "heldout" and not evaluation.allow_unfrozen_heldout:
+def check_split_gate(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool,
+                     allow_unfrozen_heldout: bool) -> None:
+    """Held-out runs only on a frozen configuration; 'all' only after a held-out receipt per mode.
+    A non-contract profile (mteb-parity) is a parity check, never a claim, so its 'all' is not gated."""
+    if split == "heldout" and not allow_unfrozen_heldout:
         raise SplitGateError("the held-out split runs only against a frozen configuration; freeze it first "
                              "(or pass --allow-unfrozen-heldout, which the receipt records)")
-    if evaluation.split == "all" and is_contract:
-        missing = [m for m in evaluation.modes if not (evaluation.output_dir / aggregate_name(m, "heldout")).exists()]
+    if split == "all" and is_contract:
+        missing = [m for m in modes if not (output_dir / aggregate_name(m, "heldout")).exists()]
         if missing:
-            raise SplitGateError(f"--split all needs a held-out receipt first; none in {evaluation.output_dir} "
+            raise SplitGateError(f"--split all needs a held-out receipt first; none in {output_dir} "
                                  f"for {', '.join(missing)}. 'all' is a final receipt, not a tuning surface.")
 
 
@@ -47,7 +50,9 @@ def evaluate(evaluation: Evaluation, contract: Contract) -> list[ModeRun]:
         raise HarnessError(f"unknown mode(s) {unknown}; choose from {', '.join(MODES)}")
     fixture = load_fixture(evaluation.corpus)
     check_fixture_contract(fixture, contract)
-    _gate(evaluation, fixture.data["profile"]["is_contract"])
+    check_split_gate(evaluation.split, evaluation.modes, evaluation.output_dir,
+                     is_contract=fixture.data["profile"]["is_contract"],
+                     allow_unfrozen_heldout=evaluation.allow_unfrozen_heldout)
     store, _ = build_store(evaluation.store_dir, fixture, contract.namespace, evaluation.config.lexical)
     searcher = Searcher(store, fixture, evaluation.config)
     return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, store=store,

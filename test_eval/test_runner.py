@@ -1,0 +1,147 @@
+"""The runner on the tiny corpus: artifacts, failure rows, refusal to overwrite, gates, receipts."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.artifacts import ArtifactExistsError
+from harness.contract import Contract
+from harness.evaluate import Evaluation, SplitGateError, check_split_gate, evaluate
+from harness.fixture import CorpusFixture
+from harness.hashing import sha256_bytes
+from harness.retrieval.config import MODES, SearchConfig
+from harness.retrieval.searcher import Searcher, SearchOutcome
+from harness.runner import ModeRun, run_mode
+from harness.schema_check import validate
+from harness.split import select
+from harness.store.store import Store, build_store
+
+
+@pytest.fixture
+def store(tiny_corpus: CorpusFixture, tiny: Contract, store_dir: Path) -> Store:
+    return build_store(store_dir, tiny_corpus, tiny.namespace, SearchConfig().lexical)[0]
+
+
+def _run(mode: str, split: str, corpus: CorpusFixture, contract: Contract, store: Store, output: Path,
+         searcher: Searcher | None = None, replace: bool = False) -> ModeRun:
+    return run_mode(mode=mode, split=split, fixture=corpus, contract=contract, store=store,
+                    searcher=searcher or Searcher(store, corpus, SearchConfig()), output_dir=output,
+                    replace=replace, argv=["test"])
+
+
+def _rows(run: ModeRun) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in run.rows_path.read_bytes().splitlines()]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_run_writes_rows_and_a_matching_aggregate(mode: str, tiny_corpus: CorpusFixture, tiny: Contract,
+                                                     store: Store, tmp_path: Path) -> None:
+    run = _run(mode, "calibration", tiny_corpus, tiny, store, tmp_path / "out")
+    assert run.rows_path.name == f"scifact-{mode}-calibration.jsonl"
+    assert run.aggregate_path.name == f"scifact-{mode}-calibration.aggregate.json"
+    rows = _rows(run)
+    aggregate = json.loads(run.aggregate_path.read_bytes())
+    validate(aggregate, "aggregate")
+    for row in rows:
+        validate(row, "query-row")
+    selected = select([q["query_id"] for q in tiny_corpus.data["queries"]], "calibration", tiny.calibration_count)
+    assert [row["query_id"] for row in rows] == selected
+    assert aggregate["per_query_sha256"] == sha256_bytes(run.rows_path.read_bytes())
+    assert aggregate["row_count"] == len(rows) == 2
+    mean = sum(row["metrics"]["ndcg_at_10"] for row in rows) / len(rows)
+    assert aggregate["metrics"]["ndcg_at_10"] == pytest.approx(mean, abs=1e-15)
+    assert len({row["request_id"] for row in rows}) == len(rows)
+    assert all(row["request_id"] == f"tiny-test/{mode}/calibration/run-1/{row['query_id']}" for row in rows)
+    receipt = aggregate["receipt"]
+    assert receipt["store"]["before_run_sha256"] == receipt["store"]["after_run_sha256"] == store.sha256
+    assert receipt["retrieval"]["config"] == SearchConfig().to_dict()
+    assert {c["reason"] != "" for c in receipt["capabilities"].values()} == {True}
+    assert set(receipt["capabilities"]) >= {"sparse", "late_interaction", "matryoshka", "graph"}
+    assert "superiority over another system" in receipt["claim_boundary"]["does_not_establish"]
+    assert receipt["machine"]["logical_cores"] >= 1 and receipt["machine"]["cpu_model"]
+    assert receipt["corpus"]["fixture_sha256"] == tiny_corpus.sha256
+
+
+def test_a_failed_query_keeps_its_row_and_counts_as_zero(tiny_corpus: CorpusFixture, tiny: Contract, store: Store,
+                                                         tmp_path: Path) -> None:
+    selected = select([q["query_id"] for q in tiny_corpus.data["queries"]], "heldout", tiny.calibration_count)
+    doomed = next(q["text"] for q in tiny_corpus.data["queries"] if q["query_id"] == selected[0])
+
+    class Flaky(Searcher):
+        def search(self, mode: str, text: str) -> SearchOutcome:
+            if text == doomed:
+                raise RuntimeError("the backend fell over")
+            return super().search(mode, text)
+
+    healthy = _run("fts_only", "heldout", tiny_corpus, tiny, store, tmp_path / "healthy")
+    flaky = _run("fts_only", "heldout", tiny_corpus, tiny, store, tmp_path / "flaky",
+                 searcher=Flaky(store, tiny_corpus, SearchConfig()))
+    rows = _rows(flaky)
+    assert len(rows) == len(selected) == 4
+    failed = rows[0]
+    assert failed["error"] == "RuntimeError: the backend fell over"
+    assert failed["ranked_doc_ids"] == [] and failed["results"] == []
+    assert set(failed["metrics"].values()) == {0.0}
+    assert failed["search_receipt"]["error"] == failed["error"]
+    metrics = flaky.aggregate["metrics"]
+    assert metrics["failures"] == 1
+    assert metrics["result_count_distribution"]["0"] == 1
+    others = [row["metrics"]["ndcg_at_10"] for row in _rows(healthy)[1:]]
+    assert metrics["ndcg_at_10"] == pytest.approx(sum(others) / 4)
+
+
+def test_an_existing_artifact_is_never_overwritten(tiny_corpus: CorpusFixture, tiny: Contract, store: Store,
+                                                   tmp_path: Path) -> None:
+    first = _run("hybrid", "calibration", tiny_corpus, tiny, store, tmp_path)
+    before = first.rows_path.read_bytes(), first.aggregate_path.read_bytes()
+    with pytest.raises(ArtifactExistsError, match="never overwritten"):
+        _run("hybrid", "calibration", tiny_corpus, tiny, store, tmp_path)
+    assert (first.rows_path.read_bytes(), first.aggregate_path.read_bytes()) == before
+    second = _run("hybrid", "calibration", tiny_corpus, tiny, store, tmp_path, replace=True)
+    assert second.superseded is not None
+    assert (second.superseded / first.rows_path.name).read_bytes() == before[0]
+    assert (second.superseded / first.aggregate_path.name).read_bytes() == before[1]
+    assert _rows(second)[0]["request_id"].endswith("/run-2/" + _rows(second)[0]["query_id"])
+
+
+def test_request_ids_never_repeat_on_one_store(tiny_corpus: CorpusFixture, tiny: Contract, store: Store,
+                                               tmp_path: Path) -> None:
+    seen: set[str] = set()
+    for attempt in range(3):
+        run = _run("vector_only", "calibration", tiny_corpus, tiny, store, tmp_path / str(attempt))
+        ids = {row["request_id"] for row in _rows(run)}
+        assert not ids & seen
+        seen |= ids
+
+
+def test_heldout_needs_a_freeze_and_all_needs_heldout_receipts(tmp_path: Path) -> None:
+    with pytest.raises(SplitGateError, match="frozen configuration"):
+        check_split_gate("heldout", MODES, tmp_path, is_contract=True, allow_unfrozen_heldout=False)
+    check_split_gate("heldout", MODES, tmp_path, is_contract=True, allow_unfrozen_heldout=True)
+    with pytest.raises(SplitGateError, match="needs a held-out receipt first"):
+        check_split_gate("all", ("fts_only",), tmp_path, is_contract=True, allow_unfrozen_heldout=True)
+    check_split_gate("all", ("fts_only",), tmp_path, is_contract=False, allow_unfrozen_heldout=False)
+    (tmp_path / "scifact-fts_only-heldout.aggregate.json").write_text("{}")
+    check_split_gate("all", ("fts_only",), tmp_path, is_contract=True, allow_unfrozen_heldout=False)
+
+
+def test_evaluate_refuses_a_fixture_of_another_contract(tiny_corpus: CorpusFixture, tmp_path: Path) -> None:
+    from harness.contract import scifact_contract
+    from harness.errors import HarnessError
+
+    evaluation = Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "s", output_dir=tmp_path / "o",
+                            split="calibration")
+    with pytest.raises(HarnessError, match="built under contract 'tiny-test'"):
+        evaluate(evaluation, scifact_contract())
+    assert not (tmp_path / "s").exists() and not (tmp_path / "o").exists()
+
+
+def test_evaluate_runs_every_mode(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path) -> None:
+    runs = evaluate(Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "s", output_dir=tmp_path / "o",
+                               split="calibration"), tiny)
+    assert [run.mode for run in runs] == list(MODES)
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == sorted(
+        name for mode in MODES for name in (f"scifact-{mode}-calibration.jsonl",
+                                            f"scifact-{mode}-calibration.aggregate.json"))

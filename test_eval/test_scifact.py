@@ -1,0 +1,103 @@
+"""The SciFact evaluation itself: one test per mode and split, emitting the artifacts.
+
+`pytest -m calibration` diagnoses; `pytest -m heldout` runs once the configuration is frozen;
+`pytest -m final` writes the all-query receipts after the held-out ones and checks the issue's
+quality bars; `pytest -m parity` checks the harness against MTEB's published numbers.
+Needs the real archive (--archive or SCIFACT_ARCHIVE).
+"""
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.contract import scifact_contract
+from harness.evaluate import check_split_gate
+from harness.fixture import CorpusFixture
+from harness.hashing import sha256_bytes
+from harness.retrieval.config import MODES, SearchConfig
+from harness.retrieval.fusion import rrf_score
+from harness.retrieval.searcher import Searcher
+from harness.runner import ModeRun, run_mode
+from harness.split import select, selected_ids_sha256
+from harness.store.store import Store, store_digest
+
+MTEB_BM25S_NDCG10 = 0.687  # MTEB's bm25s SciFact baseline (0.68736), same tokenizer settings
+MTEB_MINILM_NDCG10 = 0.64508  # MTEB's all-MiniLM-L6-v2 SciFact nDCG@10
+
+
+@pytest.fixture(scope="session")
+def scifact_searcher(scifact_store: Store, scifact_corpus: CorpusFixture) -> Searcher:
+    return Searcher(scifact_store, scifact_corpus, SearchConfig())
+
+
+def _run(mode: str, split: str, corpus: CorpusFixture, store: Store, searcher: Searcher, output_dir: Path,
+         pytestconfig: pytest.Config) -> ModeRun:
+    check_split_gate(split, (mode,), output_dir, is_contract=corpus.data["profile"]["is_contract"],
+                     allow_unfrozen_heldout=pytestconfig.getoption("--allow-unfrozen-heldout"))
+    return run_mode(mode=mode, split=split, fixture=corpus, contract=scifact_contract(), store=store,
+                    searcher=searcher, output_dir=output_dir, replace=True, argv=sys.argv)
+
+
+def check_invariants(run: ModeRun, corpus: CorpusFixture, store: Store) -> list[dict[str, Any]]:
+    """What must hold for any run; the independent validator checks far more."""
+    data = run.rows_path.read_bytes()
+    rows = [json.loads(line) for line in data.splitlines()]
+    aggregate = json.loads(run.aggregate_path.read_bytes())
+    query_ids = [q["query_id"] for q in corpus.data["queries"]]
+    expected_ids = select(query_ids, run.split, scifact_contract().calibration_count)
+    assert [row["query_id"] for row in rows] == expected_ids
+    assert aggregate["row_count"] == len(rows) and aggregate["per_query_sha256"] == sha256_bytes(data)
+    assert aggregate["receipt"]["split"]["selected_ids_sha256"] == selected_ids_sha256(expected_ids)
+    metrics = aggregate["metrics"]
+    assert metrics["failures"] == 0, [row["error"] for row in rows if row["error"]]
+    assert metrics["result_count_distribution"] == {"10": len(rows)}
+    store_receipt = aggregate["receipt"]["store"]
+    assert store_receipt["before_run_sha256"] == store_receipt["after_run_sha256"] == store_digest(store.directory)
+    assert aggregate["receipt"]["profile"]["is_contract"] is True
+    assert metrics["ndcg_at_10"] > 0.3, "a degenerate run"
+    for row in rows:
+        assert [r["rank"] for r in row["results"]] == list(range(1, 11))
+        assert [r["doc_id"] for r in row["results"]] == row["ranked_doc_ids"]
+        if run.mode == "vector_only":
+            evidence = row["search_receipt"]["lanes"]["dense"]
+            assert evidence["exact"] is True and evidence["candidates_scored"] == len(corpus.data["documents"])
+        if run.mode == "hybrid":
+            for result in row["results"]:
+                ranks = {lane: result["lanes"][lane]["rank"] for lane in ("lexical", "dense")}
+                assert result["lanes"]["fusion"]["fused_score"] == result["score"] == rrf_score(ranks, 60)
+    return rows
+
+
+@pytest.mark.calibration
+@pytest.mark.parametrize("mode", MODES)
+def test_calibration(mode: str, scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
+                     output_dir: Path, pytestconfig: pytest.Config) -> None:
+    run = _run(mode, "calibration", scifact_corpus, scifact_store, scifact_searcher, output_dir, pytestconfig)
+    assert len(check_invariants(run, scifact_corpus, scifact_store)) == 100
+
+
+@pytest.mark.heldout
+@pytest.mark.parametrize("mode", MODES)
+def test_heldout(mode: str, scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
+                 output_dir: Path, pytestconfig: pytest.Config) -> None:
+    run = _run(mode, "heldout", scifact_corpus, scifact_store, scifact_searcher, output_dir, pytestconfig)
+    assert len(check_invariants(run, scifact_corpus, scifact_store)) == 200
+
+
+@pytest.mark.final
+def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
+                                output_dir: Path, pytestconfig: pytest.Config) -> None:
+    """The all-query receipts (after the held-out ones), then the quality bars: fts_only within 0.01
+    of MTEB's bm25s; vector_only below MTEB's 0.645, since the 700-code-point ceiling cuts abstracts;
+    hybrid above both lanes. One test, so the bars never read receipts another worker is writing."""
+    ndcg = {}
+    for mode in MODES:
+        run = _run(mode, "all", scifact_corpus, scifact_store, scifact_searcher, output_dir, pytestconfig)
+        assert len(check_invariants(run, scifact_corpus, scifact_store)) == 300
+        ndcg[mode] = run.aggregate["metrics"]["ndcg_at_10"]
+    assert abs(ndcg["fts_only"] - MTEB_BM25S_NDCG10) <= 0.01, ndcg
+    assert ndcg["vector_only"] < MTEB_MINILM_NDCG10, ndcg
+    assert ndcg["hybrid"] > max(ndcg["fts_only"], ndcg["vector_only"]), ndcg
