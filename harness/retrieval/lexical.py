@@ -33,8 +33,12 @@ class LexicalIndex:
     @classmethod
     def build(cls, texts: list[str], config: LexicalConfig) -> "LexicalIndex":
         tokenizer = Tokenizer(config)
+        documents = [tokenizer.tokens(text) for text in texts]
+        # A sorted vocabulary: bm25s would number tokens in set order, which changes with the hash
+        # seed of each process, and the saved index would differ from build to build.
+        vocabulary = {token: i for i, token in enumerate(sorted({t for tokens in documents for t in tokens}))}
         bm25 = bm25s.BM25(k1=config.k1, b=config.b, method=config.method)
-        bm25.index([tokenizer.tokens(text) for text in texts], show_progress=False)
+        bm25.index(([[vocabulary[t] for t in tokens] for tokens in documents], vocabulary), show_progress=False)
         return cls(bm25, tokenizer)
 
     def save(self, directory: Path) -> None:

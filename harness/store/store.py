@@ -176,11 +176,18 @@ def _verified_manifest(directory: Path, wanted: dict[str, Any]) -> dict[str, Any
     differences = _differences(manifest.get("binding", {}), wanted)
     if differences:
         raise _refuse(directory, differences)
+    for name, part in manifest["parts"].items():
+        if not (directory / part["path"]).exists():
+            raise StoreIntegrityError(f"store part {name} ({directory / part['path']}) is missing; "
+                                      "the store is damaged, build a fresh one")
     current = part_digests(directory)
     for name, part in manifest["parts"].items():
         if current[name] != part["sha256"]:
             raise StoreIntegrityError(f"store part {name} ({directory / part['path']}) has {current[name]}, "
                                       f"the manifest records {part['sha256']}: it changed after the build")
+    if sha256_canonical(current) != manifest["store_sha256"]:
+        raise StoreIntegrityError(f"{directory / MANIFEST} records store_sha256 {manifest['store_sha256']}, but "
+                                  f"its parts digest to {sha256_canonical(current)}")
     return manifest
 
 
@@ -208,8 +215,11 @@ def build_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical
 
 
 def open_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical: LexicalConfig) -> Store:
+    """Open a complete store; a build in progress is waited for, never read half-way."""
     wanted = binding(fixture, namespace, lexical)
-    if not (directory / MANIFEST).exists():
+    if not directory.is_dir():
         raise HarnessError(f"{directory} holds no complete store; build it first")
     with _locked(directory, exclusive=False):
+        if not (directory / MANIFEST).exists():
+            raise HarnessError(f"{directory} holds no complete store; build it first")
         return _load(directory, _verified_manifest(directory, wanted))
