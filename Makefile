@@ -4,7 +4,7 @@ VENV ?= .venv
 WORK_DIR ?= work-dir
 PY := $(VENV)/bin/python
 
-.PHONY: setup test fixture lint
+.PHONY: setup test fixture calibration lint
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ test: setup
 # Build (or reuse) the SciFact corpus fixture. Set SCIFACT_ARCHIVE to use a local scifact.zip.
 fixture: setup
 	$(PY) -m harness build --out $(WORK_DIR)/scifact-corpus.json --work-dir $(WORK_DIR)
+
+# The main job: the calibration evaluation of all three modes on the embedded defaults.
+calibration: setup
+	$(PY) -m pytest -m calibration -p no:xdist --work-dir=$(abspath $(WORK_DIR))
 
 lint: setup
 	$(VENV)/bin/ruff check .

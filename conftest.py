@@ -34,15 +34,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run -m heldout without a freeze record (recorded in the receipts)")
 
 
-@pytest.fixture(scope="session")
-def scifact_archive(pytestconfig: pytest.Config) -> Path:
-    """The real archive. Unset: the test is skipped; set but missing: an error, never a skip."""
+def _configured_archive(pytestconfig: pytest.Config) -> Path | None:
     value = pytestconfig.getoption("--archive")
     if not value:
-        pytest.skip("no SciFact archive configured: pass --archive or set SCIFACT_ARCHIVE")
+        return None
     path = Path(value)
     if not path.is_file():
         raise pytest.UsageError(f"--archive / SCIFACT_ARCHIVE names {path}, which does not exist")
+    return path
+
+
+@pytest.fixture(scope="session")
+def scifact_archive(pytestconfig: pytest.Config) -> Path:
+    """The real archive file, for tests that read it directly. Unset: skipped; set but missing: an error."""
+    path = _configured_archive(pytestconfig)
+    if path is None:
+        pytest.skip("no SciFact archive configured: pass --archive=PATH or set SCIFACT_ARCHIVE")
     return path
 
 
@@ -52,10 +59,12 @@ def work_dir(pytestconfig: pytest.Config) -> Path:
 
 
 @pytest.fixture(scope="session")
-def scifact_build(pytestconfig: pytest.Config, scifact_archive: Path, work_dir: Path) -> BuildReport:
-    """The real SciFact corpus fixture, built once and reused by every xdist worker."""
+def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
+    """The real SciFact corpus fixture, built once and reused by every xdist worker. Without a
+    configured archive the BEIR archive is downloaded (and verified) into the work dir."""
     embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
-    return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder, archive=scifact_archive)
+    return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder,
+                        archive=_configured_archive(pytestconfig))
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@
 `pytest -m calibration` diagnoses; `pytest -m heldout` runs once the configuration is frozen;
 `pytest -m final` writes the all-query receipts after the held-out ones and checks the issue's
 quality bars; `pytest -m parity` checks the harness against MTEB's published numbers.
-Needs the real archive (--archive or SCIFACT_ARCHIVE).
+Uses the archive given by --archive=PATH or SCIFACT_ARCHIVE, else downloads BEIR's.
 """
 
 import json
@@ -13,16 +13,20 @@ from typing import Any
 
 import pytest
 
+from harness.build import BuildReport
 from harness.contract import scifact_contract
+from harness.embedders import make_embedder
 from harness.evaluate import check_split_gate
-from harness.fixture import CorpusFixture
+from harness.fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_bytes
+from harness.profiles import text_profile
 from harness.retrieval.config import MODES, SearchConfig
 from harness.retrieval.fusion import rrf_score
 from harness.retrieval.searcher import Searcher
 from harness.runner import ModeRun, run_mode
+from harness.session import locked_build
 from harness.split import select, selected_ids_sha256
-from harness.store.store import Store, store_digest
+from harness.store.store import Store, build_store, store_digest
 
 MTEB_BM25S_NDCG10 = 0.687  # MTEB's bm25s SciFact baseline (0.68736), same tokenizer settings
 MTEB_MINILM_NDCG10 = 0.64508  # MTEB's all-MiniLM-L6-v2 SciFact nDCG@10
@@ -101,3 +105,31 @@ def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: St
     assert abs(ndcg["fts_only"] - MTEB_BM25S_NDCG10) <= 0.01, ndcg
     assert ndcg["vector_only"] < MTEB_MINILM_NDCG10, ndcg
     assert ndcg["hybrid"] > max(ndcg["fts_only"], ndcg["vector_only"]), ndcg
+
+
+def scifact_build_source(report: BuildReport) -> str:
+    """The archive the contract fixture was built from (a local file, or the verified download)."""
+    return str(json.loads(report.fixture.read_bytes())["source"]["archive_path"])
+
+
+@pytest.mark.parity
+def test_mteb_parity(pytestconfig: pytest.Config, scifact_build: BuildReport, work_dir: Path) -> None:
+    """Under MTEB's encoding (no prefixes, no ceiling, the model's 256-token truncation), vector_only on
+    all 300 queries reproduces MTEB's published all-MiniLM-L6-v2 nDCG@10 within 0.002. The receipts say
+    mteb-parity and is_contract false: a proof that the harness measures correctly, never a result."""
+    contract = scifact_contract()
+    embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
+    archive = Path(scifact_build_source(scifact_build))
+    report = locked_build(contract, work_dir=work_dir, embedder=embedder, archive=archive,
+                          out=work_dir / "scifact-corpus-mteb-parity.json",
+                          profile=text_profile("mteb-parity", contract))
+    corpus = load_fixture(report.fixture)
+    store, _ = build_store(work_dir / "store-mteb-parity", corpus, contract.namespace, SearchConfig().lexical)
+    run = run_mode(mode="vector_only", split="all", fixture=corpus, contract=contract, store=store,
+                   searcher=Searcher(store, corpus, SearchConfig()), output_dir=work_dir / "results-mteb-parity",
+                   replace=True, argv=sys.argv)
+    profile = run.aggregate["receipt"]["profile"]
+    assert (profile["name"], profile["is_contract"]) == ("mteb-parity", False)
+    assert run.aggregate["row_count"] == 300 and run.aggregate["metrics"]["failures"] == 0
+    ndcg = run.aggregate["metrics"]["ndcg_at_10"]
+    assert abs(ndcg - MTEB_MINILM_NDCG10) <= 0.002, f"nDCG@10 {ndcg:.5f}, MTEB publishes {MTEB_MINILM_NDCG10}"
