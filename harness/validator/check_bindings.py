@@ -1,0 +1,154 @@
+"""What the receipt binds the run to, resolved against the files: corpus, split, store, configuration."""
+
+from pathlib import Path
+from typing import Any
+
+from . import split_rule
+from .context import Context
+from .digests import directory_digest, sha256_canonical, sha256_file, sha256_text
+from .report import Report
+from .strict_json import load_file
+
+CONFIG_FIELDS = {"top_k", "lexical", "dense_backend", "dense_exactness", "dense_dtype", "rrf_k",
+                 "hybrid_candidate_depth", "sparse_weight", "dense_derived_sparse", "late_interaction_weight",
+                 "candidate_dims", "recency", "derived_vector_backend", "tie_break", "query_vectors"}
+LEXICAL_FIELDS = {"method", "k1", "b", "lowercase", "token_pattern", "stopwords", "stemmer", "text"}
+FROZEN_BASELINE = {"sparse_weight": 0.0, "dense_derived_sparse": False, "late_interaction_weight": 0.0,
+                   "candidate_dims": None, "recency": False, "derived_vector_backend": False}
+
+
+def check_corpus(ctx: Context, report: Report) -> bool:
+    corpus = ctx.receipt["corpus"]
+    if ctx.fixture is None or ctx.fixture_path is None:
+        report.fail("corpus.fixture", "the corpus fixture named by the receipt resolves", corpus.get("fixture_path"),
+                    "missing")
+        return False
+    fixture = ctx.fixture
+    report.equal("corpus.fixture", corpus["fixture_sha256"], sha256_file(ctx.fixture_path),
+                 f"sha256 of {ctx.fixture_path}")
+    sidecar = ctx.fixture_path.parent / fixture["vectors"]["file"]
+    report.equal("corpus.vectors", fixture["vectors"]["sha256"], sha256_file(sidecar) if sidecar.is_file() else None,
+                 f"sha256 of the vector sidecar {sidecar.name}")
+    report.equal("corpus.source_hashes", fixture["source"], corpus["source"],
+                 "archive and member digests in the receipt equal the fixture's")
+    documents = sorted(({"doc_id": d["doc_id"], "title": d["title"], "text": d["text"]} for d in fixture["documents"]),
+                       key=lambda d: d["doc_id"])
+    queries = sorted(({"query_id": q["query_id"], "text": q["text"]} for q in fixture["queries"]),
+                     key=lambda q: q["query_id"])
+    qrels = {q["query_id"]: q["qrels"] for q in fixture["queries"]}
+    recomputed = {"documents": sha256_canonical(documents), "queries": sha256_canonical(queries),
+                  "qrels": sha256_canonical(qrels)}
+    recorded = {key: corpus["payload_hashes"].get(key) for key in recomputed}
+    report.equal("corpus.payload_hashes", recomputed, recorded,
+                 "documents, queries and qrels re-hashed from the fixture by their stated definitions")
+    pinned = fixture["source"].get("payload_pinned") is True
+    report.expect("corpus.pinned", pinned, "payload members matched the pinned SciFact digests", True, pinned)
+    return True
+
+
+def check_split_and_queries(ctx: Context, report: Report) -> None:
+    split = ctx.receipt["split"]
+    if ctx.fixture is None:
+        report.fail("split.membership", "needs the corpus fixture", "fixture", None)
+        return
+    queries = {q["query_id"]: q for q in ctx.fixture["queries"]}
+    expected = split_rule.selection(list(queries), ctx.split, split["calibration_count"])
+    found = [row["query_id"] for row in ctx.rows]
+    report.equal("split.membership", expected, found, f"rows are exactly the {ctx.split} ids, in split order")
+    report.equal("split.selected_ids", sha256_canonical(expected), split["selected_ids_sha256"],
+                 "digest of the selected ids")
+    report.equal("split.counts", (len(queries), len(expected)), (split["total_count"], split["selected_count"]),
+                 "total and selected counts")
+    mismatched = [row["query_id"] for row in ctx.rows if row["query_id"] not in queries
+                  or row["query_sha256"] != sha256_text(queries[row["query_id"]]["text"])
+                  or row["qrels"] != queries[row["query_id"]]["qrels"]]
+    report.expect("rows.query_identity", not mismatched, "query text digest and qrels of every row equal the fixture's",
+                  [], mismatched[:5])
+
+
+def _part_digests(directory: Path, manifest: dict[str, Any]) -> dict[str, str | None]:
+    digests: dict[str, str | None] = {}
+    for name, part in manifest["parts"].items():
+        path = directory / part["path"]
+        digests[name] = directory_digest(path) if path.is_dir() else sha256_file(path) if path.is_file() else None
+    return digests
+
+
+def check_store(ctx: Context, report: Report) -> None:
+    store = ctx.receipt["store"]
+    directory = Path(store["directory"])
+    manifest_path = directory / "store.json"
+    if not manifest_path.is_file():
+        report.fail("store.live", "the store named by the receipt is present", str(manifest_path), "missing")
+        return
+    live = _part_digests(directory, load_file(manifest_path))
+    recorded = {"database": store["database_sha256"], "mapping": store["mapping_sha256"],
+                "lexical": store["lexical_sha256"], "dense": store["dense_sha256"]}
+    report.equal("store.parts", recorded, live, "every store part re-hashed from the live files")
+    digest = sha256_canonical(live) if None not in live.values() else None
+    report.equal("store.live", store["after_run_sha256"], digest, "the live store digest equals the after-run digest")
+    report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]
+                  == store["store_sha256"], "before-run, after-run and built digests agree",
+                  store["store_sha256"], (store["before_run_sha256"], store["after_run_sha256"]))
+    mapping_path = Path(store["mapping_path"])
+    mapping = load_file(mapping_path) if mapping_path.is_file() else {}
+    doc_to_fact = mapping.get("doc_to_fact", {})
+    documents = [d["doc_id"] for d in ctx.fixture["documents"]] if ctx.fixture else []
+    report.expect("store.mapping", set(doc_to_fact) == set(documents) and len(documents) == store["document_count"]
+                  and len(set(doc_to_fact.values())) == len(doc_to_fact),
+                  "the mapping pairs every fixture document with one distinct fact id",
+                  store["document_count"], len(doc_to_fact))
+    wrong = [(r["doc_id"], r["fact_id"]) for row in ctx.rows for r in row["results"]
+             if doc_to_fact.get(r["doc_id"]) != r["fact_id"]]
+    report.expect("rows.fact_ids", not wrong, "every result's fact id is the mapping's for its doc id", [], wrong[:5])
+
+
+def check_config(ctx: Context, report: Report) -> None:
+    retrieval = ctx.receipt["retrieval"]
+    config = retrieval["config"]
+    unknown = sorted(set(config) ^ CONFIG_FIELDS) + sorted(set(config.get("lexical", {})) ^ LEXICAL_FIELDS)
+    report.expect("config.complete", not unknown, "the effective configuration has every known field and no other",
+                  [], unknown)
+    report.equal("config.sha256", retrieval["config_sha256"], sha256_canonical(config), "configuration digest")
+    off = {k: config.get(k) for k, v in FROZEN_BASELINE.items() if config.get(k) != v}
+    report.expect("config.frozen_baseline", not off, "sparse, late interaction, Matryoshka, recency and derived "
+                  "vectors at their frozen baseline", FROZEN_BASELINE, off)
+    report.equal("config.top_k", (retrieval["top_k"], ctx.receipt["corpus"]["contract"]["top_k"]),
+                 (config["top_k"], config["top_k"]), "top_k of receipt, configuration and contract agree")
+    reasons = {name: c.get("reason") for name, c in ctx.receipt["capabilities"].items()}
+    report.expect("capabilities.reasons", bool(reasons) and all(reasons.values()) and
+                  {"sparse", "late_interaction", "matryoshka", "graph"} <= set(reasons),
+                  "each unavailable capability is listed with its reason", "reasons", reasons)
+
+
+def check_freeze(ctx: Context, report: Report) -> None:
+    if ctx.split == "calibration":
+        report.ok("freeze", "calibration runs before the freeze; no freeze record is required")
+        return
+    if ctx.freeze is None:
+        report.fail("freeze", f"a {ctx.split} receipt needs the freeze record it ran under", "freeze record",
+                    ctx.receipt.get("freeze"))
+        return
+    freeze = ctx.freeze
+    body = {k: v for k, v in freeze.items() if k != "freeze_sha256"}
+    report.equal("freeze.digest", freeze.get("freeze_sha256"), sha256_canonical(body), "the freeze record's digest")
+    report.equal("freeze.recorded", (ctx.receipt.get("freeze") or {}).get("sha256"), freeze.get("freeze_sha256"),
+                 "the receipt names this freeze record")
+    receipt = ctx.receipt
+    pairs = {
+        "search_config": (freeze["search_config"], receipt["retrieval"]["config"]),
+        "fixture_sha256": (freeze["corpus"]["fixture_sha256"], receipt["corpus"]["fixture_sha256"]),
+        "model_identity_sha256": (freeze["embedding"]["identity_sha256"], receipt["embedding"]["identity_sha256"]),
+        "dimensions": (freeze["embedding"]["dimensions"], receipt["embedding"]["dimensions"]),
+        "store_sha256": (freeze["store"]["store_sha256"], receipt["store"]["store_sha256"]),
+        "mapping_sha256": (freeze["store"]["mapping_sha256"], receipt["store"]["mapping_sha256"]),
+        "calibration_count": (freeze["split"]["calibration_count"], receipt["split"]["calibration_count"]),
+        "split_algorithm": (freeze["split"]["algorithm"], receipt["split"]["algorithm"]),
+        "source_commit": (freeze["source"]["git"].get("commit"), receipt["source"]["git"].get("commit")),
+        "harness_sha256": (freeze["source"]["harness_sha256"], receipt["source"]["harness"]["sha256"]),
+    }
+    differing = sorted(name for name, (frozen, ran) in pairs.items() if frozen != ran)
+    mode_frozen = ctx.mode in freeze["modes"]
+    report.expect("freeze.match", not differing and mode_frozen,
+                  "configuration, corpus, model, store, split and source equal the freeze",
+                  "no differing field", differing + ([] if mode_frozen else ["modes"]))

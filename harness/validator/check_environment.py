@@ -1,0 +1,64 @@
+"""Executable, source, dependencies, machine, profile and claim boundary."""
+
+import subprocess
+from pathlib import Path
+
+from .context import Context
+from .digests import sha256_canonical, sha256_file
+from .report import Report
+
+HARNESS_DIR = Path(__file__).resolve().parent.parent
+REQUIRED_DEPENDENCIES = ("numpy", "bm25s", "PyStemmer", "jsonschema")
+
+
+def harness_source_digest() -> str:
+    """The stated rule: sha256 of canonical JSON {relative path: sha256} over harness/**/*.py and *.json."""
+    files = sorted(p for p in HARNESS_DIR.rglob("*")
+                   if p.is_file() and p.suffix in {".py", ".json"} and "__pycache__" not in p.parts)
+    return sha256_canonical({p.relative_to(HARNESS_DIR.parent).as_posix(): sha256_file(p) for p in files})
+
+
+def _git(*args: str) -> str | None:
+    try:
+        result = subprocess.run(["git", "-C", str(HARNESS_DIR.parent), *args], capture_output=True, text=True,
+                                timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def check_environment(ctx: Context, report: Report) -> None:
+    receipt = ctx.receipt
+    executable = receipt["executable"]
+    interpreter = Path(executable["interpreter"])
+    found = sha256_file(interpreter) if interpreter.is_file() else None
+    report.equal("executable.interpreter", executable["interpreter_sha256"], found,
+                 f"the recorded interpreter {interpreter} resolves to the recorded sha256")
+    report.equal("source.harness", receipt["source"]["harness"]["sha256"], harness_source_digest(),
+                 "the harness source digest recomputed from the code beside this validator")
+    git = receipt["source"]["git"]
+    if not git.get("available"):
+        report.unverified("source.git", f"the run recorded no git state: {git.get('reason')}")
+    else:
+        head = _git("rev-parse", "HEAD")
+        if head is None:
+            report.unverified("source.git", "git is not available here to resolve the recorded commit")
+        else:
+            report.equal("source.git", git["commit"], head, "the recorded commit is the checked-out HEAD")
+        report.expect("source.clean", git.get("dirty") is False,
+                      "the run started from a clean work tree (a dirty tree is recorded and not eligible)",
+                      "clean", git.get("changed_paths"))
+    dependencies = receipt["dependencies"]
+    missing = [name for name in REQUIRED_DEPENDENCIES if not dependencies.get(name)]
+    report.expect("dependencies", not missing, "dependency versions are recorded", [], missing)
+    machine = receipt["machine"]
+    report.expect("machine.identity", bool(machine.get("cpu_model") and machine.get("logical_cores")
+                                           and machine.get("os")),
+                  "machine identity (CPU, cores, OS) is recorded", "cpu_model, logical_cores, os", machine)
+    profile = receipt["profile"]
+    report.expect("profile.contract", profile.get("is_contract") is True and profile.get("name") == "scifact-contract",
+                  "the text profile is the SciFact contract (a parity profile is a check, never a claim)",
+                  "scifact-contract", profile.get("name"))
+    boundary = receipt["claim_boundary"]
+    report.expect("claim_boundary", bool(boundary.get("supports")) and bool(boundary.get("does_not_establish")),
+                  "the claim boundary states what the run supports and does not establish")

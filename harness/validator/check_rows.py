@@ -1,0 +1,157 @@
+"""Per-row checks: rankings, metrics, search receipts, exactness and fusion evidence."""
+
+from collections.abc import Callable
+from typing import Any
+
+from . import ir_metrics
+from .context import Context
+from .digests import sha256_canonical
+from .report import Report
+from .schemas import violation
+
+Row = dict[str, Any]
+EXACT_BACKENDS = {"numpy-exact-inner-product"}
+
+
+def _first_problem(rows: list[Row], probe: Callable[[Row], tuple[Any, Any] | None]) -> tuple[str, Any, Any] | None:
+    """Run `probe` on each row; it returns (expected, found) on a problem. Report the first one."""
+    for row in rows:
+        problem = probe(row)
+        if problem is not None:
+            return str(row.get("query_id")), problem[0], problem[1]
+    return None
+
+
+def _each(report: Report, name: str, rows: list[Row], probe: Callable[[Row], tuple[Any, Any] | None],
+          detail: str) -> None:
+    problem = _first_problem(rows, probe)
+    if problem is None:
+        report.ok(name, f"{detail} ({len(rows)} rows)")
+    else:
+        report.fail(name, f"{detail}: query {problem[0]}", problem[1], problem[2])
+
+
+def _schema(row: Row) -> tuple[Any, Any] | None:
+    found = violation(row, "query-row")
+    return None if found is None else ("a row matching query-row.schema.json", found)
+
+
+def _identity(ctx: Context) -> Callable[[Row], tuple[Any, Any] | None]:
+    def probe(row: Row) -> tuple[Any, Any] | None:
+        got = (row.get("schema"), row.get("mode"), row.get("split"))
+        want = ("semantic-memory-scifact-query-v1", ctx.mode, ctx.split)
+        return None if got == want else (want, got)
+    return probe
+
+
+def _results(top_k: int) -> Callable[[Row], tuple[Any, Any] | None]:
+    def probe(row: Row) -> tuple[Any, Any] | None:
+        results, ranked = row["results"], row["ranked_doc_ids"]
+        if [r["doc_id"] for r in results] != ranked:
+            return ranked, [r["doc_id"] for r in results]
+        if [r["rank"] for r in results] != list(range(1, len(results) + 1)):
+            return "contiguous ranks from 1", [r["rank"] for r in results]
+        if len(set(ranked)) != len(ranked):
+            return "unique doc ids", ranked
+        if len(ranked) > top_k:
+            return f"at most {top_k} results", len(ranked)
+        if row["error"] is not None and ranked:
+            return "an empty ranking on a failed query", ranked
+        return None
+    return probe
+
+
+def _metrics(row: Row) -> tuple[Any, Any] | None:
+    expected = ir_metrics.compute(row["ranked_doc_ids"], row["qrels"])
+    found = row["metrics"]
+    if set(found) != set(expected) or not all(ir_metrics.close(expected[k], found[k]) for k in expected):
+        return expected, found
+    return None
+
+
+def _score_order() -> Callable[[Row], tuple[Any, Any] | None]:
+    def probe(row: Row) -> tuple[Any, Any] | None:
+        keys = [(-r["score"], r["doc_id"]) for r in row["results"]]
+        return None if keys == sorted(keys) else ("score descending, ties by doc_id", keys)
+    return probe
+
+
+def _receipt_digest(ctx: Context) -> Callable[[Row], tuple[Any, Any] | None]:
+    config_sha = ctx.receipt["retrieval"]["config_sha256"]
+    store_sha = ctx.receipt["store"]["store_sha256"]
+
+    def probe(row: Row) -> tuple[Any, Any] | None:
+        receipt = row["search_receipt"]
+        if sha256_canonical(receipt) != row["search_receipt_sha256"]:
+            return row["search_receipt_sha256"], sha256_canonical(receipt)
+        fields = (receipt.get("request_id"), receipt.get("mode"), receipt.get("query_sha256"),
+                  receipt.get("result_count"))
+        want = (row["request_id"], ctx.mode, row["query_sha256"], len(row["results"]))
+        if fields != want:
+            return want, fields
+        if row["error"] is None:
+            results = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]] for r in row["results"]])
+            bound = (receipt.get("results_sha256"), receipt.get("config_sha256"), receipt.get("store_sha256"))
+            if bound != (results, config_sha, store_sha):
+                return (results, config_sha, store_sha), bound
+        return None
+    return probe
+
+
+def _request_ids(ctx: Context, report: Report) -> None:
+    run_id = ctx.receipt["run"]["run_id"]
+    ids = [row["request_id"] for row in ctx.rows]
+    expected = [f"{run_id}/{row['query_id']}" for row in ctx.rows]
+    report.expect("rows.request_ids", ids == expected and len(set(ids)) == len(ids),
+                  "request ids are unique and follow <run_id>/<query_id>", expected[:3], ids[:3])
+
+
+def _exactness(document_count: int) -> Callable[[Row], tuple[Any, Any] | None]:
+    def probe(row: Row) -> tuple[Any, Any] | None:
+        if row["error"] is not None:
+            return None
+        dense = row["search_receipt"].get("lanes", {}).get("dense", {})
+        found = (dense.get("backend") in EXACT_BACKENDS, dense.get("exact"), dense.get("candidates_scored"))
+        want = (True, True, document_count)
+        return None if found == want else (want, found)
+    return probe
+
+
+def _fusion(k: int, depth: int) -> Callable[[Row], tuple[Any, Any] | None]:
+    def probe(row: Row) -> tuple[Any, Any] | None:
+        keys = []
+        for result in row["results"]:
+            lanes = result["lanes"]
+            fused = 0.0
+            for lane in ("lexical", "dense"):
+                rank = lanes[lane]["rank"]
+                if rank is not None:
+                    if not 1 <= rank <= depth:
+                        return f"lane ranks within the candidate depth {depth}", rank
+                    fused += 1.0 / (k + rank)
+            if fused != lanes["fusion"]["fused_score"] or fused != result["score"] or lanes["fusion"]["k"] != k:
+                return fused, (lanes["fusion"]["fused_score"], result["score"])
+            keys.append((-fused, result["doc_id"]))
+        return None if keys == sorted(keys) else ("fused score descending, ties by doc_id", keys)
+    return probe
+
+
+def check_rows(ctx: Context, report: Report) -> None:
+    rows, config = ctx.rows, ctx.receipt["retrieval"]["config"]
+    _each(report, "rows.schema", rows, _schema, "every row matches the row schema")
+    _each(report, "rows.identity", rows, _identity(ctx), "schema id, mode and split of every row")
+    _each(report, "rows.results", rows, _results(config["top_k"]),
+          "results agree with ranked ids; unique ids, contiguous ranks, at most top_k")
+    _each(report, "rows.metrics", rows, _metrics, "per-query metrics recomputed from ranking and qrels")
+    _each(report, "rows.search_receipts", rows, _receipt_digest(ctx),
+          "search receipt digests recomputed; request, mode, query, results, config and store bound")
+    _request_ids(ctx, report)
+    document_count = ctx.receipt["store"]["document_count"]
+    if ctx.mode in ("vector_only", "hybrid"):
+        _each(report, "rows.exact_backend", rows, _exactness(document_count),
+              f"exact dense backend scored every one of {document_count} documents")
+    if ctx.mode == "hybrid":
+        _each(report, "rows.fusion", rows, _fusion(config["rrf_k"], config["hybrid_candidate_depth"]),
+              "fused scores recomputed from lane ranks (RRF) and fused order")
+    else:
+        _each(report, "rows.order", rows, _score_order(), "scores descending, ties by doc_id")

@@ -1,0 +1,65 @@
+"""Everything one validation reads: the aggregate, its rows, the fixture, the freeze record."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .strict_json import StrictJSONError, load_file, load_lines
+
+
+class InputError(Exception):
+    """An input the validator was pointed at is missing or unreadable."""
+
+
+@dataclass
+class Context:
+    aggregate_path: Path
+    aggregate: dict[str, Any]
+    rows_path: Path
+    rows: list[dict[str, Any]]
+    fixture_path: Path | None
+    fixture: dict[str, Any] | None
+    freeze_path: Path | None
+    freeze: dict[str, Any] | None
+
+    @property
+    def receipt(self) -> dict[str, Any]:
+        receipt: dict[str, Any] = self.aggregate["receipt"]
+        return receipt
+
+    @property
+    def mode(self) -> str:
+        return str(self.aggregate["mode"])
+
+    @property
+    def split(self) -> str:
+        return str(self.aggregate["split"])
+
+
+def _strict(path: Path, what: str) -> Any:
+    if not path.is_file():
+        raise InputError(f"{what} {path} does not exist")
+    try:
+        return load_file(path)
+    except StrictJSONError as exc:
+        raise StrictJSONError(f"{what} {path}: {exc}") from exc
+
+
+def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
+         freeze_path: Path | None) -> Context:
+    aggregate = _strict(aggregate_path, "aggregate")
+    if not isinstance(aggregate, dict):
+        raise InputError(f"aggregate {aggregate_path} is not a JSON object")
+    if rows_path is None:
+        rows_path = aggregate_path.parent / str(aggregate.get("per_query_path", ""))
+    if not rows_path.is_file():
+        raise InputError(f"rows {rows_path} do not exist (the aggregate names {aggregate.get('per_query_path')!r})")
+    rows = load_lines(rows_path)
+    receipt = aggregate.get("receipt") or {}
+    if fixture_path is None and receipt.get("corpus", {}).get("fixture_path"):
+        fixture_path = Path(receipt["corpus"]["fixture_path"])
+    fixture = _strict(fixture_path, "fixture") if fixture_path is not None and fixture_path.is_file() else None
+    if freeze_path is None and (receipt.get("freeze") or {}).get("path"):
+        freeze_path = Path(receipt["freeze"]["path"])
+    freeze = _strict(freeze_path, "freeze record") if freeze_path is not None and freeze_path.is_file() else None
+    return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze)

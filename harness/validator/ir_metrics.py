@@ -1,0 +1,44 @@
+"""The nine per-query metrics, written independently of the runner from the stated definitions.
+
+gain(d) = 2^grade - 1 for grade > 0, else 0. nDCG@10 = DCG@10 / ideal DCG@10 with discount
+log2(rank + 1). Recall@k = relevant in top k / relevant. MRR@10 = 1 / first relevant rank in the
+top 10. MAP@10 = sum of precision at each relevant rank in the top 10 / min(relevant, 10).
+Success@k = any relevant in the top k. Zero when nothing is relevant or the ranking is empty.
+"""
+
+import math
+from typing import Any
+
+KEYS = ("ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10", "map_at_10",
+        "success_at_1", "success_at_5", "success_at_10")
+
+
+def compute(ranking: list[str], qrels: dict[str, int]) -> dict[str, float]:
+    relevant = {doc for doc, grade in qrels.items() if grade > 0}
+    top10 = ranking[:10]
+    hits = [doc in relevant for doc in top10]
+    out = dict.fromkeys(KEYS, 0.0)
+    if not relevant:
+        return out
+    gains = [(2.0 ** qrels[doc] - 1.0) if hit else 0.0 for doc, hit in zip(top10, hits, strict=True)]
+    ideal = sorted((2.0 ** grade - 1.0 for grade in qrels.values() if grade > 0), reverse=True)[:10]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    out["ndcg_at_10"] = sum(g / math.log2(i + 2) for i, g in enumerate(gains)) / idcg
+    for k in (1, 5, 10):
+        found = sum(hits[:k])
+        out[f"recall_at_{k}"] = found / len(relevant)
+        out[f"success_at_{k}"] = 1.0 if found else 0.0
+    first = next((i for i, hit in enumerate(hits) if hit), None)
+    out["mrr_at_10"] = 0.0 if first is None else 1.0 / (first + 1)
+    precisions = [sum(hits[: i + 1]) / (i + 1) for i, hit in enumerate(hits) if hit]
+    out["map_at_10"] = sum(precisions) / min(len(relevant), 10)
+    return out
+
+
+def nearest_rank(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def close(a: Any, b: Any, tolerance: float = 1e-12) -> bool:
+    return isinstance(a, int | float) and isinstance(b, int | float) and abs(a - b) <= tolerance
