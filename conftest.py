@@ -30,8 +30,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--model", default=None, help="embedding model (default: $SCIFACT_EMBED_MODEL or the backend's)")
     group.addoption("--store-dir", default=None, help="persisted store (default: WORK_DIR/store)")
     group.addoption("--output-dir", default=None, help="artifacts (default: WORK_DIR/results)")
-    group.addoption("--allow-unfrozen-heldout", action="store_true",
-                    help="run -m heldout without a freeze record (recorded in the receipts)")
 
 
 def _configured_archive(pytestconfig: pytest.Config) -> Path | None:

@@ -1,4 +1,4 @@
-"""Command line: `python -m harness build|run ...`."""
+"""Command line: `python -m harness build|run|freeze ...`."""
 
 import argparse
 import os
@@ -11,9 +11,13 @@ from .embedders import make_embedder
 from .embedders.select import BACKENDS
 from .errors import HarnessError
 from .evaluate import Evaluation, evaluate
+from .fixture import load_fixture
+from .freeze import current_record, write_freeze
 from .profiles import PROFILES, text_profile
-from .retrieval.config import MODES
+from .retrieval.config import MODES, SearchConfig
+from .runner import check_fixture_contract
 from .split import SPLITS
+from .store.store import open_store
 
 
 def _env_path(name: str) -> Path | None:
@@ -63,15 +67,12 @@ def add_run_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser
     run.add_argument("--mode", choices=(*MODES, "all"), default="all")
     run.add_argument("--replace", action="store_true",
                      help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
-    run.add_argument("--allow-unfrozen-heldout", action="store_true",
-                     help="run the held-out split without a freeze record (recorded in the receipt)")
 
 
 def run_evaluation(args: argparse.Namespace) -> int:
     modes = MODES if args.mode == "all" else (args.mode,)
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
-                            split=args.split, modes=modes, replace=args.replace,
-                            allow_unfrozen_heldout=args.allow_unfrozen_heldout, argv=tuple(sys.argv))
+                            split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv))
     for run in evaluate(evaluation, scifact_contract()):
         metrics = run.aggregate["metrics"]
         print(f"{run.mode:<12} {run.split:<12} nDCG@10 {metrics['ndcg_at_10']:.4f}  R@10 {metrics['recall_at_10']:.4f}"
@@ -82,14 +83,41 @@ def run_evaluation(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_freeze_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    freeze = commands.add_parser("freeze", help="record the configuration that held-out runs must match")
+    freeze.add_argument("--corpus", type=Path, required=True, help="corpus fixture JSON")
+    freeze.add_argument("--store-dir", type=Path, required=True, help="the store calibration used")
+    freeze.add_argument("--output-dir", type=Path, required=True, help="where freeze.json and the receipts go")
+    freeze.add_argument("--mode", choices=(*MODES, "all"), default="all", help="modes to freeze")
+    freeze.add_argument("--allow-dirty", action="store_true",
+                        help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
+    freeze.add_argument("--replace", action="store_true", help="re-freeze (only before any held-out receipt)")
+
+
+def run_freeze(args: argparse.Namespace) -> int:
+    contract = scifact_contract()
+    fixture = load_fixture(args.corpus)
+    check_fixture_contract(fixture, contract)
+    config = SearchConfig()
+    store = open_store(args.store_dir, fixture, contract.namespace, config.lexical)
+    record = current_record(fixture=fixture, store=store, config=config, contract=contract,
+                            modes=MODES if args.mode == "all" else (args.mode,), argv=sys.argv,
+                            allow_dirty=args.allow_dirty)
+    path = write_freeze(args.output_dir, record, replace=args.replace)
+    print(f"frozen: {path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
+          f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     add_build_parser(commands)
     add_run_parser(commands)
+    add_freeze_parser(commands)
     args = parser.parse_args(argv)
     try:
-        return {"build": run_build, "run": run_evaluation}[args.command](args)
+        return {"build": run_build, "run": run_evaluation, "freeze": run_freeze}[args.command](args)
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -6,11 +6,12 @@ from pathlib import Path
 from .artifacts import aggregate_name
 from .contract import Contract
 from .errors import HarnessError
-from .fixture import load_fixture
+from .fixture import CorpusFixture, load_fixture
+from .freeze import current_record, verify_freeze
 from .retrieval.config import MODES, SearchConfig
 from .retrieval.searcher import Searcher
 from .runner import ModeRun, check_fixture_contract, run_mode
-from .store.store import build_store
+from .store.store import Store, build_store
 
 
 class SplitGateError(HarnessError):
@@ -26,17 +27,12 @@ class Evaluation:
     modes: tuple[str, ...] = MODES
     config: SearchConfig = field(default_factory=SearchConfig)
     replace: bool = False
-    allow_unfrozen_heldout: bool = False
     argv: tuple[str, ...] = ()
 
 
-def check_split_gate(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool,
-                     allow_unfrozen_heldout: bool) -> None:
-    """Held-out runs only on a frozen configuration; 'all' only after a held-out receipt per mode.
+def check_split_gate(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool) -> None:
+    """'all' only after a held-out receipt per mode (the freeze is checked by `frozen_reference`).
     A non-contract profile (mteb-parity) is a parity check, never a claim, so its 'all' is not gated."""
-    if split == "heldout" and not allow_unfrozen_heldout:
-        raise SplitGateError("the held-out split runs only against a frozen configuration; freeze it first "
-                             "(or pass --allow-unfrozen-heldout, which the receipt records)")
     if split == "all" and is_contract:
         missing = [m for m in modes if not (output_dir / aggregate_name(m, "heldout")).exists()]
         if missing:
@@ -50,12 +46,25 @@ def evaluate(evaluation: Evaluation, contract: Contract) -> list[ModeRun]:
         raise HarnessError(f"unknown mode(s) {unknown}; choose from {', '.join(MODES)}")
     fixture = load_fixture(evaluation.corpus)
     check_fixture_contract(fixture, contract)
-    check_split_gate(evaluation.split, evaluation.modes, evaluation.output_dir,
-                     is_contract=fixture.data["profile"]["is_contract"],
-                     allow_unfrozen_heldout=evaluation.allow_unfrozen_heldout)
+    is_contract = fixture.data["profile"]["is_contract"]
+    check_split_gate(evaluation.split, evaluation.modes, evaluation.output_dir, is_contract=is_contract)
     store, _ = build_store(evaluation.store_dir, fixture, contract.namespace, evaluation.config.lexical)
     searcher = Searcher(store, fixture, evaluation.config)
-    return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, store=store,
-                     searcher=searcher, output_dir=evaluation.output_dir, replace=evaluation.replace,
-                     argv=list(evaluation.argv))
-            for mode in evaluation.modes]
+    runs = []
+    for mode in evaluation.modes:
+        freeze = frozen_reference(evaluation.split, mode, evaluation.output_dir, is_contract=is_contract,
+                                  fixture=fixture, store=store, config=evaluation.config, contract=contract)
+        runs.append(run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, store=store,
+                             searcher=searcher, output_dir=evaluation.output_dir, replace=evaluation.replace,
+                             argv=list(evaluation.argv), freeze=freeze))
+    return runs
+
+
+def frozen_reference(split: str, mode: str, output_dir: Path, *, is_contract: bool, fixture: CorpusFixture,
+                     store: Store, config: SearchConfig, contract: Contract) -> dict[str, str] | None:
+    """Calibration (and a parity profile) needs no freeze; held-out and all-query runs must match it."""
+    if split == "calibration" or not is_contract:
+        return None
+    now = current_record(fixture=fixture, store=store, config=config, contract=contract, modes=(mode,), argv=[],
+                         allow_dirty=True)
+    return verify_freeze(output_dir, now, mode)

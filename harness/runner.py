@@ -121,7 +121,9 @@ def _embedding_receipt(fixture: CorpusFixture) -> dict[str, Any]:
 
 
 def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, store: Store,
-             searcher: Searcher, output_dir: Path, replace: bool, argv: list[str]) -> ModeRun:
+             searcher: Searcher, output_dir: Path, replace: bool, argv: list[str],
+             freeze: dict[str, str] | None = None) -> ModeRun:
+    """Run one mode on one split. `freeze` is the verified freeze reference (held-out and all-query runs)."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     selected = select(queries, split, contract.calibration_count)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -166,6 +168,7 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
             "machine": provenance.machine(),
             "claim_boundary": claim_boundary(),
             "profile": fixture.data["profile"],
+            "freeze": freeze,
         },
     }
     validate(aggregate, "aggregate")

@@ -116,15 +116,12 @@ def test_request_ids_never_repeat_on_one_store(tiny_corpus: CorpusFixture, tiny:
         seen |= ids
 
 
-def test_heldout_needs_a_freeze_and_all_needs_heldout_receipts(tmp_path: Path) -> None:
-    with pytest.raises(SplitGateError, match="frozen configuration"):
-        check_split_gate("heldout", MODES, tmp_path, is_contract=True, allow_unfrozen_heldout=False)
-    check_split_gate("heldout", MODES, tmp_path, is_contract=True, allow_unfrozen_heldout=True)
+def test_all_needs_heldout_receipts_first(tmp_path: Path) -> None:
     with pytest.raises(SplitGateError, match="needs a held-out receipt first"):
-        check_split_gate("all", ("fts_only",), tmp_path, is_contract=True, allow_unfrozen_heldout=True)
-    check_split_gate("all", ("fts_only",), tmp_path, is_contract=False, allow_unfrozen_heldout=False)
+        check_split_gate("all", ("fts_only",), tmp_path, is_contract=True)
+    check_split_gate("all", ("fts_only",), tmp_path, is_contract=False)  # a parity profile is never a claim
     (tmp_path / "scifact-fts_only-heldout.aggregate.json").write_text("{}")
-    check_split_gate("all", ("fts_only",), tmp_path, is_contract=True, allow_unfrozen_heldout=False)
+    check_split_gate("all", ("fts_only",), tmp_path, is_contract=True)
 
 
 def test_evaluate_refuses_a_fixture_of_another_contract(tiny_corpus: CorpusFixture, tmp_path: Path) -> None:

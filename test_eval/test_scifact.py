@@ -16,8 +16,9 @@ import pytest
 from harness.build import BuildReport
 from harness.contract import scifact_contract
 from harness.embedders import make_embedder
-from harness.evaluate import check_split_gate
+from harness.evaluate import check_split_gate, frozen_reference
 from harness.fixture import CorpusFixture, load_fixture
+from harness.freeze import FreezeError
 from harness.hashing import sha256_bytes
 from harness.profiles import text_profile
 from harness.retrieval.config import MODES, SearchConfig
@@ -37,12 +38,18 @@ def scifact_searcher(scifact_store: Store, scifact_corpus: CorpusFixture) -> Sea
     return Searcher(scifact_store, scifact_corpus, SearchConfig())
 
 
-def _run(mode: str, split: str, corpus: CorpusFixture, store: Store, searcher: Searcher, output_dir: Path,
-         pytestconfig: pytest.Config) -> ModeRun:
-    check_split_gate(split, (mode,), output_dir, is_contract=corpus.data["profile"]["is_contract"],
-                     allow_unfrozen_heldout=pytestconfig.getoption("--allow-unfrozen-heldout"))
+def _run(mode: str, split: str, corpus: CorpusFixture, store: Store, searcher: Searcher,
+         output_dir: Path) -> ModeRun:
+    """The same gates as the CLI: 'all' after held-out receipts; held-out and 'all' match the freeze."""
+    is_contract = corpus.data["profile"]["is_contract"]
+    check_split_gate(split, (mode,), output_dir, is_contract=is_contract)
+    try:
+        freeze = frozen_reference(split, mode, output_dir, is_contract=is_contract, fixture=corpus, store=store,
+                                  config=searcher.config, contract=scifact_contract())
+    except FreezeError as exc:
+        pytest.fail(str(exc), pytrace=False)
     return run_mode(mode=mode, split=split, fixture=corpus, contract=scifact_contract(), store=store,
-                    searcher=searcher, output_dir=output_dir, replace=True, argv=sys.argv)
+                    searcher=searcher, output_dir=output_dir, replace=True, argv=sys.argv, freeze=freeze)
 
 
 def check_invariants(run: ModeRun, corpus: CorpusFixture, store: Store) -> list[dict[str, Any]]:
@@ -78,28 +85,28 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, store: Store) -> list[
 @pytest.mark.calibration
 @pytest.mark.parametrize("mode", MODES)
 def test_calibration(mode: str, scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
-                     output_dir: Path, pytestconfig: pytest.Config) -> None:
-    run = _run(mode, "calibration", scifact_corpus, scifact_store, scifact_searcher, output_dir, pytestconfig)
+                     output_dir: Path) -> None:
+    run = _run(mode, "calibration", scifact_corpus, scifact_store, scifact_searcher, output_dir)
     assert len(check_invariants(run, scifact_corpus, scifact_store)) == 100
 
 
 @pytest.mark.heldout
 @pytest.mark.parametrize("mode", MODES)
 def test_heldout(mode: str, scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
-                 output_dir: Path, pytestconfig: pytest.Config) -> None:
-    run = _run(mode, "heldout", scifact_corpus, scifact_store, scifact_searcher, output_dir, pytestconfig)
+                 output_dir: Path) -> None:
+    run = _run(mode, "heldout", scifact_corpus, scifact_store, scifact_searcher, output_dir)
     assert len(check_invariants(run, scifact_corpus, scifact_store)) == 200
 
 
 @pytest.mark.final
 def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
-                                output_dir: Path, pytestconfig: pytest.Config) -> None:
+                                output_dir: Path) -> None:
     """The all-query receipts (after the held-out ones), then the quality bars: fts_only within 0.01
     of MTEB's bm25s; vector_only below MTEB's 0.645, since the 700-code-point ceiling cuts abstracts;
     hybrid above both lanes. One test, so the bars never read receipts another worker is writing."""
     ndcg = {}
     for mode in MODES:
-        run = _run(mode, "all", scifact_corpus, scifact_store, scifact_searcher, output_dir, pytestconfig)
+        run = _run(mode, "all", scifact_corpus, scifact_store, scifact_searcher, output_dir)
         assert len(check_invariants(run, scifact_corpus, scifact_store)) == 300
         ndcg[mode] = run.aggregate["metrics"]["ndcg_at_10"]
     assert abs(ndcg["fts_only"] - MTEB_BM25S_NDCG10) <= 0.01, ndcg
