@@ -1,4 +1,4 @@
-"""Command line: `python -m harness build|run|freeze ...`."""
+"""Command line: `python -m harness build|run|freeze|bundle ...`."""
 
 import argparse
 import os
@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .build import build_fixture
+from .bundle import make_bundle
 from .contract import scifact_contract
 from .embedders import make_embedder
 from .embedders.select import BACKENDS
@@ -109,15 +110,29 @@ def run_freeze(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_bundle_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    bundle = commands.add_parser("bundle", help="validate and collect the artifacts into a publishable bundle")
+    bundle.add_argument("--output-dir", type=Path, required=True, help="the evaluation's output directory")
+    bundle.add_argument("--bundle-dir", type=Path, required=True, help="new directory for the bundle")
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    path = make_bundle(args.output_dir, args.bundle_dir)
+    print(f"bundle: {path} (CLAIMS.md, MANIFEST.json, artifacts/, validation/)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     add_build_parser(commands)
     add_run_parser(commands)
     add_freeze_parser(commands)
+    add_bundle_parser(commands)
     args = parser.parse_args(argv)
     try:
-        return {"build": run_build, "run": run_evaluation, "freeze": run_freeze}[args.command](args)
+        commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle}
+        return commands_by_name[args.command](args)
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,95 @@
+"""The publishable bundle: validated artifacts, their context, a manifest of digests and CLAIMS.md.
+
+Every aggregate is validated by the independent validator in its own process; one that is not
+eligible stops the bundle. The bundle is assembled in a temporary sibling and renamed into place,
+and an existing bundle directory is never written into.
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from .artifacts import aggregate_name, rows_name
+from .claims_document import claims_markdown
+from .errors import HarnessError
+from .freeze import FREEZE_NAME
+from .hashing import sha256_canonical, sha256_file
+from .retrieval.config import MODES
+
+REQUIRED_SPLITS = ("calibration", "heldout")
+
+
+class BundleError(HarnessError):
+    """The bundle cannot be made: missing artifacts, or an aggregate that fails validation."""
+
+
+def _aggregates(output_dir: Path) -> list[Path]:
+    missing = [aggregate_name(m, s) for s in REQUIRED_SPLITS for m in MODES
+               if not (output_dir / aggregate_name(m, s)).is_file()]
+    if missing:
+        raise BundleError(f"{output_dir} lacks {', '.join(missing)}: a bundle holds the calibration and held-out "
+                          "receipts of all three modes")
+    splits = [*REQUIRED_SPLITS, *(["all"] if all((output_dir / aggregate_name(m, "all")).is_file()
+                                                 for m in MODES) else [])]
+    return [output_dir / aggregate_name(m, s) for s in splits for m in MODES]
+
+
+def _validate(aggregate: Path, report: Path) -> tuple[int, str]:
+    result = subprocess.run([sys.executable, "-m", "harness.validator", str(aggregate), "--json", str(report)],
+                            capture_output=True, text=True, timeout=1800, check=False)
+    return result.returncode, result.stdout + result.stderr
+
+
+def _fixture_metadata(path: Path) -> dict[str, Any]:
+    fixture = json.loads(path.read_bytes())
+    return {"fixture_path": str(path), "fixture_sha256": sha256_file(path),
+            **{k: v for k, v in fixture.items() if k not in ("documents", "queries")}}
+
+
+def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
+    if bundle_dir.exists():
+        raise BundleError(f"{bundle_dir} exists; a bundle is never overwritten. Choose a new --bundle-dir.")
+    aggregates = _aggregates(output_dir)
+    staging = bundle_dir.with_name(bundle_dir.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "artifacts").mkdir(parents=True)
+    (staging / "validation").mkdir()
+    try:
+        refused = []
+        for aggregate in aggregates:
+            code, output = _validate(aggregate, staging / "validation" / (aggregate.name[:-len(".aggregate.json")]
+                                                                          + ".validation.json"))
+            if code != 0:
+                verdict = output.strip().splitlines()[-1] if output.strip() else f"exit {code}"
+                failed = [line for line in output.splitlines() if line.startswith(("FAIL", "NOT VERIFIED"))]
+                refused.append(f"{aggregate.name}: {verdict}\n    " + "\n    ".join(failed[:8]))
+        if refused:
+            raise BundleError("not every aggregate is eligible; nothing was bundled:\n" + "\n".join(refused))
+        receipts = [json.loads(a.read_bytes()) for a in aggregates]
+        for aggregate, receipt in zip(aggregates, receipts, strict=True):
+            shutil.copy2(aggregate, staging / "artifacts" / aggregate.name)
+            shutil.copy2(output_dir / rows_name(receipt["mode"], receipt["split"]),
+                         staging / "artifacts" / rows_name(receipt["mode"], receipt["split"]))
+        shutil.copy2(output_dir / FREEZE_NAME, staging / FREEZE_NAME)
+        first = receipts[0]["receipt"]
+        _write(staging / "fixture-metadata.json", _fixture_metadata(Path(first["corpus"]["fixture_path"])))
+        _write(staging / "configuration.json", {"config": first["retrieval"]["config"],
+                                                "config_sha256": first["retrieval"]["config_sha256"]})
+        _write(staging / "environment.json", {k: first[k] for k in ("executable", "source", "dependencies", "machine")})
+        freeze = json.loads((output_dir / FREEZE_NAME).read_bytes())
+        (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze), encoding="utf-8")
+        files = sorted(p for p in staging.rglob("*") if p.is_file())
+        manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
+        _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})
+        staging.rename(bundle_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return bundle_dir
+
+
+def _write(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,65 @@
+"""CLAIMS.md, generated from the receipts: what the bundled runs support and what they do not prove."""
+
+from typing import Any
+
+METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
+           ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
+           ("S@10", "success_at_10"))
+
+
+def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
+    rows = [a for a in aggregates if a["split"] == split]
+    header = "| mode | queries | " + " | ".join(name for name, _ in METRICS) + " | p50 ms | p95 ms | failures |"
+    lines = [header, "|" + " --- |" * (len(METRICS) + 5)]
+    for a in rows:
+        m = a["metrics"]
+        values = " | ".join(f"{m[key]:.4f}" for _, key in METRICS)
+        lines.append(f"| `{a['mode']}` | {a['row_count']} | {values} | {m['latency_ms']['p50']:.3f} | "
+                     f"{m['latency_ms']['p95']:.3f} | {m['failures']} |")
+    return lines
+
+
+def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any]) -> str:
+    receipt = aggregates[0]["receipt"]
+    payload = receipt["corpus"]["payload_hashes"]
+    heldout_start = min(a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout")
+    boundary = receipt["claim_boundary"]
+    lines = [
+        "# Claims: BEIR SciFact retrieval evaluation",
+        "",
+        "Generated from the bundled receipts. Every aggregate here passed the independent validator",
+        "(`validation/`); `MANIFEST.json` holds the sha256 of every file.",
+        "",
+        "## What was run",
+        "",
+        f"- Source: commit `{receipt['source']['git'].get('commit')}`, harness digest "
+        f"`{receipt['source']['harness']['sha256']}`",
+        f"- Corpus: fixture `{receipt['corpus']['fixture_sha256']}`; payload hashes documents "
+        f"`{payload['documents']}`, queries `{payload['queries']}`, qrels `{payload['qrels']}`",
+        f"- Embedding: `{receipt['embedding']['model']}` ({receipt['embedding']['dimensions']} dimensions, identity "
+        f"`{receipt['embedding']['identity_sha256']}`), profile `{receipt['profile']['name']}`",
+        f"- Store: `{receipt['store']['store_sha256']}` ({receipt['store']['document_count']} documents), mapping "
+        f"`{receipt['store']['mapping_sha256']}`",
+        f"- Configuration: `{receipt['retrieval']['config_sha256']}` (`configuration.json`)",
+        f"- Split: {receipt['split']['algorithm']}; calibration count {receipt['split']['calibration_count']}",
+        f"- Freeze: `{freeze['freeze_sha256']}`, created {freeze['created_at']}; first held-out run started "
+        f"{heldout_start}",
+        f"- Machine: {receipt['machine']['cpu_model']}, {receipt['machine']['logical_cores']} logical cores, "
+        f"{receipt['machine']['os']}",
+        "",
+        "## Results",
+        "",
+    ]
+    for split in ("calibration", "heldout", "all"):
+        if any(a["split"] == split for a in aggregates):
+            lines += [f"### {split}", "", *_table(aggregates, split), ""]
+    lines += ["Calibration numbers served diagnosis and configuration choices; the held-out numbers are the",
+              "ones measured after the freeze.", "", "## What these runs support", ""]
+    lines += [f"- {item}" for item in boundary["supports"]]
+    lines += ["", "## What they do not prove", ""]
+    lines += [f"- {item}" for item in boundary["does_not_establish"]]
+    lines += ["", "Unavailable capabilities (the frozen baseline has none of them):", ""]
+    lines += [f"- {name}: {c['reason']}" for name, c in receipt["capabilities"].items()]
+    lines += ["", f"Latency scope: {receipt['retrieval']['latency_scope']}; measured on the machine above only.",
+              "", boundary["statement"], ""]
+    return "\n".join(lines)
