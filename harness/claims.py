@@ -1,7 +1,7 @@
 """The claim boundary every receipt carries: what a validated run supports and what it does not."""
 
+SUPPORTS_LEAD = "Retrieval quality (the metrics in the receipts) and local latency, for exactly:"
 SUPPORTS = (
-    "retrieval quality (the metrics in this receipt) and local latency for this exact run:",
     "the executable and source revision recorded here",
     "the SciFact corpus with the recorded source and payload hashes",
     "the embedding model identity and dimensions recorded here",
@@ -28,4 +28,5 @@ STATEMENT = (
 
 
 def claim_boundary() -> dict[str, object]:
-    return {"supports": list(SUPPORTS), "does_not_establish": list(DOES_NOT_ESTABLISH), "statement": STATEMENT}
+    return {"supports_lead": SUPPORTS_LEAD, "supports": list(SUPPORTS), "does_not_establish": list(DOES_NOT_ESTABLISH),
+            "statement": STATEMENT}

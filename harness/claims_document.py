@@ -54,7 +54,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any]) ->
         if any(a["split"] == split for a in aggregates):
             lines += [f"### {split}", "", *_table(aggregates, split), ""]
     lines += ["Calibration numbers served diagnosis and configuration choices; the held-out numbers are the",
-              "ones measured after the freeze.", "", "## What these runs support", ""]
+              "ones measured after the freeze.", "", "## What these runs support", "", boundary["supports_lead"], ""]
     lines += [f"- {item}" for item in boundary["supports"]]
     lines += ["", "## What they do not prove", ""]
     lines += [f"- {item}" for item in boundary["does_not_establish"]]

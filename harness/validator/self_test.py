@@ -132,7 +132,7 @@ def generate(root: Path) -> Path:
                   "selected_count": len(order), "selected_ids_sha256": sha256_canonical(order)},
         "capabilities": {c: {"reason": "self-test"} for c in ("sparse", "late_interaction", "matryoshka", "graph")},
         "machine": {"cpu_model": "self-test", "logical_cores": 1, "os": "self-test"},
-        "claim_boundary": {"supports": ["x"], "does_not_establish": ["y"], "statement": "z"},
+        "claim_boundary": {"supports_lead": "w", "supports": ["x"], "does_not_establish": ["y"], "statement": "z"},
         "profile": fixture["profile"],
         "freeze": None,
     }
