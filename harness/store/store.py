@@ -29,6 +29,7 @@ from ..retrieval.config import LexicalConfig
 from ..retrieval.dense import DenseIndex
 from ..retrieval.lexical import LexicalIndex
 from ..retrieval.ranking import tie_ranks
+from ..schema_check import validate
 from . import facts_db
 
 STORE_SCHEMA = "scifact-store-v1"
@@ -159,6 +160,7 @@ def _write_derived(directory: Path, fixture: CorpusFixture, wanted: dict[str, An
     write_bytes_atomic(directory / DENSE, np.ascontiguousarray(matrix, dtype="<f4").tobytes())
     mapping = {"schema": MAPPING_SCHEMA, "namespace": wanted["namespace"], "fixture_sha256": wanted["fixture_sha256"],
                "documents": len(facts), "doc_to_fact": {documents[row[1]]["doc_id"]: row[0] for row in facts}}
+    validate(mapping, "store-mapping")
     write_bytes_atomic(directory / MAPPING, canonical_json(mapping) + b"\n")
 
 
@@ -168,6 +170,7 @@ def _write_manifest(directory: Path, wanted: dict[str, Any]) -> None:
                 "parts": {name: {"path": path, "sha256": parts[name]} for name, path in
                           (("database", DATABASE), ("mapping", MAPPING), ("lexical", LEXICAL), ("dense", DENSE))},
                 "store_sha256": sha256_canonical(parts)}
+    validate(manifest, "store-manifest")
     write_bytes_atomic(directory / MANIFEST, json.dumps(manifest, indent=1).encode("utf-8") + b"\n")
 
 

@@ -4,9 +4,11 @@ from pathlib import Path
 from typing import Any
 
 from . import split_rule
+from .check_dense import check_store_vectors
 from .context import Context
 from .digests import directory_digest, sha256_canonical, sha256_file, sha256_text
 from .report import Report
+from .schemas import violation
 from .strict_json import load_file
 
 CONFIG_FIELDS = {"top_k", "lexical", "dense_backend", "dense_exactness", "dense_dtype", "rrf_k",
@@ -52,7 +54,11 @@ def check_split_and_queries(ctx: Context, report: Report) -> None:
         report.fail("split.membership", "needs the corpus fixture", "fixture", None)
         return
     queries = {q["query_id"]: q for q in ctx.fixture["queries"]}
-    expected = split_rule.selection(list(queries), ctx.split, split["calibration_count"])
+    contract = ctx.fixture["contract"]
+    report.equal("split.contract", (contract, contract["calibration_count"]),
+                 (ctx.receipt["corpus"]["contract"], split["calibration_count"]),
+                 "the receipt's contract and calibration count are the fixture's")
+    expected = split_rule.selection(list(queries), ctx.split, contract["calibration_count"])
     found = [row["query_id"] for row in ctx.rows]
     report.equal("split.membership", expected, found, f"rows are exactly the {ctx.split} ids, in split order")
     report.equal("split.selected_ids", sha256_canonical(expected), split["selected_ids_sha256"],
@@ -81,7 +87,12 @@ def check_store(ctx: Context, report: Report) -> None:
     if not manifest_path.is_file():
         report.fail("store.live", "the store named by the receipt is present", str(manifest_path), "missing")
         return
-    live = _part_digests(directory, load_file(manifest_path))
+    manifest = load_file(manifest_path)
+    problem = violation(manifest, "store-manifest")
+    if not report.expect("store.manifest", problem is None, "the store manifest matches store-manifest.schema.json",
+                         "no violation", problem):
+        return
+    live = _part_digests(directory, manifest)
     recorded = {"database": store["database_sha256"], "mapping": store["mapping_sha256"],
                 "lexical": store["lexical_sha256"], "dense": store["dense_sha256"]}
     report.equal("store.parts", recorded, live, "every store part re-hashed from the live files")
@@ -90,17 +101,41 @@ def check_store(ctx: Context, report: Report) -> None:
     report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]
                   == store["store_sha256"], "before-run, after-run and built digests agree",
                   store["store_sha256"], (store["before_run_sha256"], store["after_run_sha256"]))
-    mapping_path = Path(store["mapping_path"])
+    mapping_path = directory / manifest["parts"]["mapping"]["path"]
+    report.equal("store.mapping_path", str(mapping_path), store["mapping_path"],
+                 "the receipt's mapping is the store's own mapping sidecar")
     mapping = load_file(mapping_path) if mapping_path.is_file() else {}
-    doc_to_fact = mapping.get("doc_to_fact", {})
+    problem = violation(mapping, "store-mapping")
+    if not report.expect("store.mapping", problem is None, "the mapping matches store-mapping.schema.json",
+                         "no violation", problem):
+        return
+    doc_to_fact = mapping["doc_to_fact"]
     documents = [d["doc_id"] for d in ctx.fixture["documents"]] if ctx.fixture else []
-    report.expect("store.mapping", set(doc_to_fact) == set(documents) and len(documents) == store["document_count"]
-                  and len(set(doc_to_fact.values())) == len(doc_to_fact),
+    report.expect("store.mapping_coverage", set(doc_to_fact) == set(documents)
+                  and len(documents) == store["document_count"] and len(set(doc_to_fact.values())) == len(doc_to_fact),
                   "the mapping pairs every fixture document with one distinct fact id",
                   store["document_count"], len(doc_to_fact))
     wrong = [(r["doc_id"], r["fact_id"]) for row in ctx.rows for r in row["results"]
              if doc_to_fact.get(r["doc_id"]) != r["fact_id"]]
     report.expect("rows.fact_ids", not wrong, "every result's fact id is the mapping's for its doc id", [], wrong[:5])
+    check_store_vectors(ctx, report, doc_to_fact, directory / manifest["parts"]["dense"]["path"])
+
+
+def check_receipt_identity(ctx: Context, report: Report) -> None:
+    """The receipt agrees with its own aggregate and with the fixture's embedding block."""
+    receipt = ctx.receipt
+    report.equal("receipt.identity", (ctx.mode, ctx.split), (receipt["retrieval"]["mode"], receipt["split"]["name"]),
+                 "the receipt's mode and split are the aggregate's")
+    if ctx.fixture is not None:
+        fixture = ctx.fixture["embedding"]
+        keys = ("backend", "model", "identity_sha256", "dimensions")
+        report.equal("receipt.embedding", {k: fixture[k] for k in keys}, {k: receipt["embedding"].get(k) for k in keys},
+                     "the receipt's embedding model, identity and dimensions are the fixture's")
+    backend = receipt["retrieval"]["backend"]
+    if ctx.mode != "fts_only":
+        found = (backend or {}).get("exact"), (backend or {}).get("candidates_scored")
+        report.equal("receipt.exact_backend", (True, receipt["store"]["document_count"]), found,
+                     "the run's dense backend is exact and scores every document")
 
 
 def check_config(ctx: Context, report: Report) -> None:
@@ -130,6 +165,10 @@ def check_freeze(ctx: Context, report: Report) -> None:
                     ctx.receipt.get("freeze"))
         return
     freeze = ctx.freeze
+    problem = violation(freeze, "freeze")
+    if not report.expect("freeze.schema", problem is None, "the freeze record matches freeze.schema.json",
+                         "no violation", problem):
+        return
     body = {k: v for k, v in freeze.items() if k != "freeze_sha256"}
     report.equal("freeze.digest", freeze.get("freeze_sha256"), sha256_canonical(body), "the freeze record's digest")
     report.equal("freeze.recorded", (ctx.receipt.get("freeze") or {}).get("sha256"), freeze.get("freeze_sha256"),

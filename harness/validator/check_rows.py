@@ -136,9 +136,14 @@ def _fusion(k: int, depth: int) -> Callable[[Row], tuple[Any, Any] | None]:
     return probe
 
 
+def check_row_schemas(ctx: Context, report: Report) -> bool:
+    before = len(report.failed)
+    _each(report, "rows.schema", ctx.rows, _schema, "every row matches the row schema")
+    return len(report.failed) == before
+
+
 def check_rows(ctx: Context, report: Report) -> None:
     rows, config = ctx.rows, ctx.receipt["retrieval"]["config"]
-    _each(report, "rows.schema", rows, _schema, "every row matches the row schema")
     _each(report, "rows.identity", rows, _identity(ctx), "schema id, mode and split of every row")
     _each(report, "rows.results", rows, _results(config["top_k"]),
           "results agree with ranked ids; unique ids, contiguous ranks, at most top_k")

@@ -3,13 +3,22 @@
 import argparse
 import json
 import sys
+import traceback
 from pathlib import Path
 
 from .check_aggregate import check_aggregate, check_artifact_files
-from .check_bindings import check_config, check_corpus, check_freeze, check_split_and_queries, check_store
+from .check_bindings import (
+    check_config,
+    check_corpus,
+    check_freeze,
+    check_receipt_identity,
+    check_split_and_queries,
+    check_store,
+)
+from .check_dense import check_exact_sample
 from .check_embeddings import check_embeddings
 from .check_environment import check_environment
-from .check_rows import check_rows
+from .check_rows import check_row_schemas, check_rows
 from .context import InputError, load
 from .report import Report
 from .strict_json import StrictJSONError
@@ -29,13 +38,15 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
         return report
     report.ok("json.strict", "aggregate and rows parse as strict JSON")
     check_artifact_files(ctx, report)
-    if report.failed:  # a malformed aggregate: the structural checks below would only crash
-        return report
+    if report.failed or not check_row_schemas(ctx, report):
+        return report  # malformed artifacts: the checks below read the fields the schemas require
     check_rows(ctx, report)
     check_aggregate(ctx, report)
     if check_corpus(ctx, report):
         check_split_and_queries(ctx, report)
         check_store(ctx, report)
+        check_exact_sample(ctx, report)
+    check_receipt_identity(ctx, report)
     check_config(ctx, report)
     check_freeze(ctx, report)
     check_environment(ctx, report)
@@ -62,8 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         return run_self_test()
     if args.aggregate is None:
         parser.error("AGGREGATE is required (or --self-test)")
-    report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
-                      embeddings=not args.no_embedding_check)
+    try:
+        report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
+                          embeddings=not args.no_embedding_check)
+    except Exception:  # a validator fault is not a verdict on the artifact
+        traceback.print_exc()
+        print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")
+        return 4
     for check in report.checks:
         print(check.line())
     print(report.verdict())

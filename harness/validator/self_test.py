@@ -29,10 +29,17 @@ def _write_json(path: Path, value: Any) -> None:
     path.write_text(json.dumps(value, indent=1), encoding="utf-8")
 
 
+CONTRACT = {"name": "self-test", "top_k": 10, "calibration_count": len(QUERIES)}
+
+
+def _vector(i: int) -> bytes:
+    return struct.pack("<2f", math.cos(i), math.sin(i))
+
+
 def _fixture(root: Path) -> tuple[Path, dict[str, Any]]:
     documents = [{"doc_id": d, "title": "", "text": t, "semantic_text": t} for d, t in DOCS.items()]
     queries = [{"query_id": q, "text": t, "semantic_text": t, "qrels": r} for q, (t, r) in QUERIES.items()]
-    vectors = b"".join(struct.pack("<2f", math.cos(i), math.sin(i)) for i in range(len(DOCS) + len(QUERIES)))
+    vectors = b"".join(_vector(i) for i in range(len(DOCS) + len(QUERIES)))
     (root / "f.vectors.f32").write_bytes(vectors)
     docs_key = sorted(({"doc_id": d["doc_id"], "title": "", "text": d["text"]} for d in documents),
                       key=lambda d: d["doc_id"])
@@ -44,23 +51,31 @@ def _fixture(root: Path) -> tuple[Path, dict[str, Any]]:
                            "queries": sha256_canonical([{"query_id": q, "text": t} for q, (t, _) in QUERIES.items()]),
                            "qrels": sha256_canonical({q: r for q, (_, r) in QUERIES.items()})},
         "profile": {"name": "scifact-contract", "is_contract": True, "document_prefix": "", "query_prefix": ""},
-        "embedding": {"backend": "self-test", "model": "none", "retried_prompts": []},
+        "embedding": {"backend": "self-test", "model": "none", "identity_sha256": sha256_bytes(b""), "dimensions": 2,
+                      "retried_prompts": []},
+        "contract": CONTRACT,
     }
     _write_json(root / "f.json", fixture)
     return root / "f.json", fixture
 
 
-def _store(root: Path) -> dict[str, Any]:
+def _store(root: Path, fixture_sha: str) -> dict[str, Any]:
     store = root / "store"
     (store / "lexical").mkdir(parents=True)
     (store / "facts.sqlite3").write_bytes(b"facts")
     (store / "lexical" / "index").write_bytes(b"index")
-    (store / "dense.f32").write_bytes(b"dense")
-    _write_json(store / "mapping.json", {"doc_to_fact": {d: i for i, d in enumerate(DOCS, start=1)}})
+    (store / "dense.f32").write_bytes(b"".join(_vector(i) for i in range(len(DOCS))))  # fact order = fixture order
+    _write_json(store / "mapping.json", {"schema": "scifact-store-mapping-v1", "namespace": "self-test",
+                                         "fixture_sha256": fixture_sha, "documents": len(DOCS),
+                                         "doc_to_fact": {d: i for i, d in enumerate(DOCS, start=1)}})
     parts = {"database": "facts.sqlite3", "mapping": "mapping.json", "lexical": "lexical", "dense": "dense.f32"}
-    _write_json(store / "store.json", {"parts": {n: {"path": p} for n, p in parts.items()}})
     digests = {n: directory_digest(store / p) if (store / p).is_dir() else sha256_file(store / p)
                for n, p in parts.items()}
+    binding = {"namespace": "self-test", "fixture_sha256": fixture_sha, "documents": len(DOCS), "dimensions": 2,
+               "embedding_identity_sha256": sha256_bytes(b""), "lexical": {}}
+    _write_json(store / "store.json", {"schema": "scifact-store-v1", "binding": binding,
+                                       "parts": {n: {"path": p, "sha256": digests[n]} for n, p in parts.items()},
+                                       "store_sha256": sha256_canonical(digests)})
     return {"directory": str(store), "namespace": "self-test", "document_count": len(DOCS),
             "database_path": str(store / "facts.sqlite3"), "database_sha256": digests["database"],
             "mapping_path": str(store / "mapping.json"), "mapping_sha256": digests["mapping"],
@@ -101,7 +116,7 @@ def _row(query_id: str, store: dict[str, Any], config_sha: str) -> dict[str, Any
 def generate(root: Path) -> Path:
     root.mkdir(parents=True)
     fixture_path, fixture = _fixture(root)
-    store, config = _store(root), _config()
+    store, config = _store(root, sha256_file(fixture_path)), _config()
     order = split_rule.selection(list(QUERIES), "calibration", len(QUERIES))
     rows = [_row(q, store, sha256_canonical(config)) for q in order]
     data = b"".join(canonical(row) + b"\n" for row in rows)
@@ -122,11 +137,13 @@ def generate(root: Path) -> Path:
         "source": {"harness": {"sha256": harness_source_digest()}, "git": {"available": False, "reason": "self-test"}},
         "dependencies": {"numpy": "x", "bm25s": "x", "PyStemmer": "x", "jsonschema": "x"},
         "corpus": {"fixture_path": str(fixture_path), "fixture_sha256": sha256_file(fixture_path),
-                   "source": fixture["source"], "payload_hashes": fixture["payload_hashes"], "contract": {"top_k": 10}},
-        "embedding": {"model": "none", "identity_sha256": sha256_bytes(b""), "dimensions": 2,
+                   "vectors_sha256": fixture["vectors"]["sha256"], "source": fixture["source"],
+                   "payload_hashes": fixture["payload_hashes"], "contract": CONTRACT, "counts": {}},
+        "embedding": {"backend": "self-test", "model": "none", "identity_sha256": sha256_bytes(b""), "dimensions": 2,
                       "profile": fixture["profile"]},
         "store": store,
-        "retrieval": {"mode": "fts_only", "top_k": 10, "config": config, "config_sha256": sha256_canonical(config)},
+        "retrieval": {"mode": "fts_only", "top_k": 10, "config": config, "config_sha256": sha256_canonical(config),
+                      "backend": None, "latency_scope": "self-test"},
         "split": {"name": "calibration", "algorithm": "self-test", "calibration_count": len(QUERIES),
                   "total_count": len(QUERIES),
                   "selected_count": len(order), "selected_ids_sha256": sha256_canonical(order)},

