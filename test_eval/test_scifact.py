@@ -28,6 +28,7 @@ from harness.runner import ModeRun, run_mode
 from harness.session import locked_build
 from harness.split import select, selected_ids_sha256
 from harness.store.store import Store, build_store, store_digest
+from harness.validator.cli import validate
 
 MTEB_BM25S_NDCG10 = 0.687  # MTEB's bm25s SciFact baseline (0.68736), same tokenizer settings
 MTEB_MINILM_NDCG10 = 0.64508  # MTEB's all-MiniLM-L6-v2 SciFact nDCG@10
@@ -50,6 +51,20 @@ def _run(mode: str, split: str, corpus: CorpusFixture, store: Store, searcher: S
         pytest.fail(str(exc), pytrace=False)
     return run_mode(mode=mode, split=split, fixture=corpus, contract=scifact_contract(), store=store,
                     searcher=searcher, output_dir=output_dir, replace=True, argv=sys.argv, freeze=freeze)
+
+
+GIT_CHECKS = {"source.git", "source.clean"}
+
+
+def check_validates(run: ModeRun) -> None:
+    """The independent validator decides: every check passes, git state aside while the work tree is
+    dirty; from a clean checkout (as in CI) the run must be eligible for a claim."""
+    report = validate(run.aggregate_path)
+    failing = [check.line() for check in report.checks if check.status != "pass" and check.name not in GIT_CHECKS]
+    assert not failing, "\n".join(failing)
+    git = run.aggregate["receipt"]["source"]["git"]
+    if git.get("available") and git.get("dirty") is False:
+        assert report.eligible, report.verdict() + "\n" + "\n".join(c.line() for c in report.failed)
 
 
 def check_invariants(run: ModeRun, corpus: CorpusFixture, store: Store) -> list[dict[str, Any]]:
@@ -88,6 +103,7 @@ def test_calibration(mode: str, scifact_corpus: CorpusFixture, scifact_store: St
                      output_dir: Path) -> None:
     run = _run(mode, "calibration", scifact_corpus, scifact_store, scifact_searcher, output_dir)
     assert len(check_invariants(run, scifact_corpus, scifact_store)) == 100
+    check_validates(run)
 
 
 @pytest.mark.heldout
@@ -96,6 +112,7 @@ def test_heldout(mode: str, scifact_corpus: CorpusFixture, scifact_store: Store,
                  output_dir: Path) -> None:
     run = _run(mode, "heldout", scifact_corpus, scifact_store, scifact_searcher, output_dir)
     assert len(check_invariants(run, scifact_corpus, scifact_store)) == 200
+    check_validates(run)
 
 
 @pytest.mark.final
@@ -108,6 +125,7 @@ def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: St
     for mode in MODES:
         run = _run(mode, "all", scifact_corpus, scifact_store, scifact_searcher, output_dir)
         assert len(check_invariants(run, scifact_corpus, scifact_store)) == 300
+        check_validates(run)
         ndcg[mode] = run.aggregate["metrics"]["ndcg_at_10"]
     assert abs(ndcg["fts_only"] - MTEB_BM25S_NDCG10) <= 0.01, ndcg
     assert ndcg["vector_only"] < MTEB_MINILM_NDCG10, ndcg
