@@ -28,12 +28,12 @@ LIMIT = CONTRACT.semantic_text_max_code_points
 def _tiny_requests() -> dict[str, EmbeddingRequest]:
     """Every text the tiny build embeds, by text id, as build_fixture forms them."""
     requests: dict[str, EmbeddingRequest] = {}
-    for line in (TINY_DIR / "corpus.jsonl").read_text("utf-8").splitlines():
+    for line in (TINY_DIR / "corpus.tiny.jsonl").read_text("utf-8").splitlines():
         doc = json.loads(line)
         text = document_text(doc["_id"], doc.get("title", ""), doc["text"], LIMIT).text
         requests[f"document:{doc['_id']}"] = EmbeddingRequest(f"document:{doc['_id']}", DOC_PREFIX, text)
     tested = {line.split("\t")[0] for line in (TINY_DIR / "qrels/test.tsv").read_text("utf-8").splitlines()[1:]}
-    for line in (TINY_DIR / "queries.jsonl").read_text("utf-8").splitlines():
+    for line in (TINY_DIR / "queries.tiny.jsonl").read_text("utf-8").splitlines():
         query = json.loads(line)
         if query["_id"] in tested:
             text = query_text(query["_id"], query["text"], LIMIT).text
