@@ -97,21 +97,13 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, store: Store) -> list[
     return rows
 
 
-@pytest.mark.calibration
+@pytest.mark.parametrize(("split", "queries"), [pytest.param("calibration", 100, marks=pytest.mark.calibration),
+                                                pytest.param("heldout", 200, marks=pytest.mark.heldout)])
 @pytest.mark.parametrize("mode", MODES)
-def test_calibration(mode: str, scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
-                     output_dir: Path) -> None:
-    run = _run(mode, "calibration", scifact_corpus, scifact_store, scifact_searcher, output_dir)
-    assert len(check_invariants(run, scifact_corpus, scifact_store)) == 100
-    check_validates(run)
-
-
-@pytest.mark.heldout
-@pytest.mark.parametrize("mode", MODES)
-def test_heldout(mode: str, scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
-                 output_dir: Path) -> None:
-    run = _run(mode, "heldout", scifact_corpus, scifact_store, scifact_searcher, output_dir)
-    assert len(check_invariants(run, scifact_corpus, scifact_store)) == 200
+def test_split(mode: str, split: str, queries: int, scifact_corpus: CorpusFixture, scifact_store: Store,
+               scifact_searcher: Searcher, output_dir: Path) -> None:
+    run = _run(mode, split, scifact_corpus, scifact_store, scifact_searcher, output_dir)
+    assert len(check_invariants(run, scifact_corpus, scifact_store)) == queries
     check_validates(run)
 
 
