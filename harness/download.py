@@ -121,7 +121,8 @@ def download_archive(
         fsync_directory(dest.parent)
     except requests.RequestException as exc:
         raise DownloadError(
-            f"GET {url} failed: {exc}. Nothing was kept; rerun to start the download again."
+            f"GET {url} failed: {exc}. Nothing was kept; rerun to start the download again, or pass "
+            "--archive (SCIFACT_ARCHIVE) with a local copy of scifact.zip."
         ) from exc
     finally:
         with contextlib.suppress(FileNotFoundError):
