@@ -79,8 +79,8 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, searcher
     }
 
 
-def _store_receipt(store: Store, before: str, after: str) -> dict[str, Any]:
-    parts = part_digests(store.directory)
+def _store_receipt(store: Store, before: str, parts: dict[str, str]) -> dict[str, Any]:
+    """`parts` are the digests hashed after the run; the after-run digest is derived from them."""
     return {
         "directory": str(store.directory),
         "namespace": store.namespace,
@@ -93,7 +93,7 @@ def _store_receipt(store: Store, before: str, after: str) -> dict[str, Any]:
         "dense_sha256": parts["dense"],
         "store_sha256": store.sha256,
         "before_run_sha256": before,
-        "after_run_sha256": after,
+        "after_run_sha256": sha256_canonical(parts),
         "digest_rule": "sha256 of canonical JSON {database, mapping, lexical, dense: sha256}",
     }
 
@@ -132,7 +132,7 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     started_at = _now()
     ticket = ledger.begin_run(store.directory, store.namespace, mode, split, selected, started_at)
     rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], searcher) for qid in selected]
-    after = store_digest(store.directory)
+    after_parts = part_digests(store.directory)
     finished_at = _now()
     for row in rows:
         validate(row, "query-row")
@@ -155,7 +155,7 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
             "dependencies": provenance.dependency_versions(),
             "corpus": _corpus_receipt(fixture),
             "embedding": _embedding_receipt(fixture),
-            "store": _store_receipt(store, before, after),
+            "store": _store_receipt(store, before, after_parts),
             "retrieval": {"mode": mode, "top_k": searcher.config.top_k, "config": searcher.config.to_dict(),
                           "config_sha256": searcher.config_sha256, "backend": store.dense.evidence()
                           if mode != "fts_only" else None, "lexical": store.lexical.tokenizer.record()
