@@ -50,21 +50,20 @@ def evaluate(evaluation: Evaluation, contract: Contract) -> list[ModeRun]:
     check_split_gate(evaluation.split, evaluation.modes, evaluation.output_dir, is_contract=is_contract)
     store, _ = build_store(evaluation.store_dir, fixture, contract.namespace, evaluation.config.lexical)
     searcher = Searcher(store, fixture, evaluation.config)
-    runs = []
-    for mode in evaluation.modes:
-        freeze = frozen_reference(evaluation.split, mode, evaluation.output_dir, is_contract=is_contract,
-                                  fixture=fixture, store=store, config=evaluation.config, contract=contract)
-        runs.append(run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, store=store,
-                             searcher=searcher, output_dir=evaluation.output_dir, replace=evaluation.replace,
-                             argv=list(evaluation.argv), freeze=freeze))
-    return runs
+    freeze = frozen_reference(evaluation.split, evaluation.modes, evaluation.output_dir, is_contract=is_contract,
+                              fixture=fixture, store=store, config=evaluation.config, contract=contract)
+    return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, store=store,
+                     searcher=searcher, output_dir=evaluation.output_dir, replace=evaluation.replace,
+                     argv=list(evaluation.argv), freeze=freeze)
+            for mode in evaluation.modes]
 
 
-def frozen_reference(split: str, mode: str, output_dir: Path, *, is_contract: bool, fixture: CorpusFixture,
-                     store: Store, config: SearchConfig, contract: Contract) -> dict[str, str] | None:
+def frozen_reference(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool,
+                     fixture: CorpusFixture, store: Store, config: SearchConfig,
+                     contract: Contract) -> dict[str, str] | None:
     """Calibration (and a parity profile) needs no freeze; held-out and all-query runs must match it."""
     if split == "calibration" or not is_contract:
         return None
-    now = current_record(fixture=fixture, store=store, config=config, contract=contract, modes=(mode,), argv=[],
+    now = current_record(fixture=fixture, store=store, config=config, contract=contract, modes=modes, argv=[],
                          allow_dirty=True)
-    return verify_freeze(output_dir, now, mode)
+    return verify_freeze(output_dir, now, modes)

@@ -97,7 +97,7 @@ def _first_difference(frozen: Any, now: Any, path: str = "") -> str | None:
     return None if frozen == now else f"{path.lstrip('.')} (frozen {frozen!r}, now {now!r})"
 
 
-def verify_freeze(output_dir: Path, now: dict[str, Any], mode: str) -> dict[str, str]:
+def verify_freeze(output_dir: Path, now: dict[str, Any], modes: tuple[str, ...]) -> dict[str, str]:
     """Return the receipt's reference to the freeze, or refuse with the first field that differs."""
     path = output_dir / FREEZE_NAME
     if not path.is_file():
@@ -107,8 +107,9 @@ def verify_freeze(output_dir: Path, now: dict[str, Any], mode: str) -> dict[str,
     validate(frozen, "freeze")
     if sha256_canonical({k: v for k, v in frozen.items() if k != "freeze_sha256"}) != frozen["freeze_sha256"]:
         raise FreezeError(f"{path} does not match its own freeze_sha256: it was edited after freezing")
-    if mode not in frozen["modes"]:
-        raise FreezeError(f"mode {mode!r} was not frozen (frozen modes: {frozen['modes']})")
+    for mode in modes:
+        if mode not in frozen["modes"]:
+            raise FreezeError(f"mode {mode!r} was not frozen (frozen modes: {frozen['modes']})")
     comparable = {k: v for k, v in frozen.items() if k != "modes"}
     difference = _first_difference(comparable, {k: v for k, v in now.items() if k != "modes"})
     if difference:

@@ -45,7 +45,7 @@ def _run(mode: str, split: str, corpus: CorpusFixture, store: Store, searcher: S
     is_contract = corpus.data["profile"]["is_contract"]
     check_split_gate(split, (mode,), output_dir, is_contract=is_contract)
     try:
-        freeze = frozen_reference(split, mode, output_dir, is_contract=is_contract, fixture=corpus, store=store,
+        freeze = frozen_reference(split, (mode,), output_dir, is_contract=is_contract, fixture=corpus, store=store,
                                   config=searcher.config, contract=scifact_contract())
     except FreezeError as exc:
         pytest.fail(str(exc), pytrace=False)
