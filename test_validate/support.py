@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.artifacts import aggregate_name, rows_name
+from harness.freeze import FREEZE_NAME
 from harness.validator.report import FAIL, Report
 
 Row = dict[str, Any]
@@ -68,8 +70,24 @@ def describe(report: Report) -> str:
     return "\n".join(check.line() for check in report.checks)
 
 
+class OutputPaths:
+    """The artifact paths inside an output directory `out`."""
+
+    out: Path
+
+    @property
+    def freeze_path(self) -> Path:
+        return self.out / FREEZE_NAME
+
+    def aggregate_path(self, mode: str, split: str) -> Path:
+        return self.out / aggregate_name(mode, split)
+
+    def rows_path(self, mode: str, split: str) -> Path:
+        return self.out / rows_name(mode, split)
+
+
 @dataclass(frozen=True)
-class CleanRun:
+class CleanRun(OutputPaths):
     """The session's clean artifacts: fixture, store and one output directory with six runs and a freeze."""
 
     root: Path
@@ -77,19 +95,9 @@ class CleanRun:
     store_dir: Path
     out: Path
 
-    @property
-    def freeze_path(self) -> Path:
-        return self.out / "freeze.json"
-
-    def aggregate_path(self, mode: str, split: str) -> Path:
-        return self.out / f"scifact-{mode}-{split}.aggregate.json"
-
-    def rows_path(self, mode: str, split: str) -> Path:
-        return self.out / f"scifact-{mode}-{split}.jsonl"
-
 
 @dataclass(frozen=True)
-class RunCopy:
+class RunCopy(OutputPaths):
     """A private copy of the output directory; held-out receipts are repointed at the copy's freeze."""
 
     clean: CleanRun
@@ -105,19 +113,19 @@ class RunCopy:
         for path in out.glob("*.aggregate.json"):
             aggregate = json.loads(path.read_text(encoding="utf-8"))
             if aggregate["receipt"]["freeze"] is not None:
-                aggregate["receipt"]["freeze"]["path"] = str(out / "freeze.json")
+                aggregate["receipt"]["freeze"]["path"] = str(out / FREEZE_NAME)
                 copy._write_json(path, aggregate)
         return copy
 
     @property
     def freeze_path(self) -> Path:
-        return self.out / "freeze.json"
+        return self.out / FREEZE_NAME
 
     def aggregate_path(self, mode: str, split: str) -> Path:
-        return self.out / f"scifact-{mode}-{split}.aggregate.json"
+        return self.out / aggregate_name(mode, split)
 
     def rows_path(self, mode: str, split: str) -> Path:
-        return self.out / f"scifact-{mode}-{split}.jsonl"
+        return self.out / rows_name(mode, split)
 
     @staticmethod
     def _write_json(path: Path, value: Any) -> None:
