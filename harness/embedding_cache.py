@@ -139,9 +139,6 @@ class EmbeddingCache:
     def get(self, prompt: str) -> CachedVector | None:
         return self._entries.get(sha256_text(prompt))
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
     def put(self, prompt: str, cached: CachedVector) -> None:
         if self._handle is None:
             raise RuntimeError("the embedding cache is not open")

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from harness.build import BuildReport
 from harness.contract import scifact_contract
 from harness.embedders import make_embedder
 from harness.evaluate import check_split_gate, frozen_reference
@@ -124,19 +123,14 @@ def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: St
     assert ndcg["hybrid"] > max(ndcg["fts_only"], ndcg["vector_only"]), ndcg
 
 
-def scifact_build_source(report: BuildReport) -> str:
-    """The archive the contract fixture was built from (a local file, or the verified download)."""
-    return str(json.loads(report.fixture.read_bytes())["source"]["archive_path"])
-
-
 @pytest.mark.parity
-def test_mteb_parity(pytestconfig: pytest.Config, scifact_build: BuildReport, work_dir: Path) -> None:
+def test_mteb_parity(pytestconfig: pytest.Config, scifact_corpus: CorpusFixture, work_dir: Path) -> None:
     """Under MTEB's encoding (no prefixes, no ceiling, the model's 256-token truncation), vector_only on
     all 300 queries reproduces MTEB's published all-MiniLM-L6-v2 nDCG@10 within 0.002. The receipts say
     mteb-parity and is_contract false: a proof that the harness measures correctly, never a result."""
     contract = scifact_contract()
     embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
-    archive = Path(scifact_build_source(scifact_build))
+    archive = Path(scifact_corpus.data["source"]["archive_path"])  # the contract fixture's (local or downloaded)
     report = locked_build(contract, work_dir=work_dir, embedder=embedder, archive=archive,
                           out=work_dir / "scifact-corpus-mteb-parity.json",
                           profile=text_profile("mteb-parity", contract))

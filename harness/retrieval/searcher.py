@@ -80,9 +80,11 @@ class Searcher:
         return Lane(top_k(scores, self.store.ties, depth), scores, {"query_vector": vector})
 
     def _single(self, name: str, lane: Lane) -> list[Hit]:
-        assert lane.scores is not None or lane.order.size == 0
-        return [Hit(self.store.doc_ids[i], int(self.store.fact_ids[i]), float(lane.scores[i]),  # type: ignore[index]
-                    {name: {"rank": rank, "score": float(lane.scores[i])}})  # type: ignore[index]
+        if lane.scores is None:  # a lane that scored nothing ranks nothing
+            return []
+        scores = lane.scores
+        return [Hit(self.store.doc_ids[i], int(self.store.fact_ids[i]), float(scores[i]),
+                    {name: {"rank": rank, "score": float(scores[i])}})
                 for rank, i in enumerate(lane.order, start=1)]
 
     def _hybrid(self, lexical: Lane, dense: Lane) -> list[Hit]:
