@@ -28,6 +28,7 @@ PAYLOAD_DEFINITIONS = {
 @dataclass(frozen=True)
 class BuildReport:
     fixture: Path
+    archive: Path
     documents: int
     queries: int
     qrel_pairs: int
@@ -72,7 +73,6 @@ def _source(archive: ArchiveFile, dataset: Dataset, allow_unpinned: bool) -> dic
     return {
         "kind": "download" if archive.source_url else "local-file",
         "url": archive.source_url,
-        "archive_path": str(archive.path),
         "archive_sha256": archive.sha256,
         "archive_md5": archive.md5,
         "archive_bytes": archive.bytes,
@@ -141,6 +141,6 @@ def build_fixture(contract: Contract, *, out: Path, work_dir: Path, embedder: Em
                     for q, t in zip(dataset.queries, query_texts, strict=True)],
     }
     changed = write_fixture(fixture, result.vectors, out)
-    return BuildReport(out, len(dataset.documents), len(dataset.queries), dataset.qrel_pairs,
+    return BuildReport(out, archive_file.path, len(dataset.documents), len(dataset.queries), dataset.qrel_pairs,
                        result.dimensions, result.embedded, result.from_cache, changed,
                        time.perf_counter() - started)

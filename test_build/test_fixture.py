@@ -86,10 +86,17 @@ def test_rebuild_is_a_cache_hit_with_identical_bytes(
 def test_same_inputs_elsewhere_give_the_same_fixture_bytes(
     built: tuple[Path, BuildReport], local_embedder: LocalEmbedder, tmp_path: Path
 ) -> None:
+    """The fixture records what the archive is (its digests), never where it lies: the same archive at
+    another path, written to another place, gives the same bytes and so the same fixture digest."""
     root, first = built
+    moved = tmp_path / "elsewhere" / "scifact-copy.zip"
+    moved.parent.mkdir()
+    shutil.copyfile(root / "tiny.zip", moved)
     copy = build_fixture(tiny_contract(), out=tmp_path / "tiny.json", work_dir=root / "work",
-                         embedder=local_embedder, archive=root / "tiny.zip", progress=False)
+                         embedder=local_embedder, archive=moved, progress=False)
+    assert copy.archive == moved.resolve() and first.archive == (root / "tiny.zip").resolve()
     assert copy.fixture.read_bytes() == first.fixture.read_bytes()
+    assert str(root) not in first.fixture.read_text(encoding="utf-8")
 
 
 def test_tampered_or_missing_sidecar_is_refused(built: tuple[Path, BuildReport], tmp_path: Path) -> None:

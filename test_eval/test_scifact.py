@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from harness.build import BuildReport
 from harness.contract import scifact_contract
 from harness.embedders import make_embedder
 from harness.evaluate import check_split_gate, frozen_reference
@@ -124,18 +125,20 @@ def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: St
 
 
 @pytest.mark.parity
-def test_mteb_parity(pytestconfig: pytest.Config, scifact_corpus: CorpusFixture, work_dir: Path) -> None:
+def test_mteb_parity(pytestconfig: pytest.Config, scifact_build: BuildReport, work_dir: Path,
+                     tmp_path: Path) -> None:
     """Under MTEB's encoding (no prefixes, no ceiling, the model's 256-token truncation), vector_only on
     all 300 queries reproduces MTEB's published all-MiniLM-L6-v2 nDCG@10 within 0.002. The receipts say
     mteb-parity and is_contract false: a proof that the harness measures correctly, never a result."""
     contract = scifact_contract()
     embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
-    archive = Path(scifact_corpus.data["source"]["archive_path"])  # the contract fixture's (local or downloaded)
-    report = locked_build(contract, work_dir=work_dir, embedder=embedder, archive=archive,
+    report = locked_build(contract, work_dir=work_dir, embedder=embedder, archive=scifact_build.archive,
                           out=work_dir / "scifact-corpus-mteb-parity.json",
                           profile=text_profile("mteb-parity", contract))
     corpus = load_fixture(report.fixture)
-    store, _ = build_store(work_dir / "store-mteb-parity", corpus, contract.namespace, SearchConfig().lexical)
+    # A store of its own for this run: a store is bound to one fixture, and the parity fixture changes
+    # whenever the model's identity does (a library upgrade, say).
+    store, _ = build_store(tmp_path / "store-mteb-parity", corpus, contract.namespace, SearchConfig().lexical)
     run = run_mode(mode="vector_only", split="all", fixture=corpus, contract=contract, store=store,
                    searcher=Searcher(store, corpus, SearchConfig()), output_dir=work_dir / "results-mteb-parity",
                    replace=True, argv=sys.argv)
