@@ -6,12 +6,12 @@ PY := $(VENV)/bin/python
 
 .PHONY: setup test fixture calibration lint
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
-	$(VENV)/bin/pip install --quiet torch==2.13.0
-	$(VENV)/bin/pip install --quiet -e '.[local,dev]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt torch==2.13.0
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[local,dev]'
 	touch $@
 
 setup: $(VENV)/.installed
