@@ -117,16 +117,6 @@ class RunCopy(OutputPaths):
                 copy._write_json(path, aggregate)
         return copy
 
-    @property
-    def freeze_path(self) -> Path:
-        return self.out / FREEZE_NAME
-
-    def aggregate_path(self, mode: str, split: str) -> Path:
-        return self.out / aggregate_name(mode, split)
-
-    def rows_path(self, mode: str, split: str) -> Path:
-        return self.out / rows_name(mode, split)
-
     @staticmethod
     def _write_json(path: Path, value: Any) -> None:
         path.write_bytes(json.dumps(value, ensure_ascii=False, allow_nan=False, indent=1).encode("utf-8") + b"\n")
