@@ -8,6 +8,7 @@ import dataclasses
 import fcntl
 import hashlib
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -35,11 +36,11 @@ from harness.retrieval.config import MODES, LexicalConfig, SearchConfig
 from harness.retrieval.searcher import Searcher
 from harness.store import facts_db, ledger
 from harness.store import store as store_module
+from harness.store.locking import LOCK
 from harness.store.store import (
     DATABASE,
     DENSE,
     LEXICAL,
-    LOCK,
     MANIFEST,
     MAPPING,
     MAPPING_SCHEMA,
@@ -510,6 +511,7 @@ def test_identical_vectors_tie_by_doc_id_in_any_storage_order(tmp_path: Path, ti
 
 CHILD = """
 import json
+import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -640,3 +642,32 @@ def test_open_without_manifest_is_refused(tmp_path: Path, tiny_corpus: CorpusFix
     with pytest.raises(HarnessError, match="holds no complete store"):
         open_store(empty, tiny_corpus, tiny.namespace, LEXICAL_CONFIG)
     assert not (empty / MANIFEST).exists()
+
+
+def _begin_when_released(directory: str, barrier: Any, results: Any) -> None:
+    barrier.wait(timeout=60)
+    try:
+        ticket = ledger.begin_run(Path(directory), "ns", "hybrid", "calibration", ["q1", "q2"], "t")
+        results.put(("ok", ticket.sequence))
+    except Exception as exc:  # reported to the parent, which fails the test with it
+        results.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def test_first_runs_racing_on_a_new_ledger_all_get_distinct_numbers(tmp_path: Path) -> None:
+    """xdist workers start their first runs on a fresh store together; creating the ledger (WAL mode and
+    tables) must not make any of them fail with 'database is locked'."""
+    context = multiprocessing.get_context("fork")
+    workers, rounds = 4, 15
+    for round_number in range(rounds):
+        directory = tmp_path / f"round-{round_number}"
+        directory.mkdir()
+        barrier, results = context.Barrier(workers), context.Queue()
+        processes = [context.Process(target=_begin_when_released, args=(str(directory), barrier, results))
+                     for _ in range(workers)]
+        for process in processes:
+            process.start()
+        outcomes = [results.get(timeout=60) for _ in processes]
+        for process in processes:
+            process.join(timeout=60)
+        assert [outcome for outcome in outcomes if outcome[0] != "ok"] == [], f"round {round_number}"
+        assert sorted(sequence for _, sequence in outcomes) == list(range(1, workers + 1))

@@ -10,6 +10,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from .locking import store_lock
+
 LEDGER = "ledger.sqlite3"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -38,10 +40,18 @@ class RunTicket:
 
 
 def _connect(store_dir: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(store_dir / LEDGER, isolation_level=None, timeout=30.0)
-    connection.execute("PRAGMA journal_mode=WAL")
+    # Switching a new file to WAL takes an exclusive lock that SQLite does not wait for: workers starting
+    # their first runs together would fail with 'database is locked'. The set-up is serialized instead.
+    with store_lock(store_dir, exclusive=True):
+        connection = sqlite3.connect(store_dir / LEDGER, isolation_level=None, timeout=30.0)
+        try:
+            if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                connection.execute("PRAGMA journal_mode=WAL")
+            connection.executescript(SCHEMA)
+        except BaseException:
+            connection.close()
+            raise
     connection.execute("PRAGMA synchronous=FULL")
-    connection.executescript(SCHEMA)
     return connection
 
 

@@ -10,10 +10,7 @@ A directory with a manifest is complete. One without is an interrupted build, re
 build. A store bound to another fixture, namespace or lexical configuration is refused.
 """
 
-import fcntl
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -31,11 +28,11 @@ from ..retrieval.lexical import LexicalIndex
 from ..retrieval.ranking import tie_ranks
 from ..schema_check import validate
 from . import facts_db
+from .locking import store_lock
 
 STORE_SCHEMA = "scifact-store-v1"
 MAPPING_SCHEMA = "scifact-store-mapping-v1"
-DATABASE, MAPPING, LEXICAL, DENSE, MANIFEST, LOCK = (
-    "facts.sqlite3", "mapping.json", "lexical", "dense.f32", "store.json", ".store.lock")
+DATABASE, MAPPING, LEXICAL, DENSE, MANIFEST = ("facts.sqlite3", "mapping.json", "lexical", "dense.f32", "store.json")
 
 
 class StoreMismatchError(HarnessError):
@@ -87,14 +84,6 @@ class Store:
     @property
     def database_path(self) -> Path:
         return self.directory / DATABASE
-
-
-@contextmanager
-def _locked(directory: Path, exclusive: bool) -> Iterator[None]:
-    directory.mkdir(parents=True, exist_ok=True)
-    with (directory / LOCK).open("ab") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
 
 
 def _directory_digest(directory: Path) -> str:
@@ -209,7 +198,7 @@ def build_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical
                 insertion_order: list[int] | None = None) -> tuple[Store, bool]:
     """Build, resume or reuse the store; return it and whether this call changed anything on disk."""
     wanted = binding(fixture, namespace, lexical)
-    with _locked(directory, exclusive=True):
+    with store_lock(directory, exclusive=True):
         if (directory / MANIFEST).exists():
             return _load(directory, _verified_manifest(directory, wanted)), False
         _ingest(directory, fixture, wanted, insertion_order)
@@ -222,7 +211,7 @@ def open_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical:
     wanted = binding(fixture, namespace, lexical)
     if not directory.is_dir():
         raise HarnessError(f"{directory} holds no complete store; build it first")
-    with _locked(directory, exclusive=False):
+    with store_lock(directory, exclusive=False):
         if not (directory / MANIFEST).exists():
             raise HarnessError(f"{directory} holds no complete store; build it first")
         return _load(directory, _verified_manifest(directory, wanted))
