@@ -5,7 +5,6 @@ real flock locks and, for the concurrency tests, real child processes.
 """
 
 import dataclasses
-import fcntl
 import hashlib
 import json
 import multiprocessing
@@ -17,8 +16,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from harness.retrieval.config import MODES, LexicalConfig, SearchConfig
 from harness.retrieval.searcher import Searcher
 from harness.store import facts_db, ledger
 from harness.store import store as store_module
-from harness.store.locking import LOCK
+from harness.store.locking import LOCK, store_lock
 from harness.store.store import (
     DATABASE,
     DENSE,
@@ -168,16 +167,6 @@ def assert_same_rankings(left: Rankings, right: Rankings) -> None:
     assert any(left.values()), "no query found anything: the comparison would be vacuous"
 
 
-@contextmanager
-def exclusive_lock(directory: Path) -> Iterator[None]:
-    """Hold the store's lock the way build_store does, from this process."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with (directory / LOCK).open("ab") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
 class Background:
@@ -569,7 +558,7 @@ def test_concurrent_builds_build_once(tmp_path: Path, store_dir: Path, tiny_corp
 def test_reader_waits_for_the_exclusive_lock(built: Path, tiny_corpus: CorpusFixture, tiny: Contract) -> None:
     """While a writer holds the lock a part is half rewritten; open_store must wait, then see the whole part."""
     dense = (built / DENSE).read_bytes()
-    with exclusive_lock(built):
+    with store_lock(built, exclusive=True):
         (built / DENSE).write_bytes(dense[: len(dense) // 2])  # mid-write, as a reader must never see it
         reader = Background(built, tiny_corpus, tiny.namespace)
         time.sleep(WAIT)
@@ -584,7 +573,7 @@ def test_reader_waits_for_a_build_in_progress(tmp_path: Path, store_dir: Path, t
                                               tiny: Contract) -> None:
     finished = tmp_path / "finished"
     build_store(finished, tiny_corpus, tiny.namespace, LEXICAL_CONFIG)
-    with exclusive_lock(store_dir):  # a build has begun: the directory holds no manifest yet
+    with store_lock(store_dir, exclusive=True):  # a build has begun: the directory holds no manifest yet
         reader = Background(store_dir, tiny_corpus, tiny.namespace)
         time.sleep(WAIT)
         waited = reader.running()
