@@ -41,7 +41,8 @@ class RunTicket:
 
 def _connect(store_dir: Path) -> sqlite3.Connection:
     # Switching a new file to WAL takes an exclusive lock that SQLite does not wait for: workers starting
-    # their first runs together would fail with 'database is locked'. The set-up is serialized instead.
+    # their first runs together would fail with 'database is locked'. The set-up is serialized instead,
+    # and a file already in WAL mode is only read, never switched again under another process's write.
     with store_lock(store_dir, exclusive=True):
         connection = sqlite3.connect(store_dir / LEDGER, isolation_level=None, timeout=30.0)
         try:
