@@ -38,7 +38,7 @@ def _aggregates(output_dir: Path) -> list[Path]:
 
 def _validate(aggregate: Path, destination: Path) -> str | None:
     """Validate; write the JSON report; return None when eligible, else the verdict and the failing checks."""
-    report = validate(aggregate)
+    report = validate(aggregate, full_embedding=True)
     destination.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
     if report.eligible:
         return None

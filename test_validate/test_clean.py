@@ -22,14 +22,15 @@ COMMON = (
     "corpus.fixture", "corpus.vectors", "corpus.source_hashes", "corpus.payload_hashes", "corpus.pinned",
     "split.contract", "split.membership", "split.selected_ids", "split.counts", "rows.query_identity",
     "store.manifest", "store.parts", "store.live", "store.unchanged_by_run", "store.mapping_path", "store.mapping",
-    "store.mapping_coverage", "rows.fact_ids", "store.vectors", "receipt.identity", "receipt.embedding",
+    "store.mapping_coverage", "rows.fact_ids", "store.vectors", "store.facts", "receipt.identity", "receipt.embedding",
     "config.complete", "config.sha256",
     "config.frozen_baseline", "config.top_k", "capabilities.reasons", "executable.interpreter", "source.harness",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "claim_boundary",
     "embeddings.model",
 )
-DENSE = ("rows.exact_backend", "rows.query_vectors", "dense.exact_sample", "receipt.exact_backend")
-BY_MODE = {"fts_only": ("rows.order",), "vector_only": (*DENSE, "rows.order"), "hybrid": (*DENSE, "rows.fusion")}
+DENSE = ("rows.exact_backend", "rows.query_vectors", "receipt.exact_backend")
+BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE, "rows.order", "replay.dense"),
+           "hybrid": (*DENSE, "rows.fusion", "replay.lexical", "replay.dense", "replay.fusion")}
 BY_SPLIT = {"calibration": ("freeze",), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
                                                     "freeze.match")}
 LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED) (\S+): (.+)$")
@@ -98,7 +99,7 @@ def parse_cli_output(stdout: str) -> tuple[list[tuple[str, str]], str]:
 
 def assert_json_report(path: Path, printed: list[tuple[str, str]], verdict: str, report: Report) -> None:
     written = json.loads(path.read_text(encoding="utf-8"))
-    assert set(written) == {"subject", "eligible", "verdict", "checks"}
+    assert set(written) == {"subject", "eligible", "verdict", "notes", "checks"}
     assert written["verdict"] == verdict
     assert written["eligible"] is verdict.startswith("ELIGIBLE")
     assert [(c["name"], c["status"]) for c in written["checks"]] == printed

@@ -1,68 +1,81 @@
-"""The embedding check: it re-embeds a seeded sample with the packaged model and compares with the fixture."""
+"""The embedding check: it re-embeds the fixture's texts with the packaged model and compares every vector."""
 
 import json
-import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
-from harness.validator.check_embeddings import MIN_COSINE, SAMPLE_DOCUMENTS
 from harness.validator.cli import validate
 from harness.validator.report import NOT_VERIFIED
 
-from .support import GIT_CHECKS, RunCopy, assert_fails, check_named, describe, sha256_bytes, sha256_file
+from .support import GIT_CHECKS, CleanRun, RunCopy, assert_fails, check_named, describe, sha256_bytes, sha256_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sampled_documents(vectors_sha256: str, documents: int) -> list[int]:
-    """The validator's stated sampling rule: seeded by the sidecar digest, SAMPLE_DOCUMENTS documents."""
-    rng = random.Random(int(vectors_sha256[7:23], 16))
-    return sorted(rng.sample(range(documents), min(SAMPLE_DOCUMENTS, documents)))
+def rewrite_document_vector(copy: RunCopy, target: int,
+                            change: Callable[[NDArray[np.float32]], NDArray[np.floating]]) -> Path:
+    """Replace one document's vector in a private copy of the fixture, resealing the sidecar and fixture digests.
 
-
-def swap_a_sampled_vector(copy: RunCopy) -> tuple[Path, int, int]:
-    """Overwrite one document's vector (one the validator will sample) with another document's.
-
-    The sidecar digest in the fixture and the fixture digest in the receipt are recomputed, so that no
-    digest check can notice. The store, built from the original fixture, still holds the true vector, so
-    store.vectors and the brute-force sample notice the disagreement; only re-embedding ties it to the model."""
+    The store, built from the original fixture, still holds the true vector, so store.vectors, store.facts and
+    the dense replay notice the disagreement; only re-embedding ties the fixture itself to the model."""
     fixture_path, sidecar = copy.copy_fixture()
     fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
-    width = 4 * fixture["vectors"]["dimensions"]
-    original = sidecar.read_bytes()
-    documents = len(fixture["documents"])
-    for target in range(documents):
-        source = (target + 1) % documents
-        data = bytearray(original)
-        data[target * width:(target + 1) * width] = original[source * width:(source + 1) * width]
-        digest = sha256_bytes(bytes(data))
-        if target in sampled_documents(digest, documents):
-            break
-    else:
-        raise AssertionError("no document of the tiny corpus would be sampled")
-    sidecar.write_bytes(bytes(data))
-    fixture["vectors"]["sha256"] = digest
+    dims = fixture["vectors"]["dimensions"]
+    vectors = np.frombuffer(sidecar.read_bytes(), dtype="<f4").reshape(-1, dims).copy()
+    vectors[target] = change(vectors)
+    data = vectors.astype("<f4").tobytes()
+    sidecar.write_bytes(data)
+    fixture["vectors"]["sha256"] = sha256_bytes(data)
     fixture_path.write_bytes(json.dumps(fixture, ensure_ascii=False, indent=1).encode("utf-8") + b"\n")
-    path = copy.edit_receipt("vector_only", "calibration", lambda r: r["corpus"].update(
-        fixture_sha256=sha256_file(fixture_path), vectors_sha256=digest))
-    return path, target, source
+    return copy.edit_receipt("vector_only", "calibration", lambda r: r["corpus"].update(
+        fixture_sha256=sha256_file(fixture_path), vectors_sha256=fixture["vectors"]["sha256"]))
+
+
+STORE_SIDE = frozenset({"store.vectors", "store.facts", "replay.dense"})
 
 
 @pytest.mark.real_model
-def test_a_replaced_sampled_vector_fails_the_embedding_check(run_copy: RunCopy) -> None:
-    aggregate, target, source = swap_a_sampled_vector(run_copy)
-    store_side = frozenset({"store.vectors", "dense.exact_sample"})
+def test_a_replaced_vector_fails_the_full_embedding_check(run_copy: RunCopy) -> None:
+    aggregate = rewrite_document_vector(run_copy, 3, lambda vectors: vectors[4])
     without = validate(aggregate, embeddings=False)
-    assert not (set(c.name for c in without.failed) - GIT_CHECKS - store_side), (
-        f"no digest check may notice:\n{describe(without)}")
-    assert "store.vectors" in {c.name for c in without.failed}, describe(without)
-    report = validate(aggregate)
-    assert_fails(report, ("embeddings.model",), allowed=store_side)
+    assert not (set(c.name for c in without.failed) - GIT_CHECKS - STORE_SIDE), describe(without)
+    report = validate(aggregate, full_embedding=True)
+    assert_fails(report, ("embeddings.model",), allowed=STORE_SIDE)
     check = check_named(report, "embeddings.model")
-    assert check.expected == MIN_COSINE and check.found < MIN_COSINE, (target, source, check)
+    assert "all " in check.detail and "document d" in str(check.found), check
+
+
+@pytest.mark.real_model
+def test_a_vector_nudged_toward_a_query_fails_the_full_embedding_check(run_copy: RunCopy) -> None:
+    """A nudge too small for a cosine bound of 0.9999 to see, but larger than rounding ever moves a component."""
+    def nudge(vectors: NDArray[np.float32]) -> NDArray[np.floating]:
+        query = vectors[-1].astype(np.float64)
+        moved: NDArray[np.float64] = vectors[2].astype(np.float64) + 0.01 * query
+        return moved / float(np.linalg.norm(moved))
+    aggregate = rewrite_document_vector(run_copy, 2, nudge)
+    report = validate(aggregate, full_embedding=True)
+    assert_fails(report, ("embeddings.model",), allowed=STORE_SIDE)
+
+
+@pytest.mark.real_model
+def test_a_quick_validation_samples_with_fresh_randomness_and_says_so(clean_run: CleanRun) -> None:
+    aggregate = clean_run.aggregate_path("fts_only", "calibration")
+    first, second = validate(aggregate), validate(aggregate)
+    seeds = {report.notes["embedding_check"]["seed"] for report in (first, second)}
+    assert len(seeds) == 2 and None not in seeds, seeds
+    assert first.notes["embedding_check"]["scope"] == "sample"
+    assert "fresh seed" in check_named(first, "embeddings.model").detail
+    fixture = json.loads(clean_run.fixture_path.read_text(encoding="utf-8"))
+    texts = len(fixture["documents"]) + len(fixture["queries"])
+    full = validate(aggregate, full_embedding=True)
+    assert full.notes["embedding_check"] == {"scope": "full", "texts": texts, "seed": None}, full.notes
+    assert check_named(full, "embeddings.model").status == "pass", describe(full)
 
 
 def mark_clean_checkout(copy: RunCopy) -> Path:

@@ -27,8 +27,9 @@ BATCH = 512
 
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """`read_only` opens a finished, checkpointed database as immutable: reading it touches no file at all."""
     if read_only:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None)
     else:
         connection = sqlite3.connect(path, isolation_level=None)
         connection.execute("PRAGMA journal_mode=WAL")

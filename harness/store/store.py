@@ -136,14 +136,29 @@ def _ingest(directory: Path, fixture: CorpusFixture, wanted: dict[str, Any], ord
         connection.close()
 
 
+def _check_facts(directory: Path, fixture: CorpusFixture, facts: list[tuple[int, int, str, str, int, bytes]]) -> None:
+    """Every fact is its fixture document: each ordinal once, with the document's title, text and vector bytes."""
+    documents = fixture.data["documents"]
+    if sorted(row[1] for row in facts) != list(range(len(documents))):
+        raise StoreIntegrityError(f"{directory / DATABASE} does not hold each fixture document exactly once; "
+                                  "build a fresh store in a new --store-dir")
+    for _, ordinal, title, body, _, vector in facts:
+        document = documents[ordinal]
+        differing = [name for name, found, wanted in (
+            ("title", title, document["title"]), ("text", body, document["text"]),
+            ("vector", vector, np.ascontiguousarray(fixture.document_vectors[ordinal], dtype="<f4").tobytes()))
+            if found != wanted]
+        if differing:
+            raise StoreIntegrityError(f"{directory / DATABASE} holds document {document['doc_id']!r} with another "
+                                      f"{' and '.join(differing)} than the fixture's; the store is not this fixture's. "
+                                      "Build a fresh store in a new --store-dir")
+
+
 def _write_derived(directory: Path, fixture: CorpusFixture, wanted: dict[str, Any],
                    facts: list[tuple[int, int, str, str, int, bytes]]) -> None:
     documents = fixture.data["documents"]
-    if sorted(row[1] for row in facts) != list(range(len(documents))):
-        raise StoreIntegrityError(f"{directory / DATABASE} does not hold each fixture document exactly once")
+    _check_facts(directory, fixture, facts)
     matrix = np.vstack([np.frombuffer(row[5], dtype="<f4") for row in facts])
-    if not np.array_equal(matrix, fixture.document_vectors[[row[1] for row in facts]]):
-        raise StoreIntegrityError(f"{directory / DATABASE} holds vectors that differ from the fixture's")
     LexicalIndex.build([lexical_text(row[2], row[3]) for row in facts], LexicalConfig(**wanted["lexical"])).save(
         directory / LEXICAL)
     write_bytes_atomic(directory / DENSE, np.ascontiguousarray(matrix, dtype="<f4").tobytes())
@@ -183,7 +198,12 @@ def _verified_manifest(directory: Path, wanted: dict[str, Any]) -> dict[str, Any
     return manifest
 
 
-def _load(directory: Path, manifest: dict[str, Any]) -> Store:
+def _load(directory: Path, manifest: dict[str, Any], fixture: CorpusFixture) -> Store:
+    connection = facts_db.connect(directory / DATABASE, read_only=True)
+    try:
+        _check_facts(directory, fixture, facts_db.all_facts(connection))
+    finally:
+        connection.close()
     mapping = json.loads((directory / MAPPING).read_text(encoding="utf-8"))
     pairs = sorted(mapping["doc_to_fact"].items(), key=lambda item: item[1])
     doc_ids = [doc_id for doc_id, _ in pairs]
@@ -200,10 +220,10 @@ def build_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical
     wanted = binding(fixture, namespace, lexical)
     with store_lock(directory, exclusive=True):
         if (directory / MANIFEST).exists():
-            return _load(directory, _verified_manifest(directory, wanted)), False
+            return _load(directory, _verified_manifest(directory, wanted), fixture), False
         _ingest(directory, fixture, wanted, insertion_order)
         _write_manifest(directory, wanted)
-        return _load(directory, _verified_manifest(directory, wanted)), True
+        return _load(directory, _verified_manifest(directory, wanted), fixture), True
 
 
 def open_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical: LexicalConfig) -> Store:
@@ -214,4 +234,4 @@ def open_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical:
     with store_lock(directory, exclusive=False):
         if not (directory / MANIFEST).exists():
             raise HarnessError(f"{directory} holds no complete store; build it first")
-        return _load(directory, _verified_manifest(directory, wanted))
+        return _load(directory, _verified_manifest(directory, wanted), fixture)

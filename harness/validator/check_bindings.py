@@ -1,15 +1,10 @@
 """What the receipt binds the run to, resolved against the files: corpus, split, store, configuration."""
 
-from pathlib import Path
-from typing import Any
-
 from . import split_rule
-from .check_dense import check_store_vectors
 from .context import Context
-from .digests import directory_digest, sha256_canonical, sha256_file, sha256_text
+from .digests import sha256_canonical, sha256_file, sha256_text
 from .report import Report
 from .schemas import violation
-from .strict_json import load_file
 
 CONFIG_FIELDS = {"top_k", "lexical", "dense_backend", "dense_exactness", "dense_dtype", "rrf_k",
                  "hybrid_candidate_depth", "sparse_weight", "dense_derived_sparse", "late_interaction_weight",
@@ -70,55 +65,6 @@ def check_split_and_queries(ctx: Context, report: Report) -> None:
                   or row["qrels"] != queries[row["query_id"]]["qrels"]]
     report.expect("rows.query_identity", not mismatched, "query text digest and qrels of every row equal the fixture's",
                   [], mismatched[:5])
-
-
-def _part_digests(directory: Path, manifest: dict[str, Any]) -> dict[str, str | None]:
-    digests: dict[str, str | None] = {}
-    for name, part in manifest["parts"].items():
-        path = directory / part["path"]
-        digests[name] = directory_digest(path) if path.is_dir() else sha256_file(path) if path.is_file() else None
-    return digests
-
-
-def check_store(ctx: Context, report: Report) -> None:
-    store = ctx.receipt["store"]
-    directory = Path(store["directory"])
-    manifest_path = directory / "store.json"
-    if not manifest_path.is_file():
-        report.fail("store.live", "the store named by the receipt is present", str(manifest_path), "missing")
-        return
-    manifest = load_file(manifest_path)
-    problem = violation(manifest, "store-manifest")
-    if not report.expect("store.manifest", problem is None, "the store manifest matches store-manifest.schema.json",
-                         "no violation", problem):
-        return
-    live = _part_digests(directory, manifest)
-    recorded = {"database": store["database_sha256"], "mapping": store["mapping_sha256"],
-                "lexical": store["lexical_sha256"], "dense": store["dense_sha256"]}
-    report.equal("store.parts", recorded, live, "every store part re-hashed from the live files")
-    digest = sha256_canonical(live) if None not in live.values() else None
-    report.equal("store.live", store["after_run_sha256"], digest, "the live store digest equals the after-run digest")
-    report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]
-                  == store["store_sha256"], "before-run, after-run and built digests agree",
-                  store["store_sha256"], (store["before_run_sha256"], store["after_run_sha256"]))
-    mapping_path = directory / manifest["parts"]["mapping"]["path"]
-    report.equal("store.mapping_path", str(mapping_path), store["mapping_path"],
-                 "the receipt's mapping is the store's own mapping sidecar")
-    mapping = load_file(mapping_path) if mapping_path.is_file() else {}
-    problem = violation(mapping, "store-mapping")
-    if not report.expect("store.mapping", problem is None, "the mapping matches store-mapping.schema.json",
-                         "no violation", problem):
-        return
-    doc_to_fact = mapping["doc_to_fact"]
-    documents = [d["doc_id"] for d in ctx.fixture["documents"]] if ctx.fixture else []
-    report.expect("store.mapping_coverage", set(doc_to_fact) == set(documents)
-                  and len(documents) == store["document_count"] and len(set(doc_to_fact.values())) == len(doc_to_fact),
-                  "the mapping pairs every fixture document with one distinct fact id",
-                  store["document_count"], len(doc_to_fact))
-    wrong = [(r["doc_id"], r["fact_id"]) for row in ctx.rows for r in row["results"]
-             if doc_to_fact.get(r["doc_id"]) != r["fact_id"]]
-    report.expect("rows.fact_ids", not wrong, "every result's fact id is the mapping's for its doc id", [], wrong[:5])
-    check_store_vectors(ctx, report, doc_to_fact, directory / manifest["parts"]["dense"]["path"])
 
 
 def check_receipt_identity(ctx: Context, report: Report) -> None:

@@ -13,19 +13,20 @@ from .check_bindings import (
     check_freeze,
     check_receipt_identity,
     check_split_and_queries,
-    check_store,
 )
-from .check_dense import check_exact_sample
+from .check_dense import check_query_vectors, fixture_query_vectors
 from .check_embeddings import check_embeddings
 from .check_environment import check_environment
+from .check_replay import check_replay, load_replay
 from .check_rows import check_row_schemas, check_rows
+from .check_store import check_store
 from .context import InputError, load
 from .report import Report
 from .strict_json import StrictJSONError
 
 
 def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None = None, freeze: Path | None = None,
-             embeddings: bool = True) -> Report:
+             embeddings: bool = True, full_embedding: bool = False) -> Report:
     report = Report(str(aggregate))
     try:
         ctx = load(aggregate, rows, fixture, freeze)
@@ -44,14 +45,17 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     check_aggregate(ctx, report)
     if check_corpus(ctx, report):
         check_split_and_queries(ctx, report)
-        check_store(ctx, report)
-        check_exact_sample(ctx, report)
+        live = check_store(ctx, report)
+        vectors = fixture_query_vectors(ctx)
+        check_query_vectors(ctx, report, vectors)
+        texts = {q["query_id"]: q["text"] for q in ctx.fixture["queries"]} if ctx.fixture else {}
+        check_replay(ctx, report, load_replay(ctx, live) if live else None, vectors, texts)
     check_receipt_identity(ctx, report)
     check_config(ctx, report)
     check_freeze(ctx, report)
     check_environment(ctx, report)
     if embeddings:
-        check_embeddings(ctx, report)
+        check_embeddings(ctx, report, full=full_embedding)
     else:
         report.unverified("embeddings.model", "skipped on request (--no-embedding-check)")
     return report
@@ -64,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fixture", type=Path, help="corpus fixture (default: the one the receipt names)")
     parser.add_argument("--freeze", type=Path, help="freeze record (default: the one the receipt names)")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
+    parser.add_argument("--full-embedding", action="store_true",
+                        help="re-embed every document and query text (the bundle always does); default: a fresh sample")
     parser.add_argument("--no-embedding-check", action="store_true", help="do not re-embed (leaves it not verified)")
     parser.add_argument("--self-test", action="store_true", help="validate a generated tiny run, then tampered copies")
     args = parser.parse_args(argv)
@@ -75,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("AGGREGATE is required (or --self-test)")
     try:
         report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
-                          embeddings=not args.no_embedding_check)
+                          embeddings=not args.no_embedding_check, full_embedding=args.full_embedding)
     except Exception:  # a validator fault is not a verdict on the artifact
         traceback.print_exc()
         print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")

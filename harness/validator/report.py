@@ -30,6 +30,7 @@ def _short(value: Any, limit: int = 160) -> str:
 class Report:
     subject: str
     checks: list[Check] = field(default_factory=list)
+    notes: dict[str, Any] = field(default_factory=dict)  # what was done, beside the verdicts (e.g. sample seeds)
 
     def ok(self, name: str, detail: str) -> None:
         self.checks.append(Check(name, PASS, detail))
@@ -73,4 +74,4 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"subject": self.subject, "eligible": self.eligible, "verdict": self.verdict(),
-                "checks": [asdict(c) for c in self.checks]}
+                "notes": self.notes, "checks": [asdict(c) for c in self.checks]}

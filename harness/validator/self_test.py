@@ -8,6 +8,7 @@ skipped. Every other check must pass on the clean copy, and each tampering must 
 import json
 import math
 import shutil
+import sqlite3
 import struct
 import sys
 import tempfile
@@ -16,13 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from . import ir_metrics, split_rule
+from .bm25 import BM25, Tokenizer
 from .check_bindings import CONFIG_FIELDS, FROZEN_BASELINE, LEXICAL_FIELDS
 from .check_environment import harness_source_digest
 from .digests import canonical, directory_digest, sha256_bytes, sha256_canonical, sha256_file, sha256_text
 
 DOCS = {"a": "alpha beta", "b": "beta gamma", "c": "gamma delta", "d": "delta alpha"}
 QUERIES = {"q1": ("alpha", {"a": 1}), "q2": ("gamma", {"b": 1, "c": 1}), "q3": ("delta", {"d": 1})}
-RANKINGS = {"q1": ["a", "d", "b"], "q2": ["c", "a", "b"], "q3": []}  # q3 is a failed query
+FAILED = "q3"  # a failed query: its row ranks nothing and scores zero
+TOKENIZER = {"token_pattern": r"(?u)\b\w\w+\b", "lowercase": True, "stopwords": ["the"],
+             "stemmer": {"library": "PyStemmer", "algorithm": "english", "version": "self-test"}}
 
 
 def _write_json(path: Path, value: Any) -> None:
@@ -62,8 +66,14 @@ def _fixture(root: Path) -> tuple[Path, dict[str, Any]]:
 def _store(root: Path, fixture_sha: str) -> dict[str, Any]:
     store = root / "store"
     (store / "lexical").mkdir(parents=True)
-    (store / "facts.sqlite3").write_bytes(b"facts")
-    (store / "lexical" / "index").write_bytes(b"index")
+    connection = sqlite3.connect(store / "facts.sqlite3")
+    with connection:
+        connection.execute("CREATE TABLE facts (fact_id INTEGER PRIMARY KEY, namespace TEXT, ordinal INTEGER, "
+                           "title TEXT, body TEXT, dims INTEGER, vector BLOB)")
+        connection.executemany("INSERT INTO facts VALUES (?, 'self-test', ?, '', ?, 2, ?)",
+                               [(i + 1, i, text, _vector(i)) for i, text in enumerate(DOCS.values())])
+    connection.close()
+    _write_json(store / "lexical" / "tokenizer.json", TOKENIZER)
     (store / "dense.f32").write_bytes(b"".join(_vector(i) for i in range(len(DOCS))))  # fact order = fixture order
     _write_json(store / "mapping.json", {"schema": "scifact-store-mapping-v1", "namespace": "self-test",
                                          "fixture_sha256": fixture_sha, "documents": len(DOCS),
@@ -87,22 +97,33 @@ def _store(root: Path, fixture_sha: str) -> dict[str, Any]:
 def _config() -> dict[str, Any]:
     config: dict[str, Any] = dict.fromkeys(CONFIG_FIELDS, "self-test")
     config.update(FROZEN_BASELINE, top_k=10, rrf_k=60, hybrid_candidate_depth=100,
-                  lexical=dict.fromkeys(LEXICAL_FIELDS, "self-test"))
+                  lexical={**dict.fromkeys(LEXICAL_FIELDS, "self-test"), "k1": 1.5, "b": 0.75})
     return config
 
 
-def _row(query_id: str, store: dict[str, Any], config_sha: str) -> dict[str, Any]:
+def _ranking(text: str, config: dict[str, Any]) -> list[tuple[str, float]]:
+    """The lexical ranking, scored as a float32 engine would report it."""
+    bm25 = BM25(list(DOCS.values()), Tokenizer.from_record(TOKENIZER), config["lexical"]["k1"],
+                config["lexical"]["b"])
+    scores = bm25.score(text).scores
+    ranked = sorted((i for i in range(len(DOCS)) if scores[i] > 0), key=lambda i: (-scores[i], list(DOCS)[i]))
+    return [(list(DOCS)[i], struct.unpack("<f", struct.pack("<f", scores[i]))[0]) for i in ranked][:10]
+
+
+def _row(query_id: str, store: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     text, qrels = QUERIES[query_id]
-    ranking = RANKINGS[query_id]
     mapping = {d: i for i, d in enumerate(DOCS, start=1)}
-    results = [{"rank": i, "doc_id": d, "fact_id": mapping.get(d, 99), "score": 1.0 / i,
-                "lanes": {"lexical": {"rank": i, "score": 1.0 / i}}} for i, d in enumerate(ranking, start=1)]
-    error = None if ranking else "RuntimeError: self-test failure row"
+    scored = [] if query_id == FAILED else _ranking(text, config)
+    ranking = [doc for doc, _ in scored]
+    results = [{"rank": i, "doc_id": d, "fact_id": mapping[d], "score": score,
+                "lanes": {"lexical": {"rank": i, "score": score}}} for i, (d, score) in enumerate(scored, start=1)]
+    error = None if query_id != FAILED else "RuntimeError: self-test failure row"
     receipt: dict[str, Any] = {"request_id": f"self/run-1/{query_id}", "mode": "fts_only",
                                "query_sha256": sha256_text(text), "result_count": len(results)}
     if error is None:
         receipt.update(results_sha256=sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]] for r in results]),
-                       config_sha256=config_sha, store_sha256=store["store_sha256"])
+                       config_sha256=sha256_canonical(config), store_sha256=store["store_sha256"],
+                       lanes={"lexical": {"query_tokens": [text], "candidates": len(results), "depth": len(results)}})
     else:
         receipt["error"] = error
     return {"schema": "semantic-memory-scifact-query-v1", "mode": "fts_only", "split": "calibration",
@@ -118,7 +139,7 @@ def generate(root: Path) -> Path:
     fixture_path, fixture = _fixture(root)
     store, config = _store(root, sha256_file(fixture_path)), _config()
     order = split_rule.selection(list(QUERIES), "calibration", len(QUERIES))
-    rows = [_row(q, store, sha256_canonical(config)) for q in order]
+    rows = [_row(q, store, config) for q in order]
     data = b"".join(canonical(row) + b"\n" for row in rows)
     (root / "scifact-fts_only-calibration.jsonl").write_bytes(data)
     latencies = [r["latency_ms"] for r in rows]
@@ -127,7 +148,7 @@ def generate(root: Path) -> Path:
     metrics.update(
         latency_ms={"mean": math.fsum(latencies) / len(rows), "p50": ir_metrics.nearest_rank(latencies, 0.5),
                     "p95": ir_metrics.nearest_rank(latencies, 0.95), "max": max(latencies)},
-        failures=1, result_count_distribution={"0": 1, "3": 2},
+        failures=1, result_count_distribution={"0": 1, "2": 2},
         unique_retrieved_docs=len({d for r in rows for d in r["ranked_doc_ids"]}),
         repeated_top1={"doc_id": firsts[0], "count": 1, "frequency": 1 / len(rows)})
     receipt = {
@@ -170,11 +191,40 @@ def _edit_json(path: Path, change: Callable[[Any], None]) -> None:
 TAMPERING: dict[str, tuple[str, Callable[[Path], object]]] = {
     "a metric digit": ("aggregate.metrics", lambda p: _edit_json(p, lambda a: a["metrics"].update(
         ndcg_at_10=a["metrics"]["ndcg_at_10"] + 1e-6))),
-    "a NaN": ("json.strict", lambda p: p.write_text(p.read_text().replace('"max": 3.5', '"max": NaN'))),
+    "a NaN": ("json.strict", lambda p: p.write_text(p.read_text().replace('"max": 2.5', '"max": NaN'))),
     "a store byte": ("store.live", lambda p: (p.parent / "store" / "dense.f32").write_bytes(b"dense!")),
+    "a ranking reordered, digests resealed": ("replay.lexical", lambda p: _reorder_first_row(p)),
+    "a stored fact's text": ("store.facts", lambda p: _edit_fact_text(p.parent / "store" / "facts.sqlite3")),
     "an unknown config field": ("config.complete", lambda p: _edit_json(p, lambda a: a["receipt"]["retrieval"][
         "config"].update(boost=2))),
 }
+
+
+def _reorder_first_row(aggregate_path: Path) -> None:
+    """Swap a row's two results (scores stay in order) and reseal every digest, as a careful forger would."""
+    aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))
+    rows_path = aggregate_path.parent / aggregate["per_query_path"]
+    rows = [json.loads(line) for line in rows_path.read_bytes().splitlines()]
+    row = next(r for r in rows if len(r["results"]) == 2)
+    first, second = row["results"]
+    first["doc_id"], second["doc_id"] = second["doc_id"], first["doc_id"]
+    first["fact_id"], second["fact_id"] = second["fact_id"], first["fact_id"]
+    row["ranked_doc_ids"] = [first["doc_id"], second["doc_id"]]
+    row["metrics"] = ir_metrics.compute(row["ranked_doc_ids"], row["qrels"])
+    receipt = row["search_receipt"]
+    receipt["results_sha256"] = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]] for r in row["results"]])
+    row["search_receipt_sha256"] = sha256_canonical(receipt)
+    data = b"".join(canonical(r) + b"\n" for r in rows)
+    rows_path.write_bytes(data)
+    aggregate["per_query_sha256"] = sha256_bytes(data)
+    _write_json(aggregate_path, aggregate)
+
+
+def _edit_fact_text(database: Path) -> None:
+    connection = sqlite3.connect(database)
+    with connection:
+        connection.execute("UPDATE facts SET body = body || ' gamma' WHERE fact_id = 1")
+    connection.close()
 
 
 def run_self_test() -> int:

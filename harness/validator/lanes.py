@@ -1,0 +1,77 @@
+"""The two retrieval lanes replayed for one query, with the bound on how far the run's scores may round.
+
+Dense: the run scores a unit query vector against every stored document vector in float32 (any
+summation order, with or without fused multiply-add); the replay computes the same dot products in
+float64. For n-term dot products, |fl(x.y) - x.y| <= gamma_n * sum|x_i y_i| with
+gamma_n = n u / (1 - n u) (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5),
+u = 2^-24 for float32 and 2^-53 for float64. The tolerance of a query is that bound for both
+computations, at the largest sum|x_i y_i| over its documents (at most about 1: the vectors are unit).
+
+Lexical: the run stores each term's weight rounded to float32 (the weight itself computed with at
+most a few roundings; 8 u covers it whether the arithmetic is float32 or float64) and sums a query's m
+term weights in float32 (at most m - 1 further roundings, each relative to the running sum). All
+weights are positive, so |run - replay| <= (m + 9) u * score; the tolerance of a query is that bound
+at its highest score.
+"""
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .bm25 import BM25
+from .ranking import Lane, groups_of
+
+FLOAT32_UNIT = 2.0 ** -24
+FLOAT64_UNIT = 2.0 ** -53
+
+
+def _gamma(n: int, unit: float) -> float:
+    return n * unit / (1.0 - n * unit)
+
+
+def dense_tolerance(dimensions: int, largest_abs_sum: float) -> float:
+    return (_gamma(dimensions, FLOAT32_UNIT) + _gamma(dimensions, FLOAT64_UNIT)) * largest_abs_sum
+
+
+def lexical_tolerance(terms: int, largest_score: float) -> float:
+    return (terms + 9) * FLOAT32_UNIT * largest_score
+
+
+class Replay:
+    """Replayed lanes over one document order: the store's documents, fact-id order."""
+
+    def __init__(self, doc_ids: list[str], id_ranks: NDArray[np.int64], documents: NDArray[np.float32],
+                 bm25: BM25 | None) -> None:
+        self.doc_ids = doc_ids
+        self.id_ranks = id_ranks
+        self._documents = documents.astype(np.float64)
+        self._abs_documents = np.abs(self._documents)
+        self._dense_groups = groups_of(documents)
+        self.bm25 = bm25
+        self._everything = np.arange(len(doc_ids), dtype=np.intp)
+
+    def dense(self, query_vector: NDArray[np.float32]) -> Lane:
+        query = query_vector.astype(np.float64)
+        scores = self._documents @ query
+        tolerance = dense_tolerance(query.size, float((self._abs_documents @ np.abs(query)).max(initial=0.0)))
+        return Lane(self.doc_ids, self.id_ranks, scores, tolerance, self._dense_groups, self._everything)
+
+    def lexical(self, text: str) -> tuple[Lane, list[str]]:
+        if self.bm25 is None:
+            raise ValueError("no lexical index to replay")
+        scored = self.bm25.score(text)
+        candidates = np.flatnonzero(scored.scores > 0)
+        keys = np.column_stack([self.bm25.lengths, scored.term_frequencies])
+        tolerance = lexical_tolerance(len(scored.tokens), float(scored.scores.max(initial=0.0)))
+        lane = Lane(self.doc_ids, self.id_ranks, scored.scores, tolerance, groups_of(keys), candidates)
+        return lane, scored.tokens
+
+
+def describe(lane: Lane, index: int) -> str:
+    return f"{lane.doc_ids[index]} (replayed {lane.scores[index]:.9g})"
+
+
+def score_of(entry: dict[str, Any]) -> float | None:
+    value = entry.get("score")
+    return None if value is None else float(value)
