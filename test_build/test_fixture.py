@@ -4,18 +4,20 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
 from harness.atomic import atomic_writer
-from harness.build import BuildReport, build_fixture
+from harness.beir import Document, Query
+from harness.build import BuildReport, build_fixture, payload_hashes
+from harness.dataset import Dataset
 from harness.embedders.base import EmbeddingRequest
 from harness.embedders.local import LocalEmbedder
 from harness.errors import FixtureError
 from harness.fixture import load_fixture
-from harness.hashing import canonical_json
 from harness.schema_check import SchemaViolation
 
 pytestmark = pytest.mark.real_model
@@ -49,14 +51,54 @@ def test_fixture_holds_the_corpus_and_unit_vectors(built: tuple[Path, BuildRepor
     assert data["source"]["kind"] == "local-file" and data["source"]["payload_pinned"] is True
 
 
+def _sha256_of_canonical_json(value: Any) -> str:
+    """The written canonical-JSON rule, restated here rather than taken from harness.hashing."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# The tiny corpus's payload digests, derived outside Python from fixtures/tiny, e.g. for the documents:
+#   jq -s -S -c -j 'map({doc_id: ._id, title, text}) | sort_by(.doc_id)' corpus.tiny.jsonl | sha256sum
+TINY_PAYLOAD_SHA256 = {
+    "documents": "sha256:788ab2332c69ee45f08a22b0d582ba8eb42c888b78e990dbd6ff8d07cc1e763d",
+    "queries": "sha256:de1fde5b3c9510e360cbbf519bfe221d5460ddb3a071dfd2ff9c55122eca7061",
+    "qrels": "sha256:e3cc974c1d5758c9f1a0d89f887b4202b737820a2a9bafd975d18f39ca34651d",
+}
+
+
 def test_payload_hashes_follow_their_written_definition(built: tuple[Path, BuildReport]) -> None:
     data = json.loads(built[1].fixture.read_bytes())
+    assert {key: data["payload_hashes"][key] for key in TINY_PAYLOAD_SHA256} == TINY_PAYLOAD_SHA256
     documents = sorted(({"doc_id": d["doc_id"], "title": d["title"], "text": d["text"]} for d in data["documents"]),
                        key=lambda d: d["doc_id"])
+    queries = sorted(({"query_id": q["query_id"], "text": q["text"]} for q in data["queries"]),
+                     key=lambda q: q["query_id"])
     qrels = {q["query_id"]: q["qrels"] for q in data["queries"]}
-    digest = data["payload_hashes"]
-    assert digest["documents"] == "sha256:" + hashlib.sha256(canonical_json(documents)).hexdigest()
-    assert digest["qrels"] == "sha256:" + hashlib.sha256(canonical_json(qrels)).hexdigest()
+    assert {"documents": _sha256_of_canonical_json(documents), "queries": _sha256_of_canonical_json(queries),
+            "qrels": _sha256_of_canonical_json(qrels)} == TINY_PAYLOAD_SHA256
+
+
+def test_payload_hashes_of_a_small_dataset_match_hand_written_canonical_bytes() -> None:
+    """Sorted keys and ids, no spaces, JSON escapes for quote, newline and backslash, and UTF-8 (not \\u escapes)
+    for U+1D6FD (f0 9d 9b bd), U+2615 (e2 98 95) and U+00E9 (c3 a9). The digests are sha256sum of these bytes."""
+    dataset = Dataset(
+        documents=[Document("d2", "Caffeine \u2615", 'Tea "and" coffee\nback\\slash'),
+                   Document("d10", "\U0001d6fd-catenin", "Wnt </b>")],
+        queries=[Query("q2", "Does \u2615 help?"), Query("q1", "\u00e9")],
+        qrels={"q2": {"d2": 2, "d10": 0}, "q1": {"d10": 1}}, members={}, pinned=True)
+    documents = (b'[{"doc_id":"d10","text":"Wnt </b>","title":"\xf0\x9d\x9b\xbd-catenin"},'
+                 b'{"doc_id":"d2","text":"Tea \\"and\\" coffee\\nback\\\\slash","title":"Caffeine \xe2\x98\x95"}]')
+    queries = b'[{"query_id":"q1","text":"\xc3\xa9"},{"query_id":"q2","text":"Does \xe2\x98\x95 help?"}]'
+    qrels = b'{"q1":{"d10":1},"q2":{"d10":0,"d2":2}}'
+    expected = {
+        "documents": "sha256:5de07e11290bcb54742ed33f2b50d4e1513e8976cffdd0ef5f2c935c73086c04",
+        "queries": "sha256:6cbaa0692e3644c5651c1be5f438d1b5eda789bf40994f00618e446bb4516029",
+        "qrels": "sha256:a6306f898c6758e32233a75271f3148befa6f7f1d28c672eeb50136838a8c7f5",
+    }
+    by_hand = {"documents": documents, "queries": queries, "qrels": qrels}
+    assert {key: "sha256:" + hashlib.sha256(data).hexdigest() for key, data in by_hand.items()} == expected
+    found = payload_hashes(dataset)
+    assert {key: found[key] for key in expected} == expected
 
 
 def test_vectors_are_the_models_own_for_the_prefixed_prompt(

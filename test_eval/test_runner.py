@@ -1,5 +1,6 @@
 """The runner on the tiny corpus: artifacts, failure rows, refusal to overwrite, gates, receipts."""
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,6 @@ from harness.artifacts import ArtifactExistsError
 from harness.contract import Contract
 from harness.evaluate import Evaluation, SplitGateError, check_split_gate, evaluate
 from harness.fixture import CorpusFixture
-from harness.hashing import sha256_bytes
 from harness.retrieval.config import MODES, SearchConfig
 from harness.retrieval.searcher import Searcher, SearchOutcome
 from harness.runner import ModeRun, run_mode
@@ -48,7 +48,7 @@ def test_a_run_writes_rows_and_a_matching_aggregate(mode: str, tiny_corpus: Corp
         validate(row, "query-row")
     selected = select([q["query_id"] for q in tiny_corpus.data["queries"]], "calibration", tiny.calibration_count)
     assert [row["query_id"] for row in rows] == selected
-    assert aggregate["per_query_sha256"] == sha256_bytes(run.rows_path.read_bytes())
+    assert aggregate["per_query_sha256"] == "sha256:" + hashlib.sha256(run.rows_path.read_bytes()).hexdigest()
     assert aggregate["row_count"] == len(rows) == 2
     mean = sum(row["metrics"]["ndcg_at_10"] for row in rows) / len(rows)
     assert aggregate["metrics"]["ndcg_at_10"] == pytest.approx(mean, abs=1e-15)

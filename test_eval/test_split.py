@@ -31,10 +31,23 @@ def test_calibration_and_heldout_are_disjoint_and_cover_all() -> None:
     assert select(IDS, "all", 100) == calibration + heldout
 
 
-def test_selection_digest_changes_with_membership() -> None:
+def test_selection_digest_is_the_sha256_of_the_compact_json_list() -> None:
+    assert selected_ids_sha256(["q2", "q10", "\u00e9"]) == (
+        "sha256:e94f5c52a0bd16154fde58925144791af6187bbcc318fabeb6aaba86fcafe8a2")  # of b'["q2","q10","\xc3\xa9"]'
     calibration = select(IDS, "calibration", 100)
-    assert selected_ids_sha256(calibration) == selected_ids_sha256(list(calibration))
-    assert selected_ids_sha256(calibration) != selected_ids_sha256([*calibration[:-1], select(IDS, "heldout", 100)[0]])
+    assert calibration[:5] == ["286", "245", "178", "55", "51"]
+    by_hand = ("[" + ",".join(f'"{qid}"' for qid in calibration) + "]").encode("ascii")
+    # The literal: the first 100 of `seq 1 300` ordered by (sha256sum of the id, id), as a compact JSON list.
+    assert selected_ids_sha256(calibration) == "sha256:" + hashlib.sha256(by_hand).hexdigest() == (
+        "sha256:a8b9762341542f26d08431074cd6b4ceec0452849ac1e7c019fbdc1ccbf025e3")
+
+
+def test_selection_digest_changes_with_membership_and_order() -> None:
+    calibration = select(IDS, "calibration", 100)
+    swapped = [*calibration[:-1], select(IDS, "heldout", 100)[0]]
+    reordered = [calibration[1], calibration[0], *calibration[2:]]
+    digests = {selected_ids_sha256(ids) for ids in (calibration, swapped, reordered)}
+    assert len(digests) == 3
 
 
 def test_bad_inputs() -> None:

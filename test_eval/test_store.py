@@ -82,6 +82,25 @@ def manifest_parts(directory: Path) -> dict[str, str]:
     return {name: str(part["sha256"]) for name, part in manifest["parts"].items()}
 
 
+def digests_by_hand(directory: Path) -> tuple[dict[str, str], str]:
+    """The part digests and the store digest by the manifest's definition, without harness.hashing or
+    harness.store: sha256 of each file; the lexical directory as canonical JSON of {relative path: sha256};
+    the store as canonical JSON of the four part digests."""
+    def of_bytes(data: bytes) -> str:
+        return "sha256:" + hashlib.sha256(data).hexdigest()
+
+    def of_json(value: Any) -> str:
+        return of_bytes(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+    lexical = directory / LEXICAL
+    parts = {"database": of_bytes((directory / DATABASE).read_bytes()),
+             "mapping": of_bytes((directory / MAPPING).read_bytes()),
+             "lexical": of_json({p.relative_to(lexical).as_posix(): of_bytes(p.read_bytes())
+                                 for p in lexical.rglob("*") if p.is_file()}),
+             "dense": of_bytes((directory / DENSE).read_bytes())}
+    return parts, of_json(parts)
+
+
 def doc_ids(fixture: CorpusFixture) -> list[str]:
     return [str(document["doc_id"]) for document in fixture.data["documents"]]
 
@@ -264,8 +283,9 @@ def test_fresh_build_lays_out_every_part(store_dir: Path, tiny_corpus: CorpusFix
     assert store.doc_ids == [doc for doc, _ in by_fact] and store.fact_ids.tolist() == list(range(1, n + 1))
     manifest = json.loads((store_dir / MANIFEST).read_text(encoding="utf-8"))
     assert manifest["binding"] == binding(tiny_corpus, tiny.namespace, LEXICAL_CONFIG)
-    assert {name: part["sha256"] for name, part in manifest["parts"].items()} == part_digests(store_dir)
-    assert manifest["store_sha256"] == store_digest(store_dir) == store.sha256
+    parts, whole = digests_by_hand(store_dir)
+    assert {name: part["sha256"] for name, part in manifest["parts"].items()} == parts == part_digests(store_dir)
+    assert manifest["store_sha256"] == whole == store_digest(store_dir) == store.sha256
     assert store.lexical.document_count == n and store.dense.document_count == n
 
 

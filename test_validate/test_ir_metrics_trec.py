@@ -1,0 +1,194 @@
+"""The nine per-query metrics, pinned to trec_eval (through pytrec_eval) on graded qrels and on queries
+with more than ten relevant documents. Both implementations are checked, each against trec_eval on its own:
+the validator's `ir_metrics.compute` and the runner's `harness.metrics.query_metrics`.
+
+How our definitions map onto trec_eval's measures:
+- relevance: grade > 0 is relevant, trec_eval's default relevance_level 1.
+- nDCG@10: trec_eval's ndcg_cut_10 takes the grade itself as the gain (linear). Ours is 2^grade - 1, so
+  trec_eval is given qrels whose grades are already 2^grade - 1 (grades 0..3 become 0, 1, 3, 7); that leaves
+  grade > 0 unchanged, so every other measure reads the same relevant set. With the plain grades the values
+  must differ on graded queries, which is asserted too.
+- MAP@10: trec_eval's map_cut_10 divides by R, the number of relevant documents; ours by min(R, 10).
+  So ours == map_cut_10 * R / min(R, 10), with R from trec_eval's own num_rel.
+- MRR@10: trec_eval's recip_rank has no cutoff; it is computed on the run cut to its first ten documents.
+- Recall@k = recall_k, Success@k = success_k.
+- run order: trec_eval ignores the order it is given and sorts by score (descending; ties by doc id,
+  descending). Every run here gets strictly decreasing scores so trec_eval sees exactly the intended ranking.
+- an empty ranking: trec_eval reports nothing for a query absent from the run (trec_eval -c would score it
+  0); ours scores 0 on every metric.
+"""
+
+import math
+import random
+from collections.abc import Callable, Mapping
+
+import pytest
+import pytrec_eval
+
+from harness.metrics import query_metrics
+from harness.validator.ir_metrics import KEYS, compute
+
+Qrels = dict[str, dict[str, int]]
+Rankings = dict[str, list[str]]
+Metrics = Callable[[list[str], dict[str, int]], Mapping[str, float]]
+
+IMPLEMENTATIONS: dict[str, Metrics] = {"validator": compute, "runner": query_metrics}
+TREC_MEASURES = {"ndcg_cut.10", "recall.1,5,10", "map_cut.10", "success.1,5,10", "num_rel"}
+TOLERANCE = 1e-12
+
+
+def _exponential(qrels: Qrels) -> Qrels:
+    return {qid: {doc: 2**grade - 1 for doc, grade in docs.items()} for qid, docs in qrels.items()}
+
+
+def _run(rankings: Rankings, cut: int | None = None) -> dict[str, dict[str, float]]:
+    return {qid: {doc: float(len(ranking) - rank) for rank, doc in enumerate(ranking[:cut])}
+            for qid, ranking in rankings.items() if ranking}
+
+
+def _trec_eval(rankings: Rankings, qrels: Qrels) -> dict[str, dict[str, float]]:
+    """trec_eval's numbers under our nine keys (plus the raw ones the sensitivity checks need)."""
+    full = pytrec_eval.RelevanceEvaluator(_exponential(qrels), TREC_MEASURES, relevance_level=1).evaluate(
+        _run(rankings))
+    linear = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}, relevance_level=1).evaluate(_run(rankings))
+    top10 = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}, relevance_level=1).evaluate(_run(rankings, 10))
+    out = {}
+    for qid, row in full.items():
+        relevant = row["num_rel"]
+        out[qid] = {
+            "ndcg_at_10": row["ndcg_cut_10"],
+            **{f"recall_at_{k}": row[f"recall_{k}"] for k in (1, 5, 10)},
+            "mrr_at_10": top10[qid]["recip_rank"],
+            "map_at_10": row["map_cut_10"] * relevant / min(relevant, 10) if relevant else 0.0,
+            **{f"success_at_{k}": row[f"success_{k}"] for k in (1, 5, 10)},
+            "plain_map_cut_10": row["map_cut_10"],
+            "linear_ndcg_cut_10": linear[qid]["ndcg_cut_10"],
+            "num_rel": relevant,
+        }
+    return out
+
+
+def _assert_agrees(metrics: Metrics, rankings: Rankings, qrels: Qrels) -> dict[str, dict[str, float]]:
+    """Every metric of every query equals trec_eval's to TOLERANCE; returns trec_eval's rows."""
+    theirs = _trec_eval(rankings, qrels)
+    assert set(theirs) == {qid for qid, ranking in rankings.items() if ranking}
+    for qid, ranking in rankings.items():
+        ours = dict(metrics(ranking, qrels[qid]))
+        assert set(ours) == set(KEYS)
+        expected = {key: theirs[qid][key] for key in KEYS} if ranking else dict.fromkeys(KEYS, 0.0)
+        wrong = {key: (ours[key], expected[key]) for key in KEYS if not abs(ours[key] - expected[key]) <= TOLERANCE}
+        assert not wrong, f"query {qid}: ranking={ranking} qrels={qrels[qid]} (ours, trec_eval)={wrong}"
+    return theirs
+
+
+def _differs(a: float, b: float) -> bool:
+    return abs(a - b) > 1e-6
+
+
+def test_trec_eval_sorts_the_run_by_score_then_doc_id_descending() -> None:
+    """Why every run here has strictly decreasing scores: trec_eval does not keep the order it is given."""
+    evaluator = pytrec_eval.RelevanceEvaluator({"q": {"a": 1}}, {"recip_rank"})
+    assert evaluator.evaluate({"q": {"a": 1.0, "b": 1.0}})["q"]["recip_rank"] == 0.5
+    assert evaluator.evaluate({"q": {"b": 1.0, "a": 2.0}})["q"]["recip_rank"] == 1.0
+
+
+FILLER = [f"u{i:02d}" for i in range(30)]
+MANY = {f"r{i:02d}": 1 + i % 3 for i in range(25)}
+EDGE_QRELS: Qrels = {
+    "empty": {"a": 3, "b": 1},
+    "none_retrieved": {"a": 3, "b": 1, "z": 0},
+    "short": {"a": 1, "b": 3, "c": 2, "n": 0},
+    "long": {"a": 1, "b": 3, "c": 2, "d": 1, "n": 0},
+    "below_10_only": {"a": 3, "b": 1, "c": 2},
+    "grade_0_only": {"a": 0, "b": 0},
+    "graded_reversed": {"a": 1, "b": 2, "c": 3},
+    "r_below_10": {f"r{i:02d}": 1 + i % 3 for i in range(7)},
+    "r_exactly_10": {f"r{i:02d}": 1 + i % 3 for i in range(10)},
+    "r_above_10": MANY,
+    "r_above_10_scattered": MANY,
+}
+EDGE_RANKINGS: Rankings = {
+    "empty": [],
+    "none_retrieved": ["z", *FILLER[:12]],
+    "short": ["n", "b", "u00", "c"],
+    "long": ["u00", "a", "n", "u01", "u02", "u03", "u04", "c", "u05", "u06", "b", "u07", "d", *FILLER[8:15]],
+    "below_10_only": [*FILLER[:10], "c", "u10", "a", "b"],
+    "grade_0_only": ["a", "b", *FILLER[:8]],
+    "graded_reversed": ["a", "b", "c"],
+    "r_below_10": ["r00", "u00", "r02", "r01", "u01", "r06", *FILLER[2:6], "r05"],
+    "r_exactly_10": ["r09", "u00", "r03", "r04", "u01", "r07", *FILLER[2:6], "r00", "r01"],
+    "r_above_10": [f"r{i:02d}" for i in (24, 3, 17, 8, 11, 0, 21, 5, 14, 2, 9, 1)],
+    "r_above_10_scattered": ["u00", "r02", "u01", "r20", "r13", "u02", "u03", "r07", "u04", "r11", "r01", "r04"],
+}
+
+
+@pytest.mark.parametrize("name", IMPLEMENTATIONS)
+def test_edge_cases_agree_with_trec_eval(name: str) -> None:
+    metrics = IMPLEMENTATIONS[name]
+    theirs = _assert_agrees(metrics, EDGE_RANKINGS, EDGE_QRELS)
+    for qid in ("empty", "none_retrieved", "below_10_only", "grade_0_only"):
+        assert set(metrics(EDGE_RANKINGS[qid], EDGE_QRELS[qid]).values()) == {0.0}, qid
+    assert set(theirs["grade_0_only"].values()) == {0.0}
+    # The sensitivity of the comparison: a linear gain, or a MAP divided by R, would not match.
+    ours = metrics(EDGE_RANKINGS["graded_reversed"], EDGE_QRELS["graded_reversed"])
+    assert _differs(ours["ndcg_at_10"], theirs["graded_reversed"]["linear_ndcg_cut_10"])
+    for qid in ("r_above_10", "r_above_10_scattered"):
+        assert theirs[qid]["num_rel"] == 25
+        assert _differs(metrics(EDGE_RANKINGS[qid], EDGE_QRELS[qid])["map_at_10"], theirs[qid]["plain_map_cut_10"])
+    for qid in ("r_below_10", "r_exactly_10"):
+        assert theirs[qid]["map_at_10"] == theirs[qid]["plain_map_cut_10"]
+
+
+@pytest.mark.parametrize("name", IMPLEMENTATIONS)
+def test_edge_cases_hand_computed(name: str) -> None:
+    """Two of the edge cases worked out by hand, which also pins the translation of trec_eval's measures."""
+    metrics = IMPLEMENTATIONS[name]
+    short = metrics(EDGE_RANKINGS["short"], EDGE_QRELS["short"])
+    dcg = 7 / math.log2(3) + 3 / math.log2(5)
+    ideal = 7 + 3 / math.log2(3) + 1 / math.log2(4)
+    assert short["ndcg_at_10"] == pytest.approx(dcg / ideal, abs=TOLERANCE)
+    assert short["map_at_10"] == pytest.approx((1 / 2 + 2 / 4) / 3, abs=TOLERANCE)
+    assert short["recall_at_5"] == pytest.approx(2 / 3, abs=TOLERANCE)
+    assert (short["mrr_at_10"], short["recall_at_1"], short["success_at_1"], short["success_at_5"]) == (0.5, 0, 0, 1)
+    # 25 relevant, the first ten ranks all relevant: MAP@10 is 1 where trec_eval's map_cut_10 says 10/25.
+    many = metrics(EDGE_RANKINGS["r_above_10"], EDGE_QRELS["r_above_10"])
+    assert (many["map_at_10"], many["recall_at_10"], many["ndcg_at_10"] < 1) == (1.0, 10 / 25, True)
+
+
+def _random_queries(seed: int, count: int) -> tuple[Rankings, Qrels]:
+    rng = random.Random(seed)
+    pool = [f"d{i:03d}" for i in range(120)]
+    rankings: Rankings = {}
+    qrels: Qrels = {}
+    for q in range(count):
+        qid = f"q{q:03d}"
+        relevant = rng.choice([0, 1, 2, 3, 5, 8, 10, 11, 15, 20, 30, rng.randint(1, 30)])
+        judged = rng.sample(pool, relevant + rng.randint(0 if relevant else 1, 10))
+        qrels[qid] = {doc: rng.randint(1, 3) if i < relevant else 0 for i, doc in enumerate(judged)}
+        length = rng.randint(0, 20)
+        from_judged = rng.randint(0, min(length, len(judged)))
+        ranked = rng.sample(judged, from_judged)
+        unjudged = [doc for doc in pool if doc not in qrels[qid]]
+        ranked += rng.sample(unjudged, length - from_judged)
+        rng.shuffle(ranked)
+        rankings[qid] = ranked
+    return rankings, qrels
+
+
+@pytest.mark.parametrize("name", IMPLEMENTATIONS)
+def test_random_graded_queries_agree_with_trec_eval(name: str) -> None:
+    rankings, qrels = _random_queries(seed=20240611, count=400)
+    metrics = IMPLEMENTATIONS[name]
+    theirs = _assert_agrees(metrics, rankings, qrels)
+    # The sample exercises what it claims to, and the comparison would catch a linear gain or a MAP over R.
+    many = [qid for qid in theirs if theirs[qid]["num_rel"] > 10]
+    graded = [qid for qid in theirs if len({g for g in qrels[qid].values() if g > 0}) > 1]
+    assert len(many) >= 50 and len(graded) >= 100
+    assert sum(not ranking for ranking in rankings.values()) >= 5
+    only_below_10 = [qid for qid in theirs if theirs[qid]["recall_at_10"] == 0
+                     and any(qrels[qid].get(doc, 0) > 0 for doc in rankings[qid][10:])]
+    assert len(only_below_10) >= 3
+    assert sum(_differs(metrics(rankings[q], qrels[q])["ndcg_at_10"], theirs[q]["linear_ndcg_cut_10"])
+               for q in graded) >= 20
+    assert sum(_differs(metrics(rankings[q], qrels[q])["map_at_10"], theirs[q]["plain_map_cut_10"])
+               for q in many) >= 20
