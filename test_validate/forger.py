@@ -1,0 +1,140 @@
+"""A careful forger: edits rankings, then re-derives every derived value with the project's own functions.
+
+Metrics come from `harness.metrics.query_metrics`, digests from `harness.hashing`, the rows file from
+`harness.artifacts.rows_bytes` and the aggregate from `harness.aggregate.aggregate_metrics`, exactly as the
+runner computes them, so every check that only recomputes derived values from the rows passes. Only a
+check that goes back to primary data (the fixture's text and vectors, the live store) can object.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from harness.aggregate import aggregate_metrics
+from harness.artifacts import rows_bytes
+from harness.hashing import sha256_bytes, sha256_canonical
+from harness.metrics import query_metrics
+
+from .support import Json, Row, RunCopy
+
+MIN_GAP = 1e-3  # forgeries move documents between scores at least this far apart: never a rounding tie
+
+
+def reseal_row(row: Row) -> None:
+    row["ranked_doc_ids"] = [result["doc_id"] for result in row["results"]]
+    for rank, result in enumerate(row["results"], start=1):
+        result["rank"] = rank
+    row["metrics"] = query_metrics(row["ranked_doc_ids"], row["qrels"])
+    receipt = row["search_receipt"]
+    if row["error"] is None:
+        receipt["results_sha256"] = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]]
+                                                      for r in row["results"]])
+        receipt["result_count"] = len(row["results"])
+    row["search_receipt_sha256"] = sha256_canonical(receipt)
+
+
+def write_forged(copy: RunCopy, mode: str, split: str, rows: list[Row], *,
+                 change_aggregate: Callable[[Json], object] | None = None) -> None:
+    """Rows written as the runner writes them; the aggregate re-derived from them under its genuine name."""
+    data = rows_bytes(rows)
+    copy.rows_path(mode, split).write_bytes(data)
+
+    def reseal(aggregate: Json) -> None:
+        aggregate.update(row_count=len(rows), per_query_sha256=sha256_bytes(data), metrics=aggregate_metrics(rows))
+        if change_aggregate is not None:
+            change_aggregate(aggregate)
+    copy.edit_aggregate(mode, split, reseal)
+
+
+def _swap_in_single_lane(row: Row, lane: str) -> bool:
+    """Put a relevant document first (or, lacking one below rank 1, swap ranks 1 and 2), keeping the scores
+    where they were; only between scores at least MIN_GAP apart."""
+    results = row["results"]
+    relevant = [i for i, r in enumerate(results) if row["qrels"].get(r["doc_id"], 0) > 0]
+    pairs = [(0, i) for i in relevant if i > 0] + ([(0, 1)] if len(results) > 1 else [])
+    for first, other in pairs:
+        if abs(results[first]["score"] - results[other]["score"]) >= MIN_GAP:
+            a, b = results[first], results[other]
+            for key in ("doc_id", "fact_id"):
+                a[key], b[key] = b[key], a[key]
+            for result, rank in ((a, first + 1), (b, other + 1)):
+                result["lanes"] = {lane: {"rank": rank, "score": result["score"]}}
+            reseal_row(row)
+            return True
+    return False
+
+
+def forge_single_lane(copy: RunCopy, mode: str, split: str, *, every_row: bool) -> list[str]:
+    """Reorder one row (or every row it can) of an fts_only or vector_only run; returns the forged query ids."""
+    lane = "lexical" if mode == "fts_only" else "dense"
+    rows = copy.rows(mode, split)
+    forged = []
+    for row in rows:
+        if row["error"] is None and _swap_in_single_lane(row, lane):
+            forged.append(row["query_id"])
+            if not every_row:
+                break
+    assert forged, f"no row of {mode} {split} could be forged"
+    write_forged(copy, mode, split, rows)
+    return forged
+
+
+def _fuse(row: Row, rrf_k: int) -> None:
+    for result in row["results"]:
+        fused = sum(1.0 / (rrf_k + result["lanes"][lane]["rank"]) for lane in ("lexical", "dense")
+                    if result["lanes"][lane]["rank"] is not None)
+        result["score"] = fused
+        result["lanes"]["fusion"]["fused_score"] = fused
+    row["results"].sort(key=lambda r: (-r["score"], r["doc_id"]))
+    reseal_row(row)
+
+
+def _swap_lexical_lane(row: Row) -> bool:
+    """Swap two results' lexical ranks and scores (lane order stays consistent), re-fuse and re-sort."""
+    ranked = [r for r in row["results"] if r["lanes"]["lexical"]["rank"] is not None]
+    for a in ranked:
+        for b in ranked:
+            if a is not b and row["qrels"].get(b["doc_id"], 0) > row["qrels"].get(a["doc_id"], 0) \
+                    and a["lanes"]["lexical"]["rank"] < b["lanes"]["lexical"]["rank"] \
+                    and abs(a["lanes"]["lexical"]["score"] - b["lanes"]["lexical"]["score"]) >= MIN_GAP:
+                a["lanes"]["lexical"], b["lanes"]["lexical"] = b["lanes"]["lexical"], a["lanes"]["lexical"]
+                return True
+    if len(ranked) > 1 and abs(ranked[0]["lanes"]["lexical"]["score"] - ranked[1]["lanes"]["lexical"]["score"]) \
+            >= MIN_GAP:
+        ranked[0]["lanes"]["lexical"], ranked[1]["lanes"]["lexical"] = (ranked[1]["lanes"]["lexical"],
+                                                                          ranked[0]["lanes"]["lexical"])
+        return True
+    return False
+
+
+def forge_hybrid_lexical_lane(copy: RunCopy, split: str, *, every_row: bool) -> list[str]:
+    rrf_k = copy.aggregate("hybrid", split)["receipt"]["retrieval"]["config"]["rrf_k"]
+    rows = copy.rows("hybrid", split)
+    forged = []
+    for row in rows:
+        if row["error"] is None and _swap_lexical_lane(row):
+            _fuse(row, rrf_k)
+            forged.append(row["query_id"])
+            if not every_row:
+                break
+    assert forged, f"no hybrid {split} row could be forged"
+    write_forged(copy, "hybrid", split, rows)
+    return forged
+
+
+def relabel_hybrid_as_fts_only(copy: RunCopy, split: str) -> None:
+    """The hybrid rows, dressed as fts_only rows (fused scores as lexical scores), under fts_only's names."""
+    fts = {row["query_id"]: row for row in copy.rows("fts_only", split)}
+    rows = copy.rows("hybrid", split)
+    for row in rows:
+        row["mode"] = "fts_only"
+        genuine = fts[row["query_id"]]
+        row["request_id"] = genuine["request_id"]
+        receipt: dict[str, Any] = dict(genuine["search_receipt"])
+        for rank, result in enumerate(row["results"], start=1):
+            result["lanes"] = {"lexical": {"rank": rank, "score": result["score"]}}
+        lexical = receipt.get("lanes", {}).get("lexical")
+        if lexical is not None:
+            receipt["lanes"] = {"lexical": {**lexical, "depth": len(row["results"])}}
+        row["search_receipt"] = receipt
+        reseal_row(row)
+    write_forged(copy, "fts_only", split, rows)
