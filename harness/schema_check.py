@@ -6,7 +6,7 @@ from importlib import resources
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import ValidationError, best_match
 
 from .errors import HarnessError
 
@@ -23,8 +23,15 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
+def describe(error: ValidationError) -> str:
+    """'at <JSON path of the offending object>: <what is wrong>'; a refused key of a data map is named as such."""
+    where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+    if "propertyNames" in error.absolute_schema_path:  # the error's instance is the key, its path the map's
+        return f"at {where}: key {error.instance!r} is not allowed: {error.message}"
+    return f"at {where}: {error.message}"
+
+
 def validate(instance: Any, name: str) -> None:
     error = best_match(validator(name).iter_errors(instance))
     if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise SchemaViolation(f"{name} schema: at {where}: {error.message}")
+        raise SchemaViolation(f"{name} schema: {describe(error)}")

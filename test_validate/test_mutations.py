@@ -223,8 +223,9 @@ def config_edited_digest_updated(copy: RunCopy) -> Edit:
 
 
 def unknown_config_field(copy: RunCopy) -> Edit:
+    """The schema closes the configuration, so the aggregate schema refuses the field before config.complete runs."""
     return Edit(copy.edit_receipt("fts_only", "calibration", lambda r: r["retrieval"]["config"].update(boost=2)),
-                {"config.complete": "boost"})
+                {"aggregate.schema": "at receipt/retrieval/config: Additional properties are not allowed ('boost'"})
 
 
 def stale_store(copy: RunCopy) -> Edit:
@@ -302,7 +303,7 @@ MUTATIONS = [
     Mutation("config-edited-heldout", config_edited("heldout"), ("config.sha256", "freeze.match")),
     Mutation("config-edited-digest-updated-heldout", config_edited_digest_updated,
              ("freeze.match", "rows.search_receipts", "rows.fusion")),
-    Mutation("config-unknown-field", unknown_config_field, ("config.complete",), frozenset({"config.sha256"})),
+    Mutation("config-unknown-field", unknown_config_field, ("aggregate.schema",)),
     Mutation("store-stale", stale_store, ("store.parts", "store.live"), frozenset({"store.vectors"})),
     Mutation("freeze-edited", freeze_record_edited, ("freeze.digest",), frozenset({"freeze.match"})),
     Mutation("heldout-without-freeze", heldout_without_freeze, ("freeze",)),

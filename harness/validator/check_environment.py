@@ -11,11 +11,15 @@ HARNESS_DIR = Path(__file__).resolve().parent.parent
 REQUIRED_DEPENDENCIES = ("numpy", "bm25s", "PyStemmer", "jsonschema")
 
 
+def harness_source_files() -> list[Path]:
+    return sorted(p for p in HARNESS_DIR.rglob("*")
+                  if p.is_file() and p.suffix in {".py", ".json"} and "__pycache__" not in p.parts)
+
+
 def harness_source_digest() -> str:
     """The stated rule: sha256 of canonical JSON {relative path: sha256} over harness/**/*.py and *.json."""
-    files = sorted(p for p in HARNESS_DIR.rglob("*")
-                   if p.is_file() and p.suffix in {".py", ".json"} and "__pycache__" not in p.parts)
-    return sha256_canonical({p.relative_to(HARNESS_DIR.parent).as_posix(): sha256_file(p) for p in files})
+    return sha256_canonical({p.relative_to(HARNESS_DIR.parent).as_posix(): sha256_file(p)
+                             for p in harness_source_files()})
 
 
 def _git(*args: str) -> str | None:

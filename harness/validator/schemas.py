@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import ValidationError, best_match
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
@@ -16,9 +16,14 @@ def _validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8")))
 
 
+def describe(error: ValidationError) -> str:
+    """'at <JSON path of the offending object>: <what is wrong>'; a refused key of a data map is named as such."""
+    where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+    if "propertyNames" in error.absolute_schema_path:  # the error's instance is the key, its path the map's
+        return f"at {where}: key {error.instance!r} is not allowed: {error.message}"
+    return f"at {where}: {error.message}"
+
+
 def violation(instance: Any, name: str) -> str | None:
     error = best_match(_validator(name).iter_errors(instance))
-    if error is None:
-        return None
-    where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-    return f"at {where}: {error.message}"
+    return None if error is None else describe(error)

@@ -5,8 +5,10 @@ aggregate); it records no git state, so 'source.git' stays not verified, and the
 skipped. Every other check must pass on the clean copy, and each tampering must fail its check.
 """
 
+import hashlib
 import json
 import math
+import platform
 import shutil
 import sqlite3
 import struct
@@ -18,14 +20,15 @@ from typing import Any
 
 from . import ir_metrics, split_rule
 from .bm25 import BM25, Tokenizer
-from .check_bindings import CONFIG_FIELDS, FROZEN_BASELINE, LEXICAL_FIELDS
-from .check_environment import harness_source_digest
+from .check_bindings import CONFIG_FIELDS, FROZEN_BASELINE
+from .check_environment import harness_source_digest, harness_source_files
 from .digests import canonical, directory_digest, sha256_bytes, sha256_canonical, sha256_file, sha256_text
 
 DOCS = {"a": "alpha beta", "b": "beta gamma", "c": "gamma delta", "d": "delta alpha"}
 QUERIES = {"q1": ("alpha", {"a": 1}), "q2": ("gamma", {"b": 1, "c": 1}), "q3": ("delta", {"d": 1})}
 FAILED = "q3"  # a failed query: its row ranks nothing and scores zero
 TOKENIZER = {"token_pattern": r"(?u)\b\w\w+\b", "lowercase": True, "stopwords": ["the"],
+             "stopwords_sha256": sha256_canonical(["the"]),
              "stemmer": {"library": "PyStemmer", "algorithm": "english", "version": "self-test"}}
 
 
@@ -33,31 +36,68 @@ def _write_json(path: Path, value: Any) -> None:
     path.write_text(json.dumps(value, indent=1), encoding="utf-8")
 
 
-CONTRACT = {"name": "self-test", "top_k": 10, "calibration_count": len(QUERIES)}
+CONTRACT = {"name": "self-test", "documents": len(DOCS), "test_queries": len(QUERIES),
+            "test_qrel_pairs": sum(len(qrels) for _, qrels in QUERIES.values()),
+            "semantic_text_max_code_points": 700, "document_prefix": "", "query_prefix": "", "namespace": "self-test",
+            "top_k": 10, "calibration_count": len(QUERIES)}
+PROFILE = {"name": "scifact-contract", "is_contract": True, "max_code_points": 700, "document_prefix": "",
+           "query_prefix": "", "description": "self-test"}
+LEXICAL = {"method": "lucene", "k1": 1.5, "b": 0.75, "lowercase": True, "token_pattern": r"(?u)\b\w\w+\b",
+           "stopwords": "self-test", "stemmer": "self-test", "text": "self-test"}
+# capability -> the configuration field that would ask for it (None: no switch exists)
+CAPABILITIES = {"sparse": "sparse_weight", "dense_derived_sparse": "dense_derived_sparse",
+                "late_interaction": "late_interaction_weight", "matryoshka": "candidate_dims", "recency": "recency",
+                "derived_vector_backend": "derived_vector_backend", "graph": None}
+ARCHIVE = b"self-test archive"
+IDENTITY = {"backend": "sentence-transformers", "model": "self-test", "weights_sha256": sha256_bytes(b"weights"),
+            "model_files_sha256": sha256_bytes(b"model files"), "max_seq_length": 256, "libraries": {},
+            "device": "cpu", "batch_size": 1}
+TIMESTAMP = "2020-01-01T00:00:00Z"
 
 
 def _vector(i: int) -> bytes:
     return struct.pack("<2f", math.cos(i), math.sin(i))
 
 
+def _source() -> dict[str, Any]:
+    member = canonical([{"doc_id": d, "text": t} for d, t in DOCS.items()])
+    digest = sha256_bytes(member)
+    return {"kind": "local-file", "url": None, "archive_sha256": sha256_bytes(ARCHIVE),
+            "archive_md5": hashlib.md5(ARCHIVE, usedforsecurity=False).hexdigest(), "archive_bytes": len(ARCHIVE),
+            "members": {"self-test/corpus.jsonl": {"bytes": len(member), "sha256": digest, "pinned_sha256": digest,
+                                                   "matches_pin": True}},
+            "unused_members": [], "payload_pinned": True, "allow_unpinned": False}
+
+
 def _fixture(root: Path) -> tuple[Path, dict[str, Any]]:
     documents = [{"doc_id": d, "title": "", "text": t, "semantic_text": t} for d, t in DOCS.items()]
     queries = [{"query_id": q, "text": t, "semantic_text": t, "qrels": r} for q, (t, r) in QUERIES.items()]
     vectors = b"".join(_vector(i) for i in range(len(DOCS) + len(QUERIES)))
-    (root / "f.vectors.f32").write_bytes(vectors)
+    vectors_sha = sha256_bytes(vectors)
+    sidecar = f"f.vectors-{vectors_sha.removeprefix('sha256:')[:16]}.f32"
+    (root / sidecar).write_bytes(vectors)
     docs_key = sorted(({"doc_id": d["doc_id"], "title": "", "text": d["text"]} for d in documents),
                       key=lambda d: d["doc_id"])
     fixture = {
-        "documents": documents, "queries": queries,
-        "vectors": {"file": "f.vectors.f32", "sha256": sha256_bytes(vectors), "dimensions": 2},
-        "source": {"payload_pinned": True},
-        "payload_hashes": {"documents": sha256_canonical(docs_key),
+        "schema": "scifact-corpus-fixture-v1", "builder_version": "self-test", "contract": CONTRACT,
+        "profile": PROFILE, "source": _source(),
+        "payload_hashes": {"canonical_json": "self-test", "documents": sha256_canonical(docs_key),
                            "queries": sha256_canonical([{"query_id": q, "text": t} for q, (t, _) in QUERIES.items()]),
-                           "qrels": sha256_canonical({q: r for q, (_, r) in QUERIES.items()})},
-        "profile": {"name": "scifact-contract", "is_contract": True, "document_prefix": "", "query_prefix": ""},
-        "embedding": {"backend": "self-test", "model": "none", "identity_sha256": sha256_bytes(b""), "dimensions": 2,
-                      "retried_prompts": []},
-        "contract": CONTRACT,
+                           "qrels": sha256_canonical({q: r for q, (_, r) in QUERIES.items()}),
+                           "definitions": {"documents": "self-test", "queries": "self-test", "qrels": "self-test"}},
+        "semantic_text": {"document_rule": "self-test", "query_rule": "self-test", "max_code_points": 700,
+                          "document_prefix": "", "query_prefix": "", "documents_truncated": 0,
+                          "queries_truncated": 0},
+        "embedding": {"backend": "sentence-transformers", "model": "self-test", "identity": IDENTITY,
+                      "identity_sha256": sha256_canonical(IDENTITY), "endpoint": None, "dimensions": 2,
+                      "normalization": "self-test",
+                      "truncation_policy": {"model_token_limit": 256, "model_truncation": "self-test",
+                                            "prompt_retries": "none"},
+                      "retried_prompts": [], "prompts_truncated_by_model": 0},
+        "vectors": {"file": sidecar, "sha256": vectors_sha, "dtype": "float32", "byte_order": "little",
+                    "rows": len(DOCS) + len(QUERIES), "dimensions": 2, "layout": "self-test"},
+        "counts": {"documents": len(DOCS), "queries": len(QUERIES), "qrel_pairs": CONTRACT["test_qrel_pairs"]},
+        "documents": documents, "queries": queries,
     }
     _write_json(root / "f.json", fixture)
     return root / "f.json", fixture
@@ -82,7 +122,7 @@ def _store(root: Path, fixture_sha: str) -> dict[str, Any]:
     digests = {n: directory_digest(store / p) if (store / p).is_dir() else sha256_file(store / p)
                for n, p in parts.items()}
     binding = {"namespace": "self-test", "fixture_sha256": fixture_sha, "documents": len(DOCS), "dimensions": 2,
-               "embedding_identity_sha256": sha256_bytes(b""), "lexical": {}}
+               "embedding_identity_sha256": sha256_canonical(IDENTITY), "lexical": LEXICAL}
     _write_json(store / "store.json", {"schema": "scifact-store-v1", "binding": binding,
                                        "parts": {n: {"path": p, "sha256": digests[n]} for n, p in parts.items()},
                                        "store_sha256": sha256_canonical(digests)})
@@ -91,13 +131,12 @@ def _store(root: Path, fixture_sha: str) -> dict[str, Any]:
             "mapping_path": str(store / "mapping.json"), "mapping_sha256": digests["mapping"],
             "lexical_sha256": digests["lexical"], "dense_sha256": digests["dense"],
             "store_sha256": sha256_canonical(digests), "before_run_sha256": sha256_canonical(digests),
-            "after_run_sha256": sha256_canonical(digests)}
+            "after_run_sha256": sha256_canonical(digests), "digest_rule": "self-test"}
 
 
 def _config() -> dict[str, Any]:
     config: dict[str, Any] = dict.fromkeys(CONFIG_FIELDS, "self-test")
-    config.update(FROZEN_BASELINE, top_k=10, rrf_k=60, hybrid_candidate_depth=100,
-                  lexical={**dict.fromkeys(LEXICAL_FIELDS, "self-test"), "k1": 1.5, "b": 0.75})
+    config.update(FROZEN_BASELINE, top_k=10, rrf_k=60, hybrid_candidate_depth=100, lexical=LEXICAL)
     return config
 
 
@@ -122,7 +161,8 @@ def _row(query_id: str, store: dict[str, Any], config: dict[str, Any]) -> dict[s
                                "query_sha256": sha256_text(text), "result_count": len(results)}
     if error is None:
         receipt.update(results_sha256=sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]] for r in results]),
-                       config_sha256=sha256_canonical(config), store_sha256=store["store_sha256"],
+                       config_sha256=sha256_canonical(config), store_sha256=store["store_sha256"], top_k=10,
+                       namespace=store["namespace"],
                        lanes={"lexical": {"query_tokens": [text], "candidates": len(results), "depth": len(results)}})
     else:
         receipt["error"] = error
@@ -151,25 +191,36 @@ def generate(root: Path) -> Path:
         failures=1, result_count_distribution={"0": 1, "2": 2},
         unique_retrieved_docs=len({d for r in rows for d in r["ranked_doc_ids"]}),
         repeated_top1={"doc_id": firsts[0], "count": 1, "frequency": 1 / len(rows)})
+    embedding = {**fixture["embedding"], "semantic_text": fixture["semantic_text"], "profile": fixture["profile"]}
     receipt = {
-        "run": {"run_id": "self/run-1", "sequence": 1, "started_at": "-", "finished_at": "-"},
+        "run": {"run_id": "self/run-1", "sequence": 1, "started_at": TIMESTAMP, "finished_at": TIMESTAMP,
+                "request_id_rule": "<run_id>/<query_id>"},
         "executable": {"interpreter": sys.executable, "interpreter_sha256": sha256_file(Path(sys.executable)),
-                       "python_version": sys.version.split()[0], "argv": ["self-test"]},
-        "source": {"harness": {"sha256": harness_source_digest()}, "git": {"available": False, "reason": "self-test"}},
+                       "python_version": platform.python_version(), "implementation": platform.python_implementation(),
+                       "argv": ["self-test"], "launcher": None},
+        "source": {"harness": {"sha256": harness_source_digest(), "files": len(harness_source_files()),
+                               "rule": "self-test"},
+                   "git": {"available": False, "reason": "self-test"}},
         "dependencies": {"numpy": "x", "bm25s": "x", "PyStemmer": "x", "jsonschema": "x"},
         "corpus": {"fixture_path": str(fixture_path), "fixture_sha256": sha256_file(fixture_path),
                    "vectors_sha256": fixture["vectors"]["sha256"], "source": fixture["source"],
-                   "payload_hashes": fixture["payload_hashes"], "contract": CONTRACT, "counts": {}},
-        "embedding": {"backend": "self-test", "model": "none", "identity_sha256": sha256_bytes(b""), "dimensions": 2,
-                      "profile": fixture["profile"]},
+                   "payload_hashes": fixture["payload_hashes"], "contract": CONTRACT, "counts": fixture["counts"],
+                   "builder_version": fixture["builder_version"]},
+        "embedding": embedding,
         "store": store,
         "retrieval": {"mode": "fts_only", "top_k": 10, "config": config, "config_sha256": sha256_canonical(config),
-                      "backend": None, "latency_scope": "self-test"},
+                      "backend": None,
+                      "lexical": TOKENIZER,
+                      "latency_scope": "self-test", "latency_timer": "self-test"},
         "split": {"name": "calibration", "algorithm": "self-test", "calibration_count": len(QUERIES),
                   "total_count": len(QUERIES),
                   "selected_count": len(order), "selected_ids_sha256": sha256_canonical(order)},
-        "capabilities": {c: {"reason": "self-test"} for c in ("sparse", "late_interaction", "matryoshka", "graph")},
-        "machine": {"cpu_model": "self-test", "logical_cores": 1, "os": "self-test"},
+        "capabilities": {name: {"available": False, "config_field": field,
+                                "baseline_value": FROZEN_BASELINE.get(field) if field else None, "reason": "self-test"}
+                         for name, field in CAPABILITIES.items()},
+        "machine": {"hostname": "self-test", "cpu_model": "self-test", "logical_cores": 1, "usable_cores": 1,
+                    "memory_bytes": None, "os": "self-test", "machine": "self-test", "blas": [],
+                    "xdist_worker": None, "xdist_workers": None},
         "claim_boundary": {"supports_lead": "w", "supports": ["x"], "does_not_establish": ["y"], "statement": "z"},
         "profile": fixture["profile"],
         "freeze": None,
@@ -195,7 +246,7 @@ TAMPERING: dict[str, tuple[str, Callable[[Path], object]]] = {
     "a store byte": ("store.live", lambda p: (p.parent / "store" / "dense.f32").write_bytes(b"dense!")),
     "a ranking reordered, digests resealed": ("replay.lexical", lambda p: _reorder_first_row(p)),
     "a stored fact's text": ("store.facts", lambda p: _edit_fact_text(p.parent / "store" / "facts.sqlite3")),
-    "an unknown config field": ("config.complete", lambda p: _edit_json(p, lambda a: a["receipt"]["retrieval"][
+    "an unknown config field": ("aggregate.schema", lambda p: _edit_json(p, lambda a: a["receipt"]["retrieval"][
         "config"].update(boost=2))),
 }
 
