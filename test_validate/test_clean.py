@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from harness.validator.cli import validate
-from harness.validator.report import FAIL, NOT_VERIFIED, PASS, Report
+from harness.validator.report import ATTESTED, FAIL, NOT_VERIFIED, PASS, Report
 
 from .support import GIT_CHECKS, MODES, SPLITS, CleanRun, RunCopy, describe, failed_names
 
@@ -23,17 +23,17 @@ COMMON = (
     "split.contract", "split.membership", "split.selected_ids", "split.counts", "rows.query_identity",
     "store.manifest", "store.parts", "store.live", "store.unchanged_by_run", "store.mapping_path", "store.mapping",
     "store.mapping_coverage", "rows.fact_ids", "store.vectors", "store.facts", "receipt.identity", "receipt.embedding",
-    "config.complete", "config.sha256",
-    "config.frozen_baseline", "config.top_k", "capabilities.reasons", "executable.interpreter", "source.harness",
-    "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "claim_boundary",
-    "embeddings.model",
+    "config.sha256", "config.frozen_baseline", "config.top_k", "executable.interpreter", "source.harness",
+    "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "embeddings.model",
+    "corpus.schema",
 )
 DENSE = ("rows.exact_backend", "rows.query_vectors", "receipt.exact_backend")
 BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE, "rows.order", "replay.dense"),
            "hybrid": (*DENSE, "rows.fusion", "replay.lexical", "replay.dense", "replay.fusion")}
 BY_SPLIT = {"calibration": ("freeze",), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
                                                     "freeze.match")}
-LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED) (\S+): (.+)$")
+LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED|ATTESTED {4}) (\S+): (.+)$")
+ATTESTED_NAMES = ("machine", "latency")
 
 
 def git_head() -> str | None:
@@ -92,19 +92,19 @@ def parse_cli_output(stdout: str) -> tuple[list[tuple[str, str]], str]:
         match = LINE.match(line)
         assert match, f"not a check line: {line!r}"
         parsed.append((match.group(2), match.group(1).strip().lower()))
-    assert re.match(r"^(ELIGIBLE for a claim: all \d+ checks passed|NOT ELIGIBLE for a claim: \d+ failed, "
-                    r"\d+ not verified, \d+ passed)$", verdict), verdict
+    assert re.match(r"^(ELIGIBLE for a claim: all \d+ checks passed; attested, not provable here: [a-z, ]+"
+                    r"|NOT ELIGIBLE for a claim: \d+ failed, \d+ not verified, \d+ passed)$", verdict), verdict
     return parsed, verdict
 
 
 def assert_json_report(path: Path, printed: list[tuple[str, str]], verdict: str, report: Report) -> None:
     written = json.loads(path.read_text(encoding="utf-8"))
-    assert set(written) == {"subject", "eligible", "verdict", "notes", "checks"}
+    assert set(written) == {"subject", "eligible", "verdict", "notes", "checks", "attested"}
     assert written["verdict"] == verdict
     assert written["eligible"] is verdict.startswith("ELIGIBLE")
-    assert [(c["name"], c["status"]) for c in written["checks"]] == printed
+    assert [(c["name"], c["status"]) for c in written["checks"] + written["attested"]] == printed
     assert all(set(c) == {"name", "status", "detail", "expected", "found"} for c in written["checks"])
-    assert [(c.name, c.status) for c in report.checks] == printed  # the CLI and the API agree
+    assert [(c.name, c.status) for c in report.checks + report.attestations] == printed  # the CLI and the API agree
 
 
 @pytest.mark.real_model
@@ -115,7 +115,10 @@ def test_cli_prints_one_line_per_check_then_the_verdict_and_writes_json(run_copy
     report = validate(aggregate)
     assert_json_report(tmp_path / "report.json", printed, verdict, report)
     assert report.eligible, describe(report)
-    assert verdict == f"ELIGIBLE for a claim: all {len(printed)} checks passed"
+    checks = [name for name, status in printed if status != ATTESTED]
+    assert [name for name, status in printed if status == ATTESTED] == list(ATTESTED_NAMES)
+    assert verdict == (f"ELIGIBLE for a claim: all {len(checks)} checks passed; attested, not provable here: "
+                       f"{', '.join(ATTESTED_NAMES)}")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -123,7 +126,7 @@ def test_cli_exit_code_is_3_when_only_not_verified(run_copy: RunCopy) -> None:
     aggregate = as_from_clean_checkout(run_copy, "fts_only", "calibration")
     result = run_cli(aggregate, "--no-embedding-check")
     printed, verdict = parse_cli_output(result.stdout)
-    assert [name for name, status in printed if status != PASS] == ["embeddings.model"], result.stdout
+    assert [name for name, status in printed if status not in (PASS, ATTESTED)] == ["embeddings.model"], result.stdout
     assert dict(printed)["embeddings.model"] == NOT_VERIFIED
     assert verdict.startswith("NOT ELIGIBLE for a claim: 0 failed, 1 not verified")
     assert result.returncode == 3, result.stdout + result.stderr

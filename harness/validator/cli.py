@@ -86,9 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()
         print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")
         return 4
-    for check in report.checks:
-        print(check.line())
-    print(report.verdict())
+    print("\n".join(report.lines()))
     if args.json:
         args.json.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
     return report.exit_code()

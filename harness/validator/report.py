@@ -1,9 +1,16 @@
-"""Check outcomes and the eligibility verdict."""
+"""Check outcomes, attestations and the eligibility verdict.
+
+A check passes, fails, or is not verified (it could not be run here). An attestation is not a check: it
+names something the receipt states that no one can re-establish after the run (a latency, the machine,
+the run ledger's history); the report and the verdict say so in words.
+"""
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-PASS, FAIL, NOT_VERIFIED = "pass", "fail", "not verified"
+from .catalog import ATTESTATIONS, CHECKS
+
+PASS, FAIL, NOT_VERIFIED, ATTESTED = "pass", "fail", "not verified", "attested"
 
 
 @dataclass(frozen=True)
@@ -30,16 +37,30 @@ def _short(value: Any, limit: int = 160) -> str:
 class Report:
     subject: str
     checks: list[Check] = field(default_factory=list)
+    attestations: list[Check] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)  # what was done, beside the verdicts (e.g. sample seeds)
 
+    def _add(self, check: Check) -> None:
+        if check.name not in CHECKS:
+            raise ValueError(f"check {check.name!r} is not in the validator's catalog")
+        self.checks.append(check)
+
+    def attest(self, name: str, detail: str) -> None:
+        if name not in ATTESTATIONS:
+            raise ValueError(f"attestation {name!r} is not in the validator's catalog")
+        self.attestations.append(Check(name, ATTESTED, detail))
+
+    def lines(self) -> list[str]:
+        return [check.line() for check in (*self.checks, *self.attestations)] + [self.verdict()]
+
     def ok(self, name: str, detail: str) -> None:
-        self.checks.append(Check(name, PASS, detail))
+        self._add(Check(name, PASS, detail))
 
     def fail(self, name: str, detail: str, expected: Any = None, found: Any = None) -> None:
-        self.checks.append(Check(name, FAIL, detail, expected, found))
+        self._add(Check(name, FAIL, detail, expected, found))
 
     def unverified(self, name: str, detail: str) -> None:
-        self.checks.append(Check(name, NOT_VERIFIED, detail))
+        self._add(Check(name, NOT_VERIFIED, detail))
 
     def expect(self, name: str, condition: bool, detail: str, expected: Any = None, found: Any = None) -> bool:
         if condition:
@@ -65,7 +86,9 @@ class Report:
 
     def verdict(self) -> str:
         if self.eligible:
-            return f"ELIGIBLE for a claim: all {len(self.checks)} checks passed"
+            attested = ", ".join(c.name for c in self.attestations)
+            return (f"ELIGIBLE for a claim: all {len(self.checks)} checks passed"
+                    + (f"; attested, not provable here: {attested}" if attested else ""))
         return (f"NOT ELIGIBLE for a claim: {len(self.failed)} failed, {len(self.not_verified)} not verified, "
                 f"{len(self.checks) - len(self.failed) - len(self.not_verified)} passed")
 
@@ -74,4 +97,5 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"subject": self.subject, "eligible": self.eligible, "verdict": self.verdict(),
-                "notes": self.notes, "checks": [asdict(c) for c in self.checks]}
+                "notes": self.notes, "checks": [asdict(c) for c in self.checks],
+                "attested": [asdict(c) for c in self.attestations]}
