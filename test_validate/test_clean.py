@@ -26,7 +26,7 @@ COMMON = (
     "config.complete", "config.sha256",
     "config.frozen_baseline", "config.top_k", "capabilities.reasons", "executable.interpreter", "source.harness",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "claim_boundary",
-    "embeddings.model",
+    "embeddings.model", "ledger.file", "ledger.chain", "ledger.run", "freeze.history",
 )
 DENSE = ("rows.exact_backend", "rows.query_vectors", "dense.exact_sample", "receipt.exact_backend")
 BY_MODE = {"fts_only": ("rows.order",), "vector_only": (*DENSE, "rows.order"), "hybrid": (*DENSE, "rows.fusion")}

@@ -18,6 +18,7 @@ from .check_bindings import (
 from .check_dense import check_exact_sample
 from .check_embeddings import check_embeddings
 from .check_environment import check_environment
+from .check_history import check_history
 from .check_rows import check_row_schemas, check_rows
 from .context import InputError, load
 from .report import Report
@@ -49,6 +50,7 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     check_receipt_identity(ctx, report)
     check_config(ctx, report)
     check_freeze(ctx, report)
+    check_history(ctx, report)
     check_environment(ctx, report)
     if embeddings:
         check_embeddings(ctx, report)

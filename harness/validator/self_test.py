@@ -1,13 +1,15 @@
 """--self-test: write a tiny, self-consistent run with no harness code, validate it, then tamper with it.
 
-The generated run has every file a real one has (fixture and vectors, store parts and manifest, rows,
-aggregate); it records no git state, so 'source.git' stays not verified, and the embedding check is
-skipped. Every other check must pass on the clean copy, and each tampering must fail its check.
+The generated run has every file a real one has (fixture and vectors, store parts and manifest, run ledger
+with its hash-chained history, rows, aggregate); it records no git state, so 'source.git' stays not
+verified, and the embedding check is skipped. Every other check must pass on the clean copy, and each
+tampering must fail its check.
 """
 
 import json
 import math
 import shutil
+import sqlite3
 import struct
 import sys
 import tempfile
@@ -18,6 +20,7 @@ from typing import Any
 from . import ir_metrics, split_rule
 from .check_bindings import CONFIG_FIELDS, FROZEN_BASELINE, LEXICAL_FIELDS
 from .check_environment import harness_source_digest
+from .check_history import GENESIS, LEDGER, chain_digest
 from .digests import canonical, directory_digest, sha256_bytes, sha256_canonical, sha256_file, sha256_text
 
 DOCS = {"a": "alpha beta", "b": "beta gamma", "c": "gamma delta", "d": "delta alpha"}
@@ -84,6 +87,47 @@ def _store(root: Path, fixture_sha: str) -> dict[str, Any]:
             "after_run_sha256": sha256_canonical(digests)}
 
 
+RUN = {"run_id": "self/run-1", "sequence": 1, "started_at": "-", "finished_at": "-"}
+
+
+def _ledger(store: Path) -> dict[str, Any]:
+    """The store's run ledger: the runs table and a two-event history, chained by the rule it states."""
+    events = [{"event": "run-started", "run_id": RUN["run_id"], "mode": "fts_only", "split": "calibration",
+               "sequence": RUN["sequence"], "started_at": RUN["started_at"]},
+              {"event": "run-finished", "run_id": RUN["run_id"], "status": "complete",
+               "finished_at": RUN["finished_at"]}]
+    connection = sqlite3.connect(store / LEDGER)
+    try:
+        with connection:
+            connection.execute("CREATE TABLE runs (run_id TEXT PRIMARY KEY, mode TEXT, split TEXT, sequence INTEGER, "
+                               "started_at TEXT, finished_at TEXT, status TEXT)")
+            connection.execute("INSERT INTO runs VALUES (?, 'fts_only', 'calibration', ?, ?, ?, 'complete')",
+                               (RUN["run_id"], RUN["sequence"], RUN["started_at"], RUN["finished_at"]))
+            connection.execute("CREATE TABLE history (position INTEGER PRIMARY KEY, event TEXT, previous_digest TEXT, "
+                               "digest TEXT)")
+            previous = GENESIS
+            for position, event in enumerate(events, start=1):
+                text = canonical(event).decode("utf-8")
+                digest = chain_digest(previous, text)
+                connection.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (position, text, previous, digest))
+                previous = digest
+    finally:
+        connection.close()
+    first = chain_digest(GENESIS, canonical(events[0]).decode("utf-8"))
+    return {"path": str(store / LEDGER), "rule": "self-test", "run_started": {"position": 1, "digest": first},
+            "freeze": None}
+
+
+def _edit_history(aggregate: Path) -> None:
+    connection = sqlite3.connect(aggregate.parent / "store" / LEDGER)
+    try:
+        with connection:
+            connection.execute("UPDATE history SET event = replace(event, 'calibration', 'heldout') "
+                               "WHERE position = 1")
+    finally:
+        connection.close()
+
+
 def _config() -> dict[str, Any]:
     config: dict[str, Any] = dict.fromkeys(CONFIG_FIELDS, "self-test")
     config.update(FROZEN_BASELINE, top_k=10, rrf_k=60, hybrid_candidate_depth=100,
@@ -131,7 +175,7 @@ def generate(root: Path) -> Path:
         unique_retrieved_docs=len({d for r in rows for d in r["ranked_doc_ids"]}),
         repeated_top1={"doc_id": firsts[0], "count": 1, "frequency": 1 / len(rows)})
     receipt = {
-        "run": {"run_id": "self/run-1", "sequence": 1, "started_at": "-", "finished_at": "-"},
+        "run": dict(RUN),
         "executable": {"interpreter": sys.executable, "interpreter_sha256": sha256_file(Path(sys.executable)),
                        "python_version": sys.version.split()[0], "argv": ["self-test"]},
         "source": {"harness": {"sha256": harness_source_digest()}, "git": {"available": False, "reason": "self-test"}},
@@ -152,6 +196,7 @@ def generate(root: Path) -> Path:
         "claim_boundary": {"supports_lead": "w", "supports": ["x"], "does_not_establish": ["y"], "statement": "z"},
         "profile": fixture["profile"],
         "freeze": None,
+        "ledger": _ledger(root / "store"),
     }
     aggregate = {"schema": "semantic-memory-scifact-aggregate-v1", "mode": "fts_only", "split": "calibration",
                  "row_count": len(rows), "per_query_path": "scifact-fts_only-calibration.jsonl",
@@ -174,6 +219,7 @@ TAMPERING: dict[str, tuple[str, Callable[[Path], object]]] = {
     "a store byte": ("store.live", lambda p: (p.parent / "store" / "dense.f32").write_bytes(b"dense!")),
     "an unknown config field": ("config.complete", lambda p: _edit_json(p, lambda a: a["receipt"]["retrieval"][
         "config"].update(boost=2))),
+    "a history event": ("ledger.chain", _edit_history),
 }
 
 
