@@ -13,7 +13,7 @@ from .embedders.select import BACKENDS
 from .errors import HarnessError
 from .evaluate import Evaluation, evaluate
 from .fixture import load_fixture
-from .freeze import current_record, write_freeze
+from .freeze import freeze_configuration
 from .profiles import PROFILES, text_profile
 from .retrieval.config import MODES, SearchConfig
 from .runner import check_fixture_contract
@@ -92,7 +92,8 @@ def add_freeze_parser(commands: "argparse._SubParsersAction[argparse.ArgumentPar
     freeze.add_argument("--mode", choices=(*MODES, "all"), default="all", help="modes to freeze")
     freeze.add_argument("--allow-dirty", action="store_true",
                         help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
-    freeze.add_argument("--replace", action="store_true", help="re-freeze (only before any held-out receipt)")
+    freeze.add_argument("--replace", action="store_true",
+                        help="re-freeze (only before any held-out or all-query run on this store)")
 
 
 def run_freeze(args: argparse.Namespace) -> int:
@@ -101,12 +102,13 @@ def run_freeze(args: argparse.Namespace) -> int:
     check_fixture_contract(fixture, contract)
     config = SearchConfig()
     store = open_store(args.store_dir, fixture, contract.namespace, config.lexical)
-    record = current_record(fixture=fixture, store=store, config=config, contract=contract,
-                            modes=MODES if args.mode == "all" else (args.mode,), argv=sys.argv,
-                            allow_dirty=args.allow_dirty)
-    path = write_freeze(args.output_dir, record, replace=args.replace)
-    print(f"frozen: {path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
-          f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']})")
+    frozen = freeze_configuration(fixture=fixture, store=store, config=config, contract=contract,
+                                  modes=MODES if args.mode == "all" else (args.mode,), output_dir=args.output_dir,
+                                  argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace)
+    record = frozen.record
+    print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
+          f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
+          f"run ledger position {frozen.event.position}")
     return 0
 
 

@@ -11,6 +11,7 @@ from .freeze import current_record, verify_freeze
 from .retrieval.config import MODES, SearchConfig
 from .retrieval.searcher import Searcher
 from .runner import ModeRun, check_fixture_contract, run_mode
+from .store import ledger
 from .store.store import Store, build_store
 
 
@@ -61,9 +62,13 @@ def evaluate(evaluation: Evaluation, contract: Contract) -> list[ModeRun]:
 def frozen_reference(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool,
                      fixture: CorpusFixture, store: Store, config: SearchConfig,
                      contract: Contract) -> dict[str, str] | None:
-    """Calibration (and a parity profile) needs no freeze; held-out and all-query runs must match it."""
+    """Calibration (and a parity profile) needs no freeze; held-out and all-query runs must match it, and each
+    mode must be in turn in the store's history (checked for every mode before the first one runs)."""
     if split == "calibration" or not is_contract:
         return None
     now = current_record(fixture=fixture, store=store, config=config, contract=contract, modes=modes, argv=[],
                          allow_dirty=True)
-    return verify_freeze(output_dir, now, modes)
+    reference = verify_freeze(output_dir, now, modes)
+    for mode in modes:
+        ledger.check_turn(store.directory, mode, split, reference["sha256"])
+    return reference

@@ -1,12 +1,16 @@
 """The freeze: what held-out runs must match, recorded before the first of them.
 
-`python -m harness freeze` writes OUTPUT/freeze.json. A held-out or all-query run is refused
-without it, or when anything it records differs now (the message names the field). Once a
-held-out or all-query receipt exists in OUTPUT, the freeze can no longer be rewritten.
+`python -m harness freeze` (in the library, `freeze_configuration`) appends a `freeze` event to the
+store's run ledger, then writes OUTPUT/freeze.json. A held-out or all-query run is refused without it,
+when anything it records differs now (the message names the field), or when the store's history says
+the run is out of turn (see `harness.store.ledger`). The freeze itself is refused once any held-out or
+all-query run has started on the store, whatever receipts exist, and while a held-out or all-query
+receipt exists in OUTPUT.
 """
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,7 @@ from .hashing import sha256_canonical
 from .retrieval.config import MODES, SearchConfig
 from .schema_check import validate
 from .split import ALGORITHM
+from .store import ledger
 from .store.store import Store, part_digests
 
 FREEZE_NAME = "freeze.json"
@@ -29,6 +34,13 @@ NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_sta
 
 class FreezeError(HarnessError):
     """The freeze is missing, differs from the current configuration, or cannot be rewritten."""
+
+
+@dataclass(frozen=True)
+class Frozen:
+    path: Path
+    record: dict[str, Any]
+    event: ledger.EventRef  # the freeze event in the store's history
 
 
 def current_record(*, fixture: CorpusFixture, store: Store, config: SearchConfig, contract: Contract,
@@ -65,7 +77,16 @@ def _held_out_receipts(output_dir: Path) -> list[Path]:
     return sorted(p for p in output_dir.rglob("*.aggregate.json") if p.name in names) if output_dir.is_dir() else []
 
 
-def write_freeze(output_dir: Path, record: dict[str, Any], *, replace: bool) -> Path:
+def freeze_configuration(*, fixture: CorpusFixture, store: Store, config: SearchConfig, contract: Contract,
+                         modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
+                         replace: bool) -> Frozen:
+    """Freeze the current configuration: the one entry point of the CLI and the tests."""
+    record = current_record(fixture=fixture, store=store, config=config, contract=contract, modes=modes, argv=argv,
+                            allow_dirty=allow_dirty)
+    return _write_freeze(output_dir, store, record, replace=replace)
+
+
+def _write_freeze(output_dir: Path, store: Store, record: dict[str, Any], *, replace: bool) -> Frozen:
     if record["source"]["git"].get("dirty") and record["source"]["dirty_state_policy"] == "clean work tree required":
         raise FreezeError("the work tree has uncommitted changes; commit them before freezing, or pass "
                           "--allow-dirty (recorded: runs under a dirty freeze are not eligible for a claim)")
@@ -74,15 +95,17 @@ def write_freeze(output_dir: Path, record: dict[str, Any], *, replace: bool) -> 
         raise FreezeError(f"a held-out receipt exists ({receipts[0]}); the freeze cannot be rewritten after "
                           "held-out evaluation. Start a new output directory for a new configuration.")
     path = output_dir / FREEZE_NAME
+    if path.exists() and not replace:
+        raise FreezeError(f"{path} exists; pass --replace to re-freeze (possible until the first held-out run)")
+    validate(record, "freeze")
+    event = ledger.record_freeze(store.directory, freeze_sha256=record["freeze_sha256"], modes=record["modes"],
+                                 created_at=record["created_at"], output_dir=str(output_dir))
     if path.exists():
-        if not replace:
-            raise FreezeError(f"{path} exists; pass --replace to re-freeze (possible until the first held-out run)")
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         (output_dir / "superseded" / stamp).mkdir(parents=True, exist_ok=True)
         path.rename(output_dir / "superseded" / stamp / FREEZE_NAME)
-    validate(record, "freeze")
     write_bytes_atomic(path, json.dumps(record, indent=1, ensure_ascii=False).encode("utf-8") + b"\n")
-    return path
+    return Frozen(path, record, event)
 
 
 def _first_difference(frozen: Any, now: Any, path: str = "") -> str | None:

@@ -123,14 +123,42 @@ def _embedding_receipt(fixture: CorpusFixture) -> dict[str, Any]:
 def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, store: Store,
              searcher: Searcher, output_dir: Path, replace: bool, argv: list[str],
              freeze: dict[str, str] | None = None) -> ModeRun:
-    """Run one mode on one split. `freeze` is the verified freeze reference (held-out and all-query runs)."""
+    """Run one mode on one split. `freeze` is the verified freeze reference (held-out and all-query runs); such a
+    run must also be in turn in the store's history (`ledger.check_turn`), or nothing is written."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     selected = select(queries, split, contract.calibration_count)
+    gated = freeze["sha256"] if freeze is not None and split in ledger.HELD_OUT else None
+    if gated is not None:
+        ledger.check_turn(store.directory, mode, split, gated)
     output_dir.mkdir(parents=True, exist_ok=True)
     superseded = clear_the_way(output_dir, mode, split, replace)
     before = store_digest(store.directory)
     started_at = _now()
-    ticket = ledger.begin_run(store.directory, store.namespace, mode, split, selected, started_at)
+    ticket = ledger.begin_run(store.directory, store.namespace, mode, split, selected, started_at,
+                              freeze_sha256=gated)
+    try:
+        rows_path, aggregate_path, aggregate = _write_artifacts(
+            mode=mode, split=split, fixture=fixture, contract=contract, store=store, searcher=searcher,
+            output_dir=output_dir, argv=argv, freeze=freeze, ticket=ticket, selected=selected, before=before,
+            started_at=started_at)
+    except BaseException:
+        ledger.finish_run(store.directory, ticket.run_id, "failed", _now())
+        raise
+    ledger.finish_run(store.directory, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
+    return ModeRun(mode, split, rows_path, aggregate_path, aggregate, superseded)
+
+
+def _ledger_receipt(store: Store, ticket: ledger.RunTicket) -> dict[str, Any]:
+    return {"path": str(store.directory / ledger.LEDGER), "rule": ledger.CHAIN_RULE,
+            "run_started": ticket.event.to_dict(),
+            "freeze": ticket.freeze_event.to_dict() if ticket.freeze_event is not None else None}
+
+
+def _write_artifacts(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, store: Store,
+                     searcher: Searcher, output_dir: Path, argv: list[str], freeze: dict[str, str] | None,
+                     ticket: ledger.RunTicket, selected: list[str], before: str,
+                     started_at: str) -> tuple[Path, Path, dict[str, Any]]:
+    queries = {query["query_id"]: query for query in fixture.data["queries"]}
     rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], searcher) for qid in selected]
     after_parts = part_digests(store.directory)
     finished_at = _now()
@@ -169,10 +197,9 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
             "claim_boundary": claim_boundary(),
             "profile": fixture.data["profile"],
             "freeze": freeze,
+            "ledger": _ledger_receipt(store, ticket),
         },
     }
     validate(aggregate, "aggregate")
     write_aggregate(aggregate_path, aggregate)
-    ledger.finish_run(store.directory, ticket.run_id, "complete", finished_at)
-    return ModeRun(mode, split, rows_path, aggregate_path, aggregate, superseded)
-
+    return rows_path, aggregate_path, aggregate

@@ -24,7 +24,8 @@ def _pytest(work: Path, corpus: CorpusFixture, *extra: str) -> None:
 
 
 def _normalized(path: Path) -> Any:
-    """Drop what legitimately differs between two runs: latency, wall-clock times, how pytest was started."""
+    """Drop what legitimately differs between two runs: latency, wall-clock times, how pytest was started, the
+    run's place in the ledger's history."""
     if path.suffix == ".jsonl":
         rows = [json.loads(line) for line in path.read_bytes().splitlines()]
         for row in rows:
@@ -36,6 +37,7 @@ def _normalized(path: Path) -> Any:
     receipt = aggregate["receipt"]
     receipt["run"].pop("started_at")
     receipt["run"].pop("finished_at")
+    receipt["ledger"].pop("run_started")  # its position follows the workers' order; its digest, the times
     receipt["executable"].pop("argv")
     receipt["machine"].pop("xdist_worker")
     receipt["machine"].pop("xdist_workers")

@@ -4,6 +4,10 @@
 `pytest -m final` writes the all-query receipts after the held-out ones and checks the issue's
 quality bars; `pytest -m parity` checks the harness against MTEB's published numbers.
 Uses the archive given by --archive=PATH or SCIFACT_ARCHIVE, else downloads BEIR's.
+
+A calibration rerun moves the earlier artifact pair to OUTPUT/superseded/. A held-out (or all-query)
+rerun does not: the store's history allows one held-out run per mode after the freeze, so a second
+`pytest -m heldout` on the same store fails each test with the refusal, before anything is written.
 """
 
 import json
@@ -16,9 +20,9 @@ import pytest
 from harness.build import BuildReport
 from harness.contract import scifact_contract
 from harness.embedders import make_embedder
+from harness.errors import HarnessError
 from harness.evaluate import check_split_gate, frozen_reference
 from harness.fixture import CorpusFixture, load_fixture
-from harness.freeze import FreezeError
 from harness.hashing import sha256_bytes
 from harness.profiles import text_profile
 from harness.retrieval.config import MODES, SearchConfig
@@ -41,16 +45,17 @@ def scifact_searcher(scifact_store: Store, scifact_corpus: CorpusFixture) -> Sea
 
 def _run(mode: str, split: str, corpus: CorpusFixture, store: Store, searcher: Searcher,
          output_dir: Path) -> ModeRun:
-    """The same gates as the CLI: 'all' after held-out receipts; held-out and 'all' match the freeze."""
+    """The same gates as the CLI: 'all' after held-out receipts; held-out and 'all' match the freeze and are in
+    turn in the store's history (a refusal fails the test with its message, and nothing is written)."""
     is_contract = corpus.data["profile"]["is_contract"]
-    check_split_gate(split, (mode,), output_dir, is_contract=is_contract)
     try:
+        check_split_gate(split, (mode,), output_dir, is_contract=is_contract)
         freeze = frozen_reference(split, (mode,), output_dir, is_contract=is_contract, fixture=corpus, store=store,
                                   config=searcher.config, contract=scifact_contract())
-    except FreezeError as exc:
+        return run_mode(mode=mode, split=split, fixture=corpus, contract=scifact_contract(), store=store,
+                        searcher=searcher, output_dir=output_dir, replace=True, argv=sys.argv, freeze=freeze)
+    except HarnessError as exc:
         pytest.fail(str(exc), pytrace=False)
-    return run_mode(mode=mode, split=split, fixture=corpus, contract=scifact_contract(), store=store,
-                    searcher=searcher, output_dir=output_dir, replace=True, argv=sys.argv, freeze=freeze)
 
 
 GIT_CHECKS = {"source.git", "source.clean"}

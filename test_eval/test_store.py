@@ -632,6 +632,13 @@ def test_ledger_numbers_runs_and_never_touches_the_store(built: Path, tiny_corpu
                                "VALUES (?, 'hybrid', 'test', 99, 't', 'running')", (first.run_id,))
         requests = connection.execute("SELECT COUNT(*), COUNT(DISTINCT request_id) FROM requests").fetchone()
         assert requests == (5 * len(query_ids), 5 * len(query_ids))
+    events = assert_chain_intact(built)
+    assert [e["event"] for e in events] == [*["run-started"] * 5, "run-finished"]
+    assert events[0] == {"event": "run-started", "run_id": first.run_id, "mode": "hybrid", "split": "test",
+                         "sequence": 1, "started_at": "2020-01-01T00:00:00Z"}
+    assert events[-1] == {"event": "run-finished", "run_id": first.run_id, "status": "complete",
+                          "finished_at": "2020-01-01T00:02:00Z"}
+    assert (first.event.position, second.event.position) == (1, 2) and first.freeze_event is None
 
     assert store_digest(built) == digest
     assert {path: seen for path, seen in snapshot(built).items() if not path.startswith(ledger.LEDGER)} == files
@@ -653,30 +660,71 @@ def test_open_without_manifest_is_refused(tmp_path: Path, tiny_corpus: CorpusFix
     assert not (empty / MANIFEST).exists()
 
 
-def _begin_when_released(directory: str, barrier: Any, results: Any) -> None:
+def _begin_when_released(directory: str, barrier: Any, results: Any, split: str = "calibration",
+                         freeze_sha256: str | None = None) -> None:
     barrier.wait(timeout=60)
     try:
-        ticket = ledger.begin_run(Path(directory), "ns", "hybrid", "calibration", ["q1", "q2"], "t")
+        ticket = ledger.begin_run(Path(directory), "ns", "hybrid", split, ["q1", "q2"], "t",
+                                  freeze_sha256=freeze_sha256)
+        ledger.finish_run(Path(directory), ticket.run_id, "complete", "t2")
         results.put(("ok", ticket.sequence))
+    except ledger.HistoryError as exc:
+        results.put(("refused", str(exc)))
     except Exception as exc:  # reported to the parent, which fails the test with it
         results.put(("error", f"{type(exc).__name__}: {exc}"))
 
 
+def _race(directory: Path, workers: int, **kwargs: Any) -> list[tuple[str, Any]]:
+    context = multiprocessing.get_context("fork")
+    barrier, results = context.Barrier(workers), context.Queue()
+    processes = [context.Process(target=_begin_when_released, args=(str(directory), barrier, results), kwargs=kwargs)
+                 for _ in range(workers)]
+    for process in processes:
+        process.start()
+    outcomes = [results.get(timeout=60) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+    return outcomes
+
+
+def assert_chain_intact(directory: Path) -> list[dict[str, Any]]:
+    """Recompute the history's hash chain by the rule the ledger states; return the events."""
+    with closing(sqlite3.connect(directory / ledger.LEDGER)) as connection:
+        rows = connection.execute("SELECT position, event, previous_digest, digest FROM history ORDER BY position")
+        history = rows.fetchall()
+    previous = "sha256:" + "0" * 64
+    for position, (found, text, found_previous, digest) in enumerate(history, start=1):
+        assert (found, found_previous) == (position, previous)
+        assert digest == "sha256:" + hashlib.sha256(f"{previous}\n{text}".encode()).hexdigest(), position
+        previous = digest
+    return [json.loads(text) for _, text, _, _ in history]
+
+
 def test_first_runs_racing_on_a_new_ledger_all_get_distinct_numbers(tmp_path: Path) -> None:
     """xdist workers start their first runs on a fresh store together; creating the ledger (WAL mode and
-    tables) must not make any of them fail with 'database is locked'."""
-    context = multiprocessing.get_context("fork")
+    tables) must not make any of them fail with 'database is locked', and the history stays one chain."""
     workers, rounds = 4, 15
     for round_number in range(rounds):
         directory = tmp_path / f"round-{round_number}"
         directory.mkdir()
-        barrier, results = context.Barrier(workers), context.Queue()
-        processes = [context.Process(target=_begin_when_released, args=(str(directory), barrier, results))
-                     for _ in range(workers)]
-        for process in processes:
-            process.start()
-        outcomes = [results.get(timeout=60) for _ in processes]
-        for process in processes:
-            process.join(timeout=60)
+        outcomes = _race(directory, workers)
         assert [outcome for outcome in outcomes if outcome[0] != "ok"] == [], f"round {round_number}"
         assert sorted(sequence for _, sequence in outcomes) == list(range(1, workers + 1))
+        events = assert_chain_intact(directory)
+        started = [e["sequence"] for e in events if e["event"] == "run-started"]
+        assert sorted(started) == list(range(1, workers + 1)) and len(events) == 2 * workers
+
+
+def test_heldout_runs_racing_under_one_freeze_let_exactly_one_through(tmp_path: Path) -> None:
+    """The held-out gate and the run's start are one transaction: of workers racing to start the same mode's
+    held-out run, one starts it and the others are refused."""
+    workers, rounds, frozen = 4, 5, "sha256:" + "a" * 64
+    for round_number in range(rounds):
+        directory = tmp_path / f"round-{round_number}"
+        directory.mkdir()
+        ledger.record_freeze(directory, freeze_sha256=frozen, modes=["hybrid"], created_at="t", output_dir="out")
+        outcomes = _race(directory, workers, split="heldout", freeze_sha256=frozen)
+        assert sorted(kind for kind, _ in outcomes) == ["ok", *["refused"] * (workers - 1)], outcomes
+        assert all("already started on this store" in detail for kind, detail in outcomes if kind == "refused")
+        events = assert_chain_intact(directory)
+        assert [e["event"] for e in events] == ["freeze", "run-started", "run-finished"]

@@ -13,7 +13,7 @@ from harness.build import build_fixture
 from harness.embedders.local import LocalEmbedder
 from harness.evaluate import Evaluation, evaluate
 from harness.fixture import load_fixture
-from harness.freeze import current_record, write_freeze
+from harness.freeze import freeze_configuration
 from harness.retrieval.config import MODES, SearchConfig
 from harness.store.store import build_store
 
@@ -32,8 +32,8 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory, local_embedder: LocalEmb
     argv = ("pytest", "test_validate")
     evaluate(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="calibration",
                         config=config, argv=argv), contract)
-    write_freeze(out, current_record(fixture=fixture, store=store, config=config, contract=contract, modes=MODES,
-                                     argv=list(argv), allow_dirty=True), replace=False)
+    freeze_configuration(fixture=fixture, store=store, config=config, contract=contract, modes=MODES, output_dir=out,
+                         argv=list(argv), allow_dirty=True, replace=False)
     evaluate(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="heldout",
                         config=config, argv=argv), contract)
     return CleanRun(root=root, fixture_path=fixture.path, store_dir=store.directory, out=out)

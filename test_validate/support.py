@@ -8,13 +8,16 @@ except by tests that copy them first and repoint the receipt at the copy.
 import hashlib
 import json
 import shutil
+import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.artifacts import aggregate_name, rows_name
 from harness.freeze import FREEZE_NAME
+from harness.store.ledger import LEDGER
 from harness.validator.report import FAIL, Report
 
 Row = dict[str, Any]
@@ -39,6 +42,10 @@ def sha256_canonical(value: Any) -> str:
     """The canonical-JSON rule the artifacts state (sorted keys, ',' and ':', no ASCII escaping)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return sha256_bytes(text.encode("utf-8"))
+
+
+def canonical_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def rows_bytes(rows: list[Row]) -> bytes:
@@ -163,7 +170,7 @@ class RunCopy(OutputPaths):
                                reseal_count=reseal_count)
 
     def copy_store(self) -> Path:
-        """A private store, with every receipt of the copy repointed at it (its digests are unchanged)."""
+        """A private store and run ledger, with every receipt of the copy repointed at them (digests unchanged)."""
         store = self.scratch / "store"
         shutil.copytree(self.clean.store_dir, store)
         for path in self.out.glob("*.aggregate.json"):
@@ -171,6 +178,8 @@ class RunCopy(OutputPaths):
             receipt = aggregate["receipt"]["store"]
             receipt.update(directory=str(store), database_path=str(store / Path(receipt["database_path"]).name),
                            mapping_path=str(store / Path(receipt["mapping_path"]).name))
+            ledger = aggregate["receipt"]["ledger"]
+            ledger["path"] = str(store / Path(ledger["path"]).name)
             self._write_json(path, aggregate)
         return store
 
@@ -204,3 +213,71 @@ def assert_fails(report: Report, names: tuple[str, ...] | frozenset[str], *,
     extra = failed - set(names) - allowed - GIT_CHECKS
     assert not extra, f"unexpected failures {sorted(extra)}:\n{describe(report)}"
     assert all(check.status == FAIL for check in report.checks if check.name in names)
+
+
+# --- the run ledger, edited by hand with the sqlite3 module, as anyone with write access to the store could -----
+
+GENESIS = "sha256:" + "0" * 64
+HistoryRow = tuple[int, str, str, str]  # position, event text, previous digest, digest
+
+
+def chain_digest(previous: str, text: str) -> str:
+    return sha256_bytes(f"{previous}\n{text}".encode())
+
+
+def _writable_history(store: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(store / LEDGER, isolation_level=None)
+    connection.execute("DROP TRIGGER IF EXISTS history_no_update")
+    connection.execute("DROP TRIGGER IF EXISTS history_no_delete")
+    return connection
+
+
+def history_rows(store: Path) -> list[HistoryRow]:
+    with closing(sqlite3.connect(store / LEDGER)) as connection:
+        return connection.execute("SELECT position, event, previous_digest, digest FROM history "
+                                  "ORDER BY position").fetchall()
+
+
+def history_event(store: Path, kind: str, **fields: Any) -> tuple[int, Json]:
+    """The first event of `kind` whose fields include `fields`, with its position."""
+    for position, text, _, _ in history_rows(store):
+        event = json.loads(text)
+        if event["event"] == kind and all(event.get(k) == v for k, v in fields.items()):
+            return position, event
+    raise AssertionError(f"no {kind} event with {fields} in {store / LEDGER}")
+
+
+def replace_event_text(store: Path, position: int, text: str) -> None:
+    """Edit one event in place, leaving its digest and the rest of the chain as they were."""
+    with closing(_writable_history(store)) as connection:
+        connection.execute("UPDATE history SET event = ? WHERE position = ?", (text, position))
+
+
+def append_event(store: Path, event: Json) -> tuple[int, str]:
+    """Append an event at the end of the chain, chained correctly; return its position and digest."""
+    position, _, _, previous = history_rows(store)[-1]
+    text = canonical_text(event)
+    digest = chain_digest(previous, text)
+    with closing(_writable_history(store)) as connection:
+        connection.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (position + 1, text, previous, digest))
+    return position + 1, digest
+
+
+def rewrite_history(store: Path, keep: Callable[[Json], bool]) -> None:
+    """Delete the events (and runs) `keep` refuses, renumber and rechain the rest: a consistent rewrite."""
+    events = [json.loads(text) for _, text, _, _ in history_rows(store)]
+    kept = [event for event in events if keep(event)]
+    dropped_runs = {event["run_id"] for event in events if not keep(event) and "run_id" in event}
+    with closing(_writable_history(store)) as connection:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("DELETE FROM history")
+        for run_id in dropped_runs:
+            connection.execute("DELETE FROM requests WHERE run_id = ?", (run_id,))
+            connection.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+        previous = GENESIS
+        for position, event in enumerate(kept, start=1):
+            text = canonical_text(event)
+            digest = chain_digest(previous, text)
+            connection.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (position, text, previous, digest))
+            previous = digest
+        connection.execute("COMMIT")

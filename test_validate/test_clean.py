@@ -25,7 +25,7 @@ COMMON = (
     "store.mapping_coverage", "rows.fact_ids", "store.vectors", "store.facts", "receipt.identity", "receipt.embedding",
     "config.sha256", "config.frozen_baseline", "config.top_k", "executable.interpreter", "source.harness",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "embeddings.model",
-    "corpus.schema",
+    "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze.history",
 )
 DENSE = ("rows.exact_backend", "rows.query_vectors", "receipt.exact_backend")
 BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE, "rows.order", "replay.dense"),
@@ -33,7 +33,7 @@ BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE,
 BY_SPLIT = {"calibration": ("freeze",), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
                                                     "freeze.match")}
 LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED|ATTESTED {4}) (\S+): (.+)$")
-ATTESTED_NAMES = ("machine", "latency")
+ATTESTED_NAMES = ("history", "machine", "latency")
 
 
 def git_head() -> str | None:

@@ -11,6 +11,7 @@ that only a specific deeper check can catch them; each names that check.
 
 import json
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from harness.aggregate import aggregate_metrics
+from harness.store.ledger import LEDGER
 from harness.validator.cli import validate
 from harness.validator.ir_metrics import KEYS
 from harness.validator.report import Report
@@ -28,11 +30,15 @@ from .support import (
     Row,
     RunCopy,
     assert_fails,
+    canonical_text,
     check_named,
     describe,
     failed_names,
     flip_byte,
+    history_event,
+    replace_event_text,
     reseal_search_receipt,
+    rewrite_history,
     sha256_bytes,
     sha256_canonical,
     sha256_file,
@@ -272,6 +278,53 @@ def interpreter_digest_changed(copy: RunCopy) -> Edit:
                 {"executable.interpreter": other})
 
 
+# --- the run ledger ----------------------------------------------------------------------------------------
+
+
+def ledger_event_edited(copy: RunCopy) -> Edit:
+    """fts_only's held-out run relabelled as a calibration run in the ledger (digests left as they were)."""
+    store = copy.copy_store()
+    position, event = history_event(store, "run-started", mode="fts_only", split="heldout")
+    replace_event_text(store, position, canonical_text({**event, "split": "calibration"}))
+    return Edit(copy.aggregate_path("fts_only", "calibration"), {"ledger.chain": f"position {position}"})
+
+
+def ledger_missing(copy: RunCopy) -> Edit:
+    (copy.copy_store() / LEDGER).unlink()
+    return Edit(copy.aggregate_path("hybrid", "heldout"), {"ledger.file": "missing"})
+
+
+def ledger_not_a_database(copy: RunCopy) -> Edit:
+    store = copy.copy_store()
+    for leftover in store.glob(LEDGER + "-*"):
+        leftover.unlink()
+    (store / LEDGER).write_bytes(b"not a database, but long enough to be mistaken for one" * 20)
+    return Edit(copy.aggregate_path("fts_only", "heldout"), {"ledger.file": "DatabaseError"})
+
+
+def ledger_path_elsewhere(copy: RunCopy) -> Edit:
+    other = copy.scratch / LEDGER
+    shutil.copy2(copy.clean.store_dir / LEDGER, other)
+    return Edit(copy.edit_receipt("vector_only", "heldout", lambda r: r["ledger"].update(path=str(other))),
+                {"ledger.file": str(other)})
+
+
+def run_sequence_edited(copy: RunCopy) -> Edit:
+    return Edit(copy.edit_receipt("vector_only", "calibration", lambda r: r["run"].update(sequence=2)),
+                {"ledger.run": "run number"})
+
+
+def run_event_digest_edited(copy: RunCopy) -> Edit:
+    other = sha256_bytes(b"another run-started event")
+    return Edit(copy.edit_receipt("hybrid", "heldout", lambda r: r["ledger"]["run_started"].update(digest=other)),
+                {"ledger.run": other})
+
+
+def freeze_event_position_edited(copy: RunCopy) -> Edit:
+    return Edit(copy.edit_receipt("fts_only", "heldout", lambda r: r["ledger"]["freeze"].update(position=1)),
+                {"freeze.history": "position 1"})
+
+
 MUTATIONS = [
     Mutation("aggregate-metric-digit", metric_digit_in_aggregate, ("aggregate.metrics",)),
     Mutation("aggregate-nan", nan_in_aggregate, ("json.strict",)),
@@ -306,12 +359,19 @@ MUTATIONS = [
     Mutation("config-unknown-field", unknown_config_field, ("aggregate.schema",)),
     Mutation("store-stale", stale_store, ("store.parts", "store.live"), frozenset({"store.vectors"})),
     Mutation("freeze-edited", freeze_record_edited, ("freeze.digest",), frozenset({"freeze.match"})),
-    Mutation("heldout-without-freeze", heldout_without_freeze, ("freeze",)),
+    Mutation("heldout-without-freeze", heldout_without_freeze, ("freeze", "freeze.history")),
     Mutation("vector-sidecar-tampered", vector_sidecar_tampered, ("corpus.vectors",),
              frozenset({"store.vectors", "store.facts", "replay.dense", "rows.query_vectors"})),
     Mutation("profile-mteb-parity", profile_switched, ("profile.contract",)),
     Mutation("git-dirty", git_marked_dirty, ("source.clean",)),
     Mutation("interpreter-digest", interpreter_digest_changed, ("executable.interpreter",)),
+    Mutation("ledger-event-edited", ledger_event_edited, ("ledger.chain",)),
+    Mutation("ledger-missing", ledger_missing, ("ledger.file",)),
+    Mutation("ledger-not-a-database", ledger_not_a_database, ("ledger.file",)),
+    Mutation("ledger-path-elsewhere", ledger_path_elsewhere, ("ledger.file",)),
+    Mutation("run-sequence-edited", run_sequence_edited, ("ledger.run",)),
+    Mutation("run-event-digest-edited", run_event_digest_edited, ("ledger.run",)),
+    Mutation("freeze-event-position-edited", freeze_event_position_edited, ("freeze.history",)),
 ]
 
 
@@ -428,6 +488,14 @@ def gap_store_vectors_differ_from_fixture(copy: RunCopy) -> Edit:
         dense_sha256=parts["dense"], store_sha256=digest, before_run_sha256=digest, after_run_sha256=digest)))
 
 
+def gap_ledger_rewritten_without_an_earlier_heldout_run(copy: RunCopy) -> Edit:
+    """fts_only's held-out run deleted from the ledger and the chain rewritten consistently: every later event
+    moves, and the receipts that recorded them no longer match."""
+    store = copy.copy_store()
+    rewrite_history(store, lambda event: not (event.get("run_id") or "").startswith("tiny-test/fts_only/heldout/"))
+    return Edit(copy.aggregate_path("hybrid", "heldout"))
+
+
 def _receipt_edit(mode: str, split: str, change: Callable[[Json], Any]) -> Apply:
     return lambda copy: Edit(copy.edit_receipt(mode, split, change))
 
@@ -472,6 +540,8 @@ DEEP_TAMPERING = [
         _receipt_edit("vector_only", "calibration", _split_contradicts_aggregate), "receipt.identity"),
     Gap("receipt-backend-not-exact", _receipt_edit("vector_only", "calibration", _backend_not_exact),
         "receipt.exact_backend"),
+    Gap("ledger-rewritten-without-an-earlier-heldout-run", gap_ledger_rewritten_without_an_earlier_heldout_run,
+        "ledger.run"),
 ]
 
 

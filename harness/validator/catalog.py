@@ -62,6 +62,7 @@ CHECKS: dict[str, str] = {
     "freeze.recorded": "the receipt names another freeze record",
     "freeze.match": "the run differs from the freeze (configuration, corpus, model, store, split, source)",
     "freeze.history": "the ledger shows the freeze after a held-out run, or an earlier held-out run",
+    "ledger.file": "the receipt's run ledger is missing, unreadable, or not the store's own",
     "ledger.chain": "the run ledger's hash chain does not recompute",
     "ledger.run": "the receipt's run is not the ledger's run at the recorded place, or did not complete",
     "executable.interpreter": "the recorded interpreter does not resolve to the recorded digest",

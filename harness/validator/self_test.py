@@ -1,8 +1,9 @@
 """--self-test: write a tiny, self-consistent run with no harness code, validate it, then tamper with it.
 
-The generated run has every file a real one has (fixture and vectors, store parts and manifest, rows,
-aggregate); it records no git state, so 'source.git' stays not verified, and the embedding check is
-skipped. Every other check must pass on the clean copy, and each tampering must fail its check.
+The generated run has every file a real one has (fixture and vectors, store parts and manifest, run ledger
+with its hash-chained history, rows, aggregate); it records no git state, so 'source.git' stays not
+verified, and the embedding check is skipped. Every other check must pass on the clean copy, and each
+tampering must fail its check.
 """
 
 import hashlib
@@ -22,6 +23,7 @@ from . import ir_metrics, split_rule
 from .bm25 import BM25, Tokenizer
 from .check_bindings import FROZEN_BASELINE
 from .check_environment import harness_source_digest, harness_source_files
+from .check_history import GENESIS, LEDGER, chain_digest
 from .digests import canonical, directory_digest, sha256_bytes, sha256_canonical, sha256_file, sha256_text
 
 DOCS = {"a": "alpha beta", "b": "beta gamma", "c": "gamma delta", "d": "delta alpha"}
@@ -134,6 +136,48 @@ def _store(root: Path, fixture_sha: str) -> dict[str, Any]:
             "after_run_sha256": sha256_canonical(digests), "digest_rule": "self-test"}
 
 
+RUN = {"run_id": "self/run-1", "sequence": 1, "started_at": TIMESTAMP, "finished_at": TIMESTAMP,
+       "request_id_rule": "<run_id>/<query_id>"}
+
+
+def _ledger(store: Path) -> dict[str, Any]:
+    """The store's run ledger: the runs table and a two-event history, chained by the rule it states."""
+    events = [{"event": "run-started", "run_id": RUN["run_id"], "mode": "fts_only", "split": "calibration",
+               "sequence": RUN["sequence"], "started_at": RUN["started_at"]},
+              {"event": "run-finished", "run_id": RUN["run_id"], "status": "complete",
+               "finished_at": RUN["finished_at"]}]
+    connection = sqlite3.connect(store / LEDGER)
+    try:
+        with connection:
+            connection.execute("CREATE TABLE runs (run_id TEXT PRIMARY KEY, mode TEXT, split TEXT, sequence INTEGER, "
+                               "started_at TEXT, finished_at TEXT, status TEXT)")
+            connection.execute("INSERT INTO runs VALUES (?, 'fts_only', 'calibration', ?, ?, ?, 'complete')",
+                               (RUN["run_id"], RUN["sequence"], RUN["started_at"], RUN["finished_at"]))
+            connection.execute("CREATE TABLE history (position INTEGER PRIMARY KEY, event TEXT, previous_digest TEXT, "
+                               "digest TEXT)")
+            previous = GENESIS
+            for position, event in enumerate(events, start=1):
+                text = canonical(event).decode("utf-8")
+                digest = chain_digest(previous, text)
+                connection.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (position, text, previous, digest))
+                previous = digest
+    finally:
+        connection.close()
+    first = chain_digest(GENESIS, canonical(events[0]).decode("utf-8"))
+    return {"path": str(store / LEDGER), "rule": "self-test", "run_started": {"position": 1, "digest": first},
+            "freeze": None}
+
+
+def _edit_history(aggregate: Path) -> None:
+    connection = sqlite3.connect(aggregate.parent / "store" / LEDGER)
+    try:
+        with connection:
+            connection.execute("UPDATE history SET event = replace(event, 'calibration', 'heldout') "
+                               "WHERE position = 1")
+    finally:
+        connection.close()
+
+
 def _config() -> dict[str, Any]:
     config: dict[str, Any] = dict.fromkeys(("dense_backend", "dense_exactness", "dense_dtype", "tie_break",
                                             "query_vectors"), "self-test")
@@ -194,8 +238,7 @@ def generate(root: Path) -> Path:
         repeated_top1={"doc_id": firsts[0], "count": 1, "frequency": 1 / len(rows)})
     embedding = {**fixture["embedding"], "semantic_text": fixture["semantic_text"], "profile": fixture["profile"]}
     receipt = {
-        "run": {"run_id": "self/run-1", "sequence": 1, "started_at": TIMESTAMP, "finished_at": TIMESTAMP,
-                "request_id_rule": "<run_id>/<query_id>"},
+        "run": dict(RUN),
         "executable": {"interpreter": sys.executable, "interpreter_sha256": sha256_file(Path(sys.executable)),
                        "python_version": platform.python_version(), "implementation": platform.python_implementation(),
                        "argv": ["self-test"], "launcher": None},
@@ -225,6 +268,7 @@ def generate(root: Path) -> Path:
         "claim_boundary": {"supports_lead": "w", "supports": ["x"], "does_not_establish": ["y"], "statement": "z"},
         "profile": fixture["profile"],
         "freeze": None,
+        "ledger": _ledger(root / "store"),
     }
     aggregate = {"schema": "semantic-memory-scifact-aggregate-v1", "mode": "fts_only", "split": "calibration",
                  "row_count": len(rows), "per_query_path": "scifact-fts_only-calibration.jsonl",
@@ -249,6 +293,7 @@ TAMPERING: dict[str, tuple[str, Callable[[Path], object]]] = {
     "a stored fact's text": ("store.facts", lambda p: _edit_fact_text(p.parent / "store" / "facts.sqlite3")),
     "an unknown config field": ("aggregate.schema", lambda p: _edit_json(p, lambda a: a["receipt"]["retrieval"][
         "config"].update(boost=2))),
+    "a history event": ("ledger.chain", _edit_history),
 }
 
 

@@ -1,0 +1,268 @@
+"""The store's run ledger, read by the validator itself: the hash chain, this run's place in it, and the freeze
+a held-out or all-query run ran under.
+
+The ledger is `ledger.sqlite3` beside the store, opened read-only (a `file:...?mode=ro` URI). Its `history`
+table holds one event per row: position (from 1, without gaps), the event as canonical JSON (its type under
+"event"), the previous row's digest and this row's digest, chained by
+
+    digest = "sha256:" + hex(sha256(UTF-8 of previous_digest + "\\n" + event_json))
+
+with previous_digest "sha256:" + 64 zeros for position 1. Events: run-started {run_id, mode, split,
+sequence, started_at}, run-finished {run_id, status, finished_at}, freeze {freeze_sha256, modes,
+created_at, output_dir}. The `runs` table holds the same runs. A held-out claim without its history is
+not a claim, so a missing or unreadable ledger FAILs.
+"""
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .context import Context
+from .digests import canonical, sha256_bytes
+from .report import Report
+from .strict_json import StrictJSONError, loads
+
+LEDGER = "ledger.sqlite3"
+GENESIS = "sha256:" + "0" * 64
+HELD_OUT = ("heldout", "all")
+EVENT_FIELDS: dict[str, dict[str, type]] = {
+    "run-started": {"event": str, "run_id": str, "mode": str, "split": str, "sequence": int, "started_at": str},
+    "run-finished": {"event": str, "run_id": str, "status": str, "finished_at": str},
+    "freeze": {"event": str, "freeze_sha256": str, "modes": list, "created_at": str, "output_dir": str},
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    position: Any
+    text: Any
+    previous: Any
+    digest: Any
+
+
+@dataclass(frozen=True)
+class Event:
+    position: int
+    digest: str
+    value: dict[str, Any]
+
+    @property
+    def kind(self) -> Any:
+        return self.value.get("event")
+
+    def describe(self) -> str:
+        if self.kind == "freeze":
+            return f"freeze {self.value.get('freeze_sha256')} (position {self.position})"
+        return (f"{self.value.get('split')} run {self.value.get('run_id')} (position {self.position}, started "
+                f"{self.value.get('started_at')})")
+
+
+@dataclass(frozen=True)
+class Ledger:
+    rows: list[Row]
+    runs: list[tuple[Any, ...]]
+
+
+def chain_digest(previous_digest: str, event_json: str) -> str:
+    return sha256_bytes(f"{previous_digest}\n{event_json}".encode())
+
+
+def _read(path: Path) -> Ledger:
+    connection = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        rows = [Row(*row) for row in connection.execute(
+            "SELECT position, event, previous_digest, digest FROM history ORDER BY position")]
+        runs = connection.execute("SELECT run_id, mode, split, sequence, started_at, status, finished_at FROM runs "
+                                  "ORDER BY rowid").fetchall()
+    finally:
+        connection.close()
+    return Ledger(rows, runs)
+
+
+def _event(text: Any) -> dict[str, Any] | None:
+    """The event, if the text is strict JSON with one event type's exact fields, each of its type."""
+    try:
+        value = loads(text) if isinstance(text, str) else None
+    except StrictJSONError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    event: dict[str, Any] = value
+    fields = EVENT_FIELDS.get(str(event.get("event")))
+    if fields is None or set(event) != set(fields):
+        return None
+    if any(not isinstance(event[k], t) or isinstance(event[k], bool) for k, t in fields.items()):
+        return None
+    return event
+
+
+def _row_problem(row: Row, position: int, previous: str) -> str | None:
+    if row.position != position:
+        return f"position {row.position!r} where {position} is due (positions count from 1 without gaps)"
+    if not isinstance(row.text, str) or not isinstance(row.digest, str):
+        return f"position {position}: the event or digest is not text"
+    if row.previous != previous:
+        return f"position {position}: previous digest {row.previous!r}, but the event before has {previous}"
+    if chain_digest(previous, row.text) != row.digest:
+        return (f"position {position}: digest {row.digest} does not recompute from the previous digest and the "
+                f"event text {row.text} (recomputed {chain_digest(previous, row.text)}): the event was edited")
+    try:
+        loads(row.text)
+    except StrictJSONError as exc:
+        return f"position {position}: the event is not strict JSON ({exc})"
+    value = _event(row.text)
+    if value is None:
+        return (f"position {position}: not a run-started, run-finished or freeze event with its fields and their "
+                f"types: {row.text}")
+    if canonical(value).decode("utf-8") != row.text:
+        return f"position {position}: the event is not in canonical JSON: {row.text}"
+    return None
+
+
+def _chain(ledger: Ledger) -> tuple[list[Event], str | None]:
+    """Every event that parses (whether or not its digest recomputes), and the chain's first problem, if any."""
+    events, problem, previous = [], None, GENESIS
+    for position, row in enumerate(ledger.rows, start=1):
+        problem = problem or _row_problem(row, position, previous)
+        value = _event(row.text)
+        if value is not None and isinstance(row.position, int):
+            events.append(Event(row.position, str(row.digest), value))
+        previous = row.digest if isinstance(row.digest, str) else ""
+    return events, problem
+
+
+def _runs_problem(ledger: Ledger, events: list[Event]) -> str | None:
+    """The runs table and the history record the same runs, with the same last status."""
+    from_history: dict[Any, list[Any]] = {}
+    for event in events:
+        if event.kind == "run-started":
+            value = event.value
+            from_history[value["run_id"]] = [value["run_id"], value["mode"], value["split"], value["sequence"],
+                                             value["started_at"], "running", None]
+        elif event.kind == "run-finished" and event.value["run_id"] in from_history:
+            from_history[event.value["run_id"]][5:] = [event.value["status"], event.value["finished_at"]]
+    from_table = {run[0]: list(run) for run in ledger.runs}
+    for run_id in [*from_table, *(r for r in from_history if r not in from_table)]:
+        if from_table.get(run_id) != from_history.get(run_id):
+            return (f"run {run_id}: the runs table holds {from_table.get(run_id)}, the history "
+                    f"{from_history.get(run_id)}")
+    return None
+
+
+def _ref(value: Any) -> tuple[Any, Any]:
+    return (value.get("position"), value.get("digest")) if isinstance(value, dict) else (None, None)
+
+
+def _run_position(ctx: Context, events: list[Event]) -> Any:
+    """Where the receipt's run started in the history: its run-started event, else the recorded position."""
+    run_id = ctx.receipt["run"].get("run_id")
+    found = next((e for e in events if e.kind == "run-started" and e.value.get("run_id") == run_id), None)
+    return found.position if found is not None else _ref(ctx.receipt["ledger"]["run_started"])[0]
+
+
+def _check_run(ctx: Context, report: Report, events: list[Event], digests: dict[int, str]) -> None:
+    run, block = ctx.receipt["run"], ctx.receipt["ledger"]
+    position, digest = _ref(block["run_started"])
+    event = next((e for e in events if e.position == position), None)
+    detail = f"the receipt's run {run.get('run_id')} is the run-started event at position {position} of the ledger"
+    if position not in digests:
+        report.fail("ledger.run", detail + f": the ledger holds no event there ({len(digests)} events)", digest, None)
+        return
+    if digests[position] != digest:
+        report.fail("ledger.run", detail + ", with the recorded digest", digest, digests[position])
+        return
+    if event is None or event.kind != "run-started":
+        report.fail("ledger.run", detail, "a run-started event", event.value if event else None)
+        return
+    recorded = {"run_id": run.get("run_id"), "mode": ctx.mode, "split": ctx.split, "sequence": run.get("sequence"),
+                "started_at": run.get("started_at")}
+    differing = {k: (v, event.value.get(k)) for k, v in recorded.items() if event.value.get(k) != v}
+    earlier = sum(1 for e in events if e.kind == "run-started" and e.position < position
+                  and (e.value.get("mode"), e.value.get("split")) == (ctx.mode, ctx.split))
+    if run.get("sequence") != earlier + 1:
+        differing["run number"] = (run.get("sequence"), f"{earlier + 1} ({earlier} earlier {ctx.mode} {ctx.split} "
+                                                        "run-started events)")
+    finished = next((e for e in events if e.kind == "run-finished" and e.position > position
+                     and e.value.get("run_id") == run.get("run_id")), None)
+    outcome = (finished.value.get("status"), finished.value.get("finished_at")) if finished else None
+    if outcome != ("complete", run.get("finished_at")):
+        differing["run-finished"] = (("complete", run.get("finished_at")), outcome)
+    if differing:
+        report.fail("ledger.run", detail + f"; differs in {', '.join(differing)}",
+                    {k: pair[0] for k, pair in differing.items()}, {k: pair[1] for k, pair in differing.items()})
+    else:
+        report.ok("ledger.run", detail + f", run number {earlier + 1} of {ctx.mode} {ctx.split}, finished complete")
+
+
+def _check_freeze_history(ctx: Context, report: Report, events: list[Event], digests: dict[int, str]) -> None:
+    name = "freeze.history"
+    if ctx.split == "calibration":
+        report.ok(name, "calibration runs need no freeze in the store's history")
+        return
+    block = ctx.receipt["ledger"]
+    sha256 = (ctx.receipt.get("freeze") or {}).get("sha256")
+    position, digest = _ref(block["freeze"])
+    if sha256 is None or position is None:
+        report.fail(name, f"a {ctx.split} receipt names its freeze and the freeze event it ran under",
+                    "freeze sha256 and event", (sha256, block["freeze"]))
+        return
+    run_position = _run_position(ctx, events)
+    before_run = [e for e in events if isinstance(run_position, int) and e.position < run_position]
+    freezes = [e for e in before_run if e.kind == "freeze"]
+    problems = []
+    if not any(e.value.get("freeze_sha256") == sha256 for e in events if e.kind == "freeze"):
+        problems.append(f"the ledger holds no freeze event for {sha256}")
+    latest = freezes[-1] if freezes else None
+    if latest is None or latest.value.get("freeze_sha256") != sha256:
+        problems.append(f"the latest freeze before the run is {latest.describe() if latest else None}, not {sha256}")
+    elif (latest.position, latest.digest) != (position, digest) or digests.get(position) != digest:
+        problems.append(f"the receipt records freeze event (position {position}, {digest}); the ledger has "
+                        f"{latest.describe()} with digest {latest.digest}")
+    if latest is not None:
+        before = [e for e in before_run if e.kind == "run-started" and e.value.get("split") in HELD_OUT
+                  and e.position < latest.position]
+        if before:
+            problems.append(f"{before[0].describe()} was started before {latest.describe()}: the freeze came after "
+                            "held-out results were seen")
+    earlier = [e for e in before_run if e.kind == "run-started"
+               and (e.value.get("mode"), e.value.get("split")) == (ctx.mode, ctx.split)]
+    if earlier:
+        problems.append(f"an earlier {ctx.split} run of {ctx.mode}: {earlier[0].describe()}; a {ctx.split} receipt "
+                        "counts only for the first such run after the freeze")
+    detail = (f"the run is the first {ctx.split} run of {ctx.mode} under the store's latest freeze, and no "
+              "held-out or all-query run came before that freeze")
+    if problems:
+        report.fail(name, detail + ": " + "; ".join(problems), sha256, problems)
+    else:
+        report.ok(name, detail + f" ({sha256}, ledger position {position})")
+
+
+def check_history(ctx: Context, report: Report) -> None:
+    block = ctx.receipt["ledger"]
+    expected = Path(ctx.receipt["store"]["directory"]) / LEDGER
+    detail = "the receipt's ledger is the store's own run ledger and opens read-only"
+    if Path(block["path"]) != expected:
+        report.fail("ledger.file", detail, str(expected), block["path"])
+        return
+    if not expected.is_file():
+        report.fail("ledger.file", detail + ": a held-out claim without its history is not a claim",
+                    str(expected), "missing")
+        return
+    try:
+        ledger = _read(expected)
+    except sqlite3.Error as exc:
+        report.fail("ledger.file", detail, f"a readable run ledger at {expected}", f"{type(exc).__name__}: {exc}")
+        return
+    report.ok("ledger.file", f"{detail} ({expected}, {len(ledger.rows)} history events)")
+    events, problem = _chain(ledger)
+    problem = problem or _runs_problem(ledger, events)
+    report.expect("ledger.chain", problem is None, "every history event's digest recomputes from the previous one "
+                  f"by the recorded rule, positions 1..{len(ledger.rows)}, each event strict canonical JSON; the runs "
+                  "table holds the same runs" + (f": {problem}" if problem else ""))
+    digests = {row.position: row.digest for row in ledger.rows if isinstance(row.position, int)}
+    _check_run(ctx, report, events, digests)
+    _check_freeze_history(ctx, report, events, digests)
+    report.attest("history", f"the run number, the freeze and the order of runs come from {expected}, kept beside the "
+                  "store on the run's machine: consistent with the receipt's recorded positions and digests, but "
+                  "whoever can write the store can rewrite it")
