@@ -9,7 +9,9 @@ document. For a term t with document frequency df among N documents and frequenc
     w(t, d) = idf(t) * tf / (tf + k1 * (1 - b + b * dl / avgdl))
 
 A query's score for a document is the sum of w over the query's tokens that occur in the corpus,
-repeated tokens counted each time. Scores are computed in float64.
+repeated tokens counted each time. Scores are computed in float64, and also as a float32 engine states
+its arithmetic (bm25s: idf rounded to float32, w = idf * tf-part rounded to float32, the terms added
+in float32 in query-token order): when the run's scores equal that bit for bit, the replay is exact.
 """
 
 import functools
@@ -57,7 +59,16 @@ def _stemmer() -> Any:
 class QueryScores:
     tokens: list[str]  # the query's tokens that occur in the corpus, in order, repeats kept
     scores: NDArray[np.float64]  # one per document
+    engine: NDArray[np.float32]  # the same sum in the engine's stated float32 arithmetic
     term_frequencies: NDArray[np.int64]  # documents x distinct query tokens: what decides equal scores
+
+
+@dataclass(frozen=True)
+class Postings:
+    docs: NDArray[np.intp]
+    tfs: NDArray[np.int64]
+    weights: NDArray[np.float64]
+    engine: NDArray[np.float32]
 
 
 class BM25:
@@ -67,29 +78,33 @@ class BM25:
         self.count = len(documents)
         self.lengths = np.array([sum(c.values()) for c in documents], dtype=np.int64)
         average = float(self.lengths.mean()) if self.count else 0.0
-        norm = k1 * (1.0 - b + b * self.lengths / average) if average else np.full(self.count, k1 * (1.0 - b))
+        norm = k1 * ((1.0 - b) + b * self.lengths / average) if average else np.full(self.count, k1 * (1.0 - b))
         postings: dict[str, tuple[list[int], list[int]]] = {}
         for index, counts in enumerate(documents):
             for term, tf in counts.items():
                 docs, tfs = postings.setdefault(term, ([], []))
                 docs.append(index)
                 tfs.append(tf)
-        self._postings: dict[str, tuple[NDArray[np.intp], NDArray[np.int64], NDArray[np.float64]]] = {}
+        self._postings: dict[str, Postings] = {}
         for term, (docs, tfs) in postings.items():
             index_array, tf_array = np.array(docs, dtype=np.intp), np.array(tfs, dtype=np.int64)
             df = len(docs)
-            idf = np.log(1.0 + (self.count - df + 0.5) / (df + 0.5))
-            self._postings[term] = (index_array, tf_array, idf * tf_array / (tf_array + norm[index_array]))
+            idf = float(np.log(1.0 + (self.count - df + 0.5) / (df + 0.5)))
+            tf_part = tf_array / (norm[index_array] + tf_array)
+            engine = (float(np.float32(idf)) * tf_part).astype(np.float32)
+            self._postings[term] = Postings(index_array, tf_array, idf * tf_part, engine)
 
     def score(self, query: str) -> QueryScores:
         tokens = [t for t in self.tokenizer.tokens(query) if t in self._postings]
         scores = np.zeros(self.count, dtype=np.float64)
+        engine = np.zeros(self.count, dtype=np.float32)
         distinct = list(dict.fromkeys(tokens))
         frequencies = np.zeros((self.count, len(distinct)), dtype=np.int64)
         for column, term in enumerate(distinct):
-            docs, tfs, weights = self._postings[term]
-            frequencies[docs, column] = tfs
+            postings = self._postings[term]
+            frequencies[postings.docs, column] = postings.tfs
         for term in tokens:
-            docs, _, weights = self._postings[term]
-            scores[docs] += weights
-        return QueryScores(tokens, scores, frequencies)
+            postings = self._postings[term]
+            scores[postings.docs] += postings.weights
+            engine[postings.docs] += postings.engine
+        return QueryScores(tokens, scores, engine, frequencies)

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from .bm25 import BM25, Tokenizer
 from .context import Context
 from .digests import sha256_file, sha256_text
-from .lanes import Replay, describe, score_of
+from .lanes import Replay, Replayed, describe, score_of
 from .live_store import LiveStore
 from .ranking import Lane, id_ranks
 from .report import Report
@@ -30,6 +30,8 @@ Row = dict[str, Any]
 @dataclass
 class Tally:
     rows: int = 0
+    exact_rows: int = 0  # rows whose scores are the engine's float32 scores bit for bit
+    bounded_rows: int = 0  # rows checked against the float64 replay within the rounding bound
     ranks: int = 0
     within_tolerance: int = 0  # reported ranks the replay could not decide alone (scores within the tolerance)
     problems: list[str] = field(default_factory=list)
@@ -177,9 +179,19 @@ class RowReplayer:
         self.index_of = {doc_id: i for i, doc_id in enumerate(replay.doc_ids)}
         self.tallies = {name: Tally() for name in ("lexical", "dense", "fusion")}
 
+    def _choose(self, name: str, replayed: Replayed, row: Row, depth: int) -> Ranked:
+        """The exact replay when the row's scores are the engine's bit for bit, else the bounded one."""
+        reported = [(self.index_of.get(r["doc_id"]), score_of(r["lanes"].get(name) or {})) for r in row["results"]
+                    if (r["lanes"].get(name) or {}).get("rank") is not None]
+        exact = all(index is not None and replayed.reproduces(index, score) for index, score in reported)
+        if reported:
+            self.tallies[name].exact_rows += exact
+            self.tallies[name].bounded_rows += not exact
+        return Ranked.of(replayed.exact() if exact else replayed.bounded, depth)
+
     def _lexical(self, row: Row, depth: int) -> Ranked | None:
-        lane, tokens = self.replay.lexical(self.query_texts[row["query_id"]])
-        ranked = Ranked.of(lane, depth)
+        replayed, tokens = self.replay.lexical(self.query_texts[row["query_id"]])
+        ranked = self._choose("lexical", replayed, row, depth)
         evidence = row["search_receipt"]["lanes"].get("lexical", {})
         recorded = (evidence.get("query_tokens"), evidence.get("candidates"), evidence.get("depth"))
         if recorded != (tokens, ranked.order.size, ranked.size):
@@ -190,7 +202,7 @@ class RowReplayer:
         return ranked
 
     def _dense(self, row: Row, depth: int) -> Ranked:
-        return Ranked.of(self.replay.dense(self.query_vectors[row["query_id"]]), depth)
+        return self._choose("dense", self.replay.dense(self.query_vectors[row["query_id"]]), row, depth)
 
     def row(self, row: Row) -> None:
         if row["error"] is not None:
@@ -238,13 +250,28 @@ def check_replay(ctx: Context, report: Report, replay: Replay | None, query_vect
         replayer.row(row)
     for name in names:
         tally = replayer.tallies[name]
+        if tally.exact_rows and tally.bounded_rows:
+            tally.problems.insert(0, f"the engine's float32 arithmetic reproduces the scores of {tally.exact_rows} "
+                                  f"rows bit for bit but not those of {tally.bounded_rows}: one run cannot give both")
         if tally.problems:
             report.fail(f"replay.{name}", f"{WHAT[name]}: {len(tally.problems)}+ rows disagree; first: "
                         f"{tally.problems[0]}", "the replayed ranking", tally.problems)
+        elif name == "fusion":
+            report.ok("replay.fusion", f"{WHAT[name]}: all {tally.rows} answered rows agree (no document the "
+                      "replayed fusion ranks inside a cut is missing)")
+        elif tally.bounded_rows:
+            report.ok(f"replay.{name}", f"{WHAT[name]}: all {tally.rows} answered rows agree within the rounding "
+                      f"bound; the engine's float32 scores were not reproduced bit for bit here, so "
+                      f"{tally.within_tolerance} of {tally.ranks} ranks lie within the bound of a neighbour and "
+                      "could be ordered either way")
         else:
-            decided = (f"{tally.ranks} ranks checked, {tally.within_tolerance} of them within the rounding "
-                       "tolerance of a neighbour" if name != "fusion" else "no document missing above any cut")
-            report.ok(f"replay.{name}", f"{WHAT[name]}: all {tally.rows} answered rows agree ({decided})")
+            report.ok(f"replay.{name}", f"{WHAT[name]}: all {tally.rows} answered rows agree exactly: every one of "
+                      f"{tally.ranks} scores is the engine's float32 score bit for bit, every rank the replay's")
+    report.notes[f"replay.{ctx.mode}"] = {name: {"rows": replayer.tallies[name].rows,
+                                                  "bit_exact_rows": replayer.tallies[name].exact_rows,
+                                                  "bounded_rows": replayer.tallies[name].bounded_rows,
+                                                  "ranks_within_bound": replayer.tallies[name].within_tolerance}
+                                          for name in names if name != "fusion"}
 
 
 @functools.lru_cache(maxsize=4)

@@ -1,4 +1,12 @@
-"""The two retrieval lanes replayed for one query, with the bound on how far the run's scores may round.
+"""The two retrieval lanes replayed for one query, exactly where possible, else within a rounding bound.
+
+Exact: the engine's stated float32 arithmetic, reproduced here (dense: a float32 matrix-vector product
+over the stored matrix, identical vectors sharing the first one's score; lexical: see bm25.py). When
+every score a run reports equals that bit for bit, its ranking must be this ranking exactly, with
+exactly equal scores ordered by doc id; no tolerance is involved.
+
+Within a bound, when the engine's float32 arithmetic is not reproduced bit for bit (another machine,
+another BLAS): the replay in float64, and a bound on how far the run's float32 scores may round.
 
 Dense: the run scores a unit query vector against every stored document vector in float32 (any
 summation order, with or without fused multiply-add); the replay computes the same dot products in
@@ -14,6 +22,7 @@ weights are positive, so |run - replay| <= (m + 9) u * score; the tolerance of a
 at its highest score.
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,6 +47,22 @@ def lexical_tolerance(terms: int, largest_score: float) -> float:
     return (terms + 9) * FLOAT32_UNIT * largest_score
 
 
+@dataclass(frozen=True)
+class Replayed:
+    """One lane for one query: the float64 replay with its bound, and the engine's float32 scores."""
+
+    bounded: Lane
+    engine: NDArray[np.float32]
+
+    def exact(self) -> Lane:
+        lane = self.bounded
+        return Lane(lane.doc_ids, lane.id_ranks, self.engine.astype(np.float64), 0.0,
+                    groups_of(self.engine.reshape(-1, 1)), lane.candidates)
+
+    def reproduces(self, index: int, score: float | None) -> bool:
+        return score is not None and float(self.engine[index]) == score
+
+
 class Replay:
     """Replayed lanes over one document order: the store's documents, fact-id order."""
 
@@ -45,19 +70,24 @@ class Replay:
                  bm25: BM25 | None) -> None:
         self.doc_ids = doc_ids
         self.id_ranks = id_ranks
+        self._matrix = np.array(documents, dtype=np.float32, order="C")
         self._documents = documents.astype(np.float64)
         self._abs_documents = np.abs(self._documents)
         self._dense_groups = groups_of(documents)
+        _, first = np.unique(self._dense_groups, return_index=True)
+        self._representative = first[self._dense_groups]  # identical vectors share the first one's score
         self.bm25 = bm25
         self._everything = np.arange(len(doc_ids), dtype=np.intp)
 
-    def dense(self, query_vector: NDArray[np.float32]) -> Lane:
+    def dense(self, query_vector: NDArray[np.float32]) -> Replayed:
         query = query_vector.astype(np.float64)
         scores = self._documents @ query
         tolerance = dense_tolerance(query.size, float((self._abs_documents @ np.abs(query)).max(initial=0.0)))
-        return Lane(self.doc_ids, self.id_ranks, scores, tolerance, self._dense_groups, self._everything)
+        engine = (self._matrix @ np.asarray(query_vector, dtype=np.float32))[self._representative]
+        lane = Lane(self.doc_ids, self.id_ranks, scores, tolerance, self._dense_groups, self._everything)
+        return Replayed(lane, engine)
 
-    def lexical(self, text: str) -> tuple[Lane, list[str]]:
+    def lexical(self, text: str) -> tuple[Replayed, list[str]]:
         if self.bm25 is None:
             raise ValueError("no lexical index to replay")
         scored = self.bm25.score(text)
@@ -65,7 +95,7 @@ class Replay:
         keys = np.column_stack([self.bm25.lengths, scored.term_frequencies])
         tolerance = lexical_tolerance(len(scored.tokens), float(scored.scores.max(initial=0.0)))
         lane = Lane(self.doc_ids, self.id_ranks, scored.scores, tolerance, groups_of(keys), candidates)
-        return lane, scored.tokens
+        return Replayed(lane, scored.engine), scored.tokens
 
 
 def describe(lane: Lane, index: int) -> str:
