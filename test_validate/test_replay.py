@@ -130,7 +130,8 @@ def test_one_row_rounded_differently_among_bit_exact_rows_is_refused(run_copy: R
     _round_every_score_differently(run_copy, "vector_only", "heldout", 1)
     report = validate(run_copy.aggregate_path("vector_only", "heldout"), embeddings=False)
     assert "replay.dense" in failed_names(report), describe(report)
-    assert "one run cannot give both" in check_named(report, "replay.dense").detail
+    check = check_named(report, "replay.dense")
+    assert "one run cannot give both" in str(check.found) and "(queries " in str(check.found), check
 
 
 def test_a_reordered_row_is_refused_in_the_bounded_mode_too(run_copy: RunCopy) -> None:

@@ -32,6 +32,7 @@ class Tally:
     rows: int = 0
     exact_rows: int = 0  # rows whose scores are the engine's float32 scores bit for bit
     bounded_rows: int = 0  # rows checked against the float64 replay within the rounding bound
+    bounded_queries: list[str] = field(default_factory=list)
     ranks: int = 0
     within_tolerance: int = 0  # reported ranks the replay could not decide alone (scores within the tolerance)
     problems: list[str] = field(default_factory=list)
@@ -187,6 +188,8 @@ class RowReplayer:
         if reported:
             self.tallies[name].exact_rows += exact
             self.tallies[name].bounded_rows += not exact
+            if not exact:
+                self.tallies[name].bounded_queries.append(row["query_id"])
         return Ranked.of(replayed.exact() if exact else replayed.bounded, depth)
 
     def _lexical(self, row: Row, depth: int) -> Ranked | None:
@@ -251,8 +254,9 @@ def check_replay(ctx: Context, report: Report, replay: Replay | None, query_vect
     for name in names:
         tally = replayer.tallies[name]
         if tally.exact_rows and tally.bounded_rows:
-            tally.problems.insert(0, f"the engine's float32 arithmetic reproduces the scores of {tally.exact_rows} "
-                                  f"rows bit for bit but not those of {tally.bounded_rows}: one run cannot give both")
+            tally.problems.append(f"the engine's float32 arithmetic reproduces the scores of {tally.exact_rows} rows "
+                                  f"bit for bit but not those of {tally.bounded_rows} (queries "
+                                  f"{', '.join(tally.bounded_queries[:5])}): one run cannot give both")
         if tally.problems:
             report.fail(f"replay.{name}", f"{WHAT[name]}: {len(tally.problems)}+ rows disagree; first: "
                         f"{tally.problems[0]}", "the replayed ranking", tally.problems)
