@@ -85,7 +85,7 @@ def _ranked_entry(query: str, lane_name: str, ranked: Ranked, index: int | None,
                 f"the replay admits ranks {ranked.low[index]}..{ranked.high[index]} for it "
                 f"(tolerance {lane.tolerance:.3g})")
     tally.ranks += 1
-    tally.within_tolerance += ranked.low[index] != ranked.high[index]
+    tally.within_tolerance += int(ranked.low[index] != ranked.high[index])
     return None
 
 
