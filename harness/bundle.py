@@ -36,14 +36,15 @@ def _aggregates(output_dir: Path) -> list[Path]:
     return [output_dir / aggregate_name(m, s) for s in splits for m in MODES]
 
 
-def _validate(aggregate: Path, destination: Path) -> str | None:
-    """Validate; write the JSON report; return None when eligible, else the verdict and the failing checks."""
+def _validate(aggregate: Path, destination: Path) -> tuple[dict[str, Any], str | None]:
+    """Validate; write the JSON report; return it, and None when eligible, else the verdict and failing checks."""
     report = validate(aggregate, full_embedding=True)
-    destination.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
+    written = report.to_dict()
+    destination.write_text(json.dumps(written, indent=1, default=str) + "\n", encoding="utf-8")
     if report.eligible:
-        return None
+        return written, None
     problems = [check.line() for check in report.checks if check.status != "pass"]
-    return f"{aggregate.name}: {report.verdict()}\n    " + "\n    ".join(problems[:8])
+    return written, f"{aggregate.name}: {report.verdict()}\n    " + "\n    ".join(problems[:8])
 
 
 def _fixture_metadata(path: Path) -> dict[str, Any]:
@@ -61,10 +62,11 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     (staging / "artifacts").mkdir(parents=True)
     (staging / "validation").mkdir()
     try:
-        refused = []
+        refused, reports = [], []
         for aggregate in aggregates:
-            problem = _validate(aggregate, staging / "validation" / (aggregate.name.removesuffix(".aggregate.json")
-                                                                     + ".validation.json"))
+            report, problem = _validate(aggregate, staging / "validation" / (
+                aggregate.name.removesuffix(".aggregate.json") + ".validation.json"))
+            reports.append(report)
             if problem is not None:
                 refused.append(problem)
         if refused:
@@ -81,7 +83,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
                                                 "config_sha256": first["retrieval"]["config_sha256"]})
         _write(staging / "environment.json", {k: first[k] for k in ("executable", "source", "dependencies", "machine")})
         freeze = json.loads((output_dir / FREEZE_NAME).read_bytes())
-        (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze), encoding="utf-8")
+        (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports), encoding="utf-8")
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
         _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})

@@ -45,8 +45,11 @@ def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
             assert json.loads((bundle / name).read_text())["eligible"] is True
     claims = (bundle / "CLAIMS.md").read_text()
     for text in ("## What they do not prove", "superiority over another system", "matryoshka:",
-                 "Latency scope:", "### heldout", "`hybrid`", "Freeze:"):
-        assert text in claims
+                 "Latency scope:", "### heldout", "`hybrid`", "Freeze:", "## What the validator established",
+                 "replay.fusion: all 4 answered rows agree", "every one of", "bit for bit",
+                 '"scope": "full"', "## What was taken on the run's word", "- latency: measured by the run",
+                 "- history:", "- machine:"):
+        assert text in claims, text
     assert "documents" not in json.loads((bundle / "fixture-metadata.json").read_text())
     assert not (tmp_path / "bundle.partial").exists()
 

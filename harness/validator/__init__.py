@@ -1,11 +1,17 @@
 """Independent validator of SciFact evaluation artifacts.
 
-It recomputes everything it can from the raw rows, the corpus fixture, the live store files and the
-receipts, and imports nothing from the rest of `harness`: only the standard library, jsonschema,
-and (to re-embed a sample, when present) the embedding model's own library. The JSON Schemas in
-harness/schemas/ are read as data. If it disagrees with the runner, the artifact is not eligible
-for a claim.
+It replays every ranking of every row from primary data (an independent BM25 over the fixture's text, the
+fixture's query vectors against every vector of the live store, RRF of the replayed lanes), exactly where
+the engine's float32 arithmetic reproduces and otherwise within a stated rounding bound; nothing is
+sampled. It recomputes everything derived from the rows, the fixture and the live store, re-embeds the
+fixture's texts (all of them with --full-embedding, else a sample drawn with fresh randomness), and reads
+the store's run ledger. Latency, the machine identity and the ledger's history are attested, not proven,
+and the report says so. It imports nothing from the rest of `harness`: only the standard library,
+jsonschema, numpy, PyStemmer and (to re-embed) the embedding model's own library; never bm25s. The JSON
+Schemas in harness/schemas/ are read as data. If it disagrees with the runner, the artifact is not
+eligible for a claim.
 
     python -m harness.validator AGGREGATE [ROWS] [--fixture F] [--freeze F] [--json REPORT]
+                                [--full-embedding | --no-embedding-check]
     python -m harness.validator --self-test
 """
