@@ -728,3 +728,26 @@ def test_heldout_runs_racing_under_one_freeze_let_exactly_one_through(tmp_path: 
         assert all("already started on this store" in detail for kind, detail in outcomes if kind == "refused")
         events = assert_chain_intact(directory)
         assert [e["event"] for e in events] == ["freeze", "run-started", "run-finished"]
+
+
+@pytest.mark.parametrize(("column", "value", "named"), [
+    ("title", "An edited title", "title"), ("body", "Text that is not the fixture's.", "text"),
+    ("vector", bytes(4 * 384), "vector"),
+])
+def test_a_fact_edited_with_its_digests_resealed_is_refused_on_open_and_resume(
+        built: Path, tiny_corpus: CorpusFixture, tiny: Contract, column: str, value: object, named: str) -> None:
+    """Every digest in the manifest recomputed after the edit: only the comparison with the fixture can object."""
+    with closing(sqlite3.connect(built / DATABASE)) as connection, connection:
+        connection.execute(f"UPDATE facts SET {column} = ? WHERE ordinal = 3", (value,))
+    manifest = json.loads((built / MANIFEST).read_text(encoding="utf-8"))
+    parts = part_digests(built)
+    for name, part in manifest["parts"].items():
+        part["sha256"] = parts[name]
+    manifest["store_sha256"] = store_digest(built)
+    (built / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    document = tiny_corpus.data["documents"][3]["doc_id"]
+    with pytest.raises(StoreIntegrityError, match=rf"document {document!r} with another {named} than the fixture"):
+        open_store(built, tiny_corpus, tiny.namespace, LEXICAL_CONFIG)
+    (built / MANIFEST).unlink()
+    with pytest.raises(StoreIntegrityError, match=rf"another {named}"):
+        build_store(built, tiny_corpus, tiny.namespace, LEXICAL_CONFIG)
