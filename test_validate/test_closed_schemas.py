@@ -33,7 +33,7 @@ from harness.schema_check import SchemaViolation, validate
 from harness.split import select
 from harness.store.store import open_store
 from harness.validator.schemas import SCHEMA_DIR, violation
-from harness.validator.self_test import generate
+from harness.validator.self_test_run import generate
 
 from .support import SPLITS, CleanRun, Json, Row
 

@@ -10,165 +10,16 @@ other), and no document the replay certainly ranks inside the cut is missing. No
 
 import functools
 import json
-from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
 
 from .bm25 import BM25, Tokenizer
 from .context import Context
 from .digests import sha256_file, sha256_text
-from .lanes import Replay, Replayed, describe, score_of
+from .lanes import Replay, Replayed, score_of
 from .live_store import LiveStore
-from .ranking import Lane, id_ranks
+from .ranking import id_ranks
+from .replay_rows import Ranked, Row, Tally, fused_cut, lane_of_hit, single_lane
 from .report import Report
-
-Row = dict[str, Any]
-
-
-@dataclass
-class Tally:
-    rows: int = 0
-    exact_rows: int = 0  # rows whose scores are the engine's float32 scores bit for bit
-    bounded_rows: int = 0  # rows checked against the float64 replay within the rounding bound
-    bounded_queries: list[str] = field(default_factory=list)
-    ranks: int = 0
-    within_tolerance: int = 0  # reported ranks the replay could not decide alone (scores within the tolerance)
-    problems: list[str] = field(default_factory=list)
-
-    def note(self, problem: str | None) -> None:
-        if problem is not None and len(self.problems) < 5:
-            self.problems.append(problem)
-
-
-@dataclass(frozen=True)
-class Ranked:
-    """A lane's replayed ranking with the ranks it admits for each document (0 for a non-candidate)."""
-
-    lane: Lane
-    size: int  # how many documents the lane returns
-    low: NDArray[np.int64]  # per document index
-    high: NDArray[np.int64]
-    order: NDArray[np.intp]  # replayed ranking of the candidates
-
-    @classmethod
-    def of(cls, lane: Lane, depth: int) -> "Ranked":
-        low, high = np.zeros(lane.scores.size, dtype=np.int64), np.zeros(lane.scores.size, dtype=np.int64)
-        low[lane.candidates], high[lane.candidates] = lane.admissible()
-        return cls(lane, min(depth, lane.candidates.size), low, high, lane.order())
-
-    def admits(self, index: int | None) -> bool:
-        return index is not None and self.low[index] > 0
-
-    def expected_at(self, rank: int) -> str:
-        return describe(self.lane, int(self.order[rank - 1])) if rank <= self.order.size else "nothing"
-
-    def within(self, cut: int, *, certainly: bool) -> NDArray[np.intp]:
-        """Documents the replay ranks within the top `cut` certainly, or possibly."""
-        bound = self.high if certainly else self.low
-        return np.flatnonzero((self.low > 0) & (bound <= cut))
-
-
-def _ranked_entry(query: str, lane_name: str, ranked: Ranked, index: int | None, doc_id: str, rank: int,
-                  score: float | None, tally: Tally) -> str | None:
-    """A reported (rank, score) of one document in one lane, against the replay."""
-    where = f"query {query}, {lane_name} rank {rank}"
-    if index is None or not ranked.admits(index):
-        return f"{where}: {doc_id} is not a document this lane can return; expected {ranked.expected_at(rank)}"
-    lane = ranked.lane
-    if score is None or abs(score - lane.scores[index]) > lane.tolerance:
-        return (f"{where}: {doc_id} has score {score!r}, the replay {lane.scores[index]:.9g} "
-                f"(tolerance {lane.tolerance:.3g})")
-    if rank > ranked.size or not ranked.low[index] <= rank <= ranked.high[index]:
-        return (f"{where}: expected {ranked.expected_at(rank)}, found {describe(lane, index)} with score {score:.9g}; "
-                f"the replay admits ranks {ranked.low[index]}..{ranked.high[index]} for it "
-                f"(tolerance {lane.tolerance:.3g})")
-    tally.ranks += 1
-    tally.within_tolerance += int(ranked.low[index] != ranked.high[index])
-    return None
-
-
-def _single(row: Row, lane_name: str, ranked: Ranked, index_of: dict[str, int], tally: Tally) -> str | None:
-    query, results = row["query_id"], row["results"]
-    if len(results) != ranked.size:
-        return (f"query {query}: {len(results)} results; the replayed {lane_name} lane has {ranked.order.size} "
-                f"candidates, so {ranked.size} results")
-    for rank, result in enumerate(results, start=1):
-        entry = result["lanes"].get(lane_name) or {}
-        if set(result["lanes"]) != {lane_name} or entry.get("rank") != rank or entry.get("score") != result["score"]:
-            return f"query {query}, rank {rank}: lane evidence {result['lanes']!r} is not this {lane_name} rank"
-        problem = _ranked_entry(query, lane_name, ranked, index_of.get(result["doc_id"]), result["doc_id"], rank,
-                                score_of(result), tally)
-        if problem:
-            return problem
-    reported = {index_of[r["doc_id"]] for r in results}
-    missing = [int(d) for d in ranked.within(ranked.size, certainly=True) if int(d) not in reported]
-    if missing:
-        return f"query {query}: {describe(ranked.lane, missing[0])} certainly ranks within the top {ranked.size}, " \
-               "but the row does not return it"
-    return None
-
-
-def _lane_of_hit(row: Row, lane_name: str, ranked: Ranked, index_of: dict[str, int], tally: Tally) -> str | None:
-    for result in row["results"]:
-        entry = result["lanes"][lane_name]
-        index, rank = index_of.get(result["doc_id"]), entry["rank"]
-        if rank is None:
-            if entry["score"] is not None:
-                return f"query {row['query_id']}: {result['doc_id']} has a {lane_name} score but no {lane_name} rank"
-            if index is not None and ranked.admits(index) and ranked.high[index] <= ranked.size:
-                return (f"query {row['query_id']}: {describe(ranked.lane, index)} certainly ranks within the "
-                        f"{lane_name} lane's top {ranked.size} (ranks {ranked.low[index]}..{ranked.high[index]}), "
-                        "but the row gives it no lane rank")
-            continue
-        problem = _ranked_entry(row["query_id"], lane_name, ranked, index, result["doc_id"], rank,
-                                score_of(entry), tally)
-        if problem:
-            return problem
-    return None
-
-
-def _fusion_bounds(lanes: list[Ranked], index: int, rrf_k: int) -> tuple[float, float]:
-    """Lowest and highest fused score the replay admits for a document."""
-    low = high = 0.0
-    for ranked in lanes:
-        if ranked.admits(index) and ranked.low[index] <= ranked.size:
-            high += 1.0 / (rrf_k + ranked.low[index])
-            if ranked.high[index] <= ranked.size:
-                low += 1.0 / (rrf_k + ranked.high[index])
-    return low, high
-
-
-def _replayed_fusion(lanes: list[Ranked], rrf_k: int, top_k: int, replay: Replay) -> list[tuple[float, int]]:
-    fused: dict[int, float] = {}
-    for ranked in lanes:
-        for rank, index in enumerate(ranked.order[:ranked.size].tolist(), start=1):
-            fused[index] = fused.get(index, 0.0) + 1.0 / (rrf_k + rank)
-    return sorted(((score, index) for index, score in fused.items()),
-                  key=lambda pair: (-pair[0], replay.id_ranks[pair[1]]))[:top_k]
-
-
-def _fused(row: Row, lanes: list[Ranked], rrf_k: int, top_k: int, replay: Replay,
-           index_of: dict[str, int]) -> str | None:
-    """No document the replay certainly fuses above the row's last result is missing from the row."""
-    results = row["results"]
-    full = len(results) == top_k
-    cutoff = results[-1]["score"] if full else 0.0
-    last = index_of.get(results[-1]["doc_id"]) if results else None
-    reported = {index_of.get(r["doc_id"]) for r in results}
-    considered = {int(d) for ranked in lanes for d in ranked.within(ranked.size, certainly=False)} - reported
-    for index in sorted(considered, key=lambda d: replay.id_ranks[d]):
-        low, high = _fusion_bounds(lanes, index, rrf_k)
-        certain_tie = low == high == cutoff and full and last is not None \
-            and replay.id_ranks[index] < replay.id_ranks[last]
-        if low > cutoff or certain_tie:
-            expected = _replayed_fusion(lanes, rrf_k, top_k, replay)
-            rank = next((r for r, (_, i) in enumerate(expected, start=1) if i == index), None)
-            return (f"query {row['query_id']}: the replay fuses {replay.doc_ids[index]} to at least {low:.9g} "
-                    f"(rank {rank} of the replayed fusion), above the row's cut at {cutoff:.9g}, but the row "
-                    "does not return it")
-    return None
 
 
 class RowReplayer:
@@ -214,11 +65,11 @@ class RowReplayer:
             tally, ranked = self.tallies["lexical"], self._lexical(row, self.top_k)
             tally.rows += 1
             if ranked is not None:
-                tally.note(_single(row, "lexical", ranked, self.index_of, tally))
+                tally.note(single_lane(row, "lexical", ranked, self.index_of, tally))
         elif self.mode == "vector_only":
             tally = self.tallies["dense"]
             tally.rows += 1
-            tally.note(_single(row, "dense", self._dense(row, self.top_k), self.index_of, tally))
+            tally.note(single_lane(row, "dense", self._dense(row, self.top_k), self.index_of, tally))
         else:
             self._hybrid(row)
 
@@ -228,10 +79,10 @@ class RowReplayer:
         self.tallies["dense"].rows += 1
         self.tallies["fusion"].rows += 1
         if lexical is not None:
-            self.tallies["lexical"].note(_lane_of_hit(row, "lexical", lexical, self.index_of, self.tallies["lexical"]))
-        self.tallies["dense"].note(_lane_of_hit(row, "dense", dense, self.index_of, self.tallies["dense"]))
+            self.tallies["lexical"].note(lane_of_hit(row, "lexical", lexical, self.index_of, self.tallies["lexical"]))
+        self.tallies["dense"].note(lane_of_hit(row, "dense", dense, self.index_of, self.tallies["dense"]))
         if lexical is not None:
-            self.tallies["fusion"].note(_fused(row, [lexical, dense], self.rrf_k, self.top_k, self.replay,
+            self.tallies["fusion"].note(fused_cut(row, [lexical, dense], self.rrf_k, self.top_k, self.replay,
                                                self.index_of))
 
 

@@ -1,171 +1,21 @@
 """--self-test: write a tiny, self-consistent run with no harness code, validate it, then tamper with it.
 
-The generated run has every file a real one has (fixture and vectors, store parts and manifest, run ledger
-with its hash-chained history, rows, aggregate); it records no git state, so 'source.git' stays not
-verified, and the embedding check is skipped. Every other check must pass on the clean copy, and each
-tampering must fail its check.
+The run (self_test_run.py) records no git state, so 'source.git' stays not verified, and the embedding
+check is skipped. Every other check must pass on the clean copy, and each tampering must fail its check.
 """
 
-import hashlib
 import json
-import math
-import platform
 import shutil
 import sqlite3
-import struct
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import ir_metrics, split_rule
-from .bm25 import BM25, Tokenizer
-from .check_bindings import FROZEN_BASELINE
-from .check_environment import harness_source_digest, harness_source_files
-from .check_history import GENESIS, LEDGER, chain_digest
-from .digests import canonical, directory_digest, sha256_bytes, sha256_canonical, sha256_file, sha256_text
-
-DOCS = {"a": "alpha beta", "b": "beta gamma", "c": "gamma delta", "d": "delta alpha"}
-QUERIES = {"q1": ("alpha", {"a": 1}), "q2": ("gamma", {"b": 1, "c": 1}), "q3": ("delta", {"d": 1})}
-FAILED = "q3"  # a failed query: its row ranks nothing and scores zero
-TOKENIZER = {"token_pattern": r"(?u)\b\w\w+\b", "lowercase": True, "stopwords": ["the"],
-             "stopwords_sha256": sha256_canonical(["the"]),
-             "stemmer": {"library": "PyStemmer", "algorithm": "english", "version": "self-test"}}
-
-
-def _write_json(path: Path, value: Any) -> None:
-    path.write_text(json.dumps(value, indent=1), encoding="utf-8")
-
-
-CONTRACT = {"name": "self-test", "documents": len(DOCS), "test_queries": len(QUERIES),
-            "test_qrel_pairs": sum(len(qrels) for _, qrels in QUERIES.values()),
-            "semantic_text_max_code_points": 700, "document_prefix": "", "query_prefix": "", "namespace": "self-test",
-            "top_k": 10, "calibration_count": len(QUERIES)}
-PROFILE = {"name": "scifact-contract", "is_contract": True, "max_code_points": 700, "document_prefix": "",
-           "query_prefix": "", "description": "self-test"}
-LEXICAL = {"method": "lucene", "k1": 1.5, "b": 0.75, "lowercase": True, "token_pattern": r"(?u)\b\w\w+\b",
-           "stopwords": "self-test", "stemmer": "self-test", "text": "self-test"}
-# capability -> the configuration field that would ask for it (None: no switch exists)
-CAPABILITIES = {"sparse": "sparse_weight", "dense_derived_sparse": "dense_derived_sparse",
-                "late_interaction": "late_interaction_weight", "matryoshka": "candidate_dims", "recency": "recency",
-                "derived_vector_backend": "derived_vector_backend", "graph": None}
-ARCHIVE = b"self-test archive"
-IDENTITY = {"backend": "sentence-transformers", "model": "self-test", "weights_sha256": sha256_bytes(b"weights"),
-            "model_files_sha256": sha256_bytes(b"model files"), "max_seq_length": 256, "libraries": {},
-            "device": "cpu", "batch_size": 1}
-TIMESTAMP = "2020-01-01T00:00:00Z"
-
-
-def _vector(i: int) -> bytes:
-    return struct.pack("<2f", math.cos(i), math.sin(i))
-
-
-def _source() -> dict[str, Any]:
-    member = canonical([{"doc_id": d, "text": t} for d, t in DOCS.items()])
-    digest = sha256_bytes(member)
-    return {"kind": "local-file", "url": None, "archive_sha256": sha256_bytes(ARCHIVE),
-            "archive_md5": hashlib.md5(ARCHIVE, usedforsecurity=False).hexdigest(), "archive_bytes": len(ARCHIVE),
-            "members": {"self-test/corpus.jsonl": {"bytes": len(member), "sha256": digest, "pinned_sha256": digest,
-                                                   "matches_pin": True}},
-            "unused_members": [], "payload_pinned": True, "allow_unpinned": False}
-
-
-def _fixture(root: Path) -> tuple[Path, dict[str, Any]]:
-    documents = [{"doc_id": d, "title": "", "text": t, "semantic_text": t} for d, t in DOCS.items()]
-    queries = [{"query_id": q, "text": t, "semantic_text": t, "qrels": r} for q, (t, r) in QUERIES.items()]
-    vectors = b"".join(_vector(i) for i in range(len(DOCS) + len(QUERIES)))
-    vectors_sha = sha256_bytes(vectors)
-    sidecar = f"f.vectors-{vectors_sha.removeprefix('sha256:')[:16]}.f32"
-    (root / sidecar).write_bytes(vectors)
-    docs_key = sorted(({"doc_id": d["doc_id"], "title": "", "text": d["text"]} for d in documents),
-                      key=lambda d: d["doc_id"])
-    fixture = {
-        "schema": "scifact-corpus-fixture-v1", "builder_version": "self-test", "contract": CONTRACT,
-        "profile": PROFILE, "source": _source(),
-        "payload_hashes": {"canonical_json": "self-test", "documents": sha256_canonical(docs_key),
-                           "queries": sha256_canonical([{"query_id": q, "text": t} for q, (t, _) in QUERIES.items()]),
-                           "qrels": sha256_canonical({q: r for q, (_, r) in QUERIES.items()}),
-                           "definitions": {"documents": "self-test", "queries": "self-test", "qrels": "self-test"}},
-        "semantic_text": {"document_rule": "self-test", "query_rule": "self-test", "max_code_points": 700,
-                          "document_prefix": "", "query_prefix": "", "documents_truncated": 0,
-                          "queries_truncated": 0},
-        "embedding": {"backend": "sentence-transformers", "model": "self-test", "identity": IDENTITY,
-                      "identity_sha256": sha256_canonical(IDENTITY), "endpoint": None, "dimensions": 2,
-                      "normalization": "self-test",
-                      "truncation_policy": {"model_token_limit": 256, "model_truncation": "self-test",
-                                            "prompt_retries": "none"},
-                      "retried_prompts": [], "prompts_truncated_by_model": 0},
-        "vectors": {"file": sidecar, "sha256": vectors_sha, "dtype": "float32", "byte_order": "little",
-                    "rows": len(DOCS) + len(QUERIES), "dimensions": 2, "layout": "self-test"},
-        "counts": {"documents": len(DOCS), "queries": len(QUERIES), "qrel_pairs": CONTRACT["test_qrel_pairs"]},
-        "documents": documents, "queries": queries,
-    }
-    _write_json(root / "f.json", fixture)
-    return root / "f.json", fixture
-
-
-def _store(root: Path, fixture_sha: str) -> dict[str, Any]:
-    store = root / "store"
-    (store / "lexical").mkdir(parents=True)
-    connection = sqlite3.connect(store / "facts.sqlite3")
-    with connection:
-        connection.execute("CREATE TABLE facts (fact_id INTEGER PRIMARY KEY, namespace TEXT, ordinal INTEGER, "
-                           "title TEXT, body TEXT, dims INTEGER, vector BLOB)")
-        connection.executemany("INSERT INTO facts VALUES (?, 'self-test', ?, '', ?, 2, ?)",
-                               [(i + 1, i, text, _vector(i)) for i, text in enumerate(DOCS.values())])
-    connection.close()
-    _write_json(store / "lexical" / "tokenizer.json", TOKENIZER)
-    (store / "dense.f32").write_bytes(b"".join(_vector(i) for i in range(len(DOCS))))  # fact order = fixture order
-    _write_json(store / "mapping.json", {"schema": "scifact-store-mapping-v1", "namespace": "self-test",
-                                         "fixture_sha256": fixture_sha, "documents": len(DOCS),
-                                         "doc_to_fact": {d: i for i, d in enumerate(DOCS, start=1)}})
-    parts = {"database": "facts.sqlite3", "mapping": "mapping.json", "lexical": "lexical", "dense": "dense.f32"}
-    digests = {n: directory_digest(store / p) if (store / p).is_dir() else sha256_file(store / p)
-               for n, p in parts.items()}
-    binding = {"namespace": "self-test", "fixture_sha256": fixture_sha, "documents": len(DOCS), "dimensions": 2,
-               "embedding_identity_sha256": sha256_canonical(IDENTITY), "lexical": LEXICAL}
-    _write_json(store / "store.json", {"schema": "scifact-store-v1", "binding": binding,
-                                       "parts": {n: {"path": p, "sha256": digests[n]} for n, p in parts.items()},
-                                       "store_sha256": sha256_canonical(digests)})
-    return {"directory": str(store), "namespace": "self-test", "document_count": len(DOCS),
-            "database_path": str(store / "facts.sqlite3"), "database_sha256": digests["database"],
-            "mapping_path": str(store / "mapping.json"), "mapping_sha256": digests["mapping"],
-            "lexical_sha256": digests["lexical"], "dense_sha256": digests["dense"],
-            "store_sha256": sha256_canonical(digests), "before_run_sha256": sha256_canonical(digests),
-            "after_run_sha256": sha256_canonical(digests), "digest_rule": "self-test"}
-
-
-RUN = {"run_id": "self/run-1", "sequence": 1, "started_at": TIMESTAMP, "finished_at": TIMESTAMP,
-       "request_id_rule": "<run_id>/<query_id>"}
-
-
-def _ledger(store: Path) -> dict[str, Any]:
-    """The store's run ledger: the runs table and a two-event history, chained by the rule it states."""
-    events = [{"event": "run-started", "run_id": RUN["run_id"], "mode": "fts_only", "split": "calibration",
-               "sequence": RUN["sequence"], "started_at": RUN["started_at"]},
-              {"event": "run-finished", "run_id": RUN["run_id"], "status": "complete",
-               "finished_at": RUN["finished_at"]}]
-    connection = sqlite3.connect(store / LEDGER)
-    try:
-        with connection:
-            connection.execute("CREATE TABLE runs (run_id TEXT PRIMARY KEY, mode TEXT, split TEXT, sequence INTEGER, "
-                               "started_at TEXT, finished_at TEXT, status TEXT)")
-            connection.execute("INSERT INTO runs VALUES (?, 'fts_only', 'calibration', ?, ?, ?, 'complete')",
-                               (RUN["run_id"], RUN["sequence"], RUN["started_at"], RUN["finished_at"]))
-            connection.execute("CREATE TABLE history (position INTEGER PRIMARY KEY, event TEXT, previous_digest TEXT, "
-                               "digest TEXT)")
-            previous = GENESIS
-            for position, event in enumerate(events, start=1):
-                text = canonical(event).decode("utf-8")
-                digest = chain_digest(previous, text)
-                connection.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (position, text, previous, digest))
-                previous = digest
-    finally:
-        connection.close()
-    first = chain_digest(GENESIS, canonical(events[0]).decode("utf-8"))
-    return {"path": str(store / LEDGER), "rule": "self-test", "run_started": {"position": 1, "digest": first},
-            "freeze": None}
+from . import ir_metrics
+from .check_history import LEDGER
+from .digests import canonical, sha256_bytes, sha256_canonical
+from .self_test_run import generate, write_json
 
 
 def _edit_history(aggregate: Path) -> None:
@@ -178,110 +28,10 @@ def _edit_history(aggregate: Path) -> None:
         connection.close()
 
 
-def _config() -> dict[str, Any]:
-    config: dict[str, Any] = dict.fromkeys(("dense_backend", "dense_exactness", "dense_dtype", "tie_break",
-                                            "query_vectors"), "self-test")
-    config.update(FROZEN_BASELINE, top_k=10, rrf_k=60, hybrid_candidate_depth=100, lexical=LEXICAL)
-    return config
-
-
-def _ranking(text: str, config: dict[str, Any]) -> list[tuple[str, float]]:
-    """The lexical ranking, scored as a float32 engine would report it."""
-    bm25 = BM25(list(DOCS.values()), Tokenizer.from_record(TOKENIZER), config["lexical"]["k1"],
-                config["lexical"]["b"])
-    scores = bm25.score(text).scores
-    ranked = sorted((i for i in range(len(DOCS)) if scores[i] > 0), key=lambda i: (-scores[i], list(DOCS)[i]))
-    return [(list(DOCS)[i], struct.unpack("<f", struct.pack("<f", scores[i]))[0]) for i in ranked][:10]
-
-
-def _row(query_id: str, store: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-    text, qrels = QUERIES[query_id]
-    mapping = {d: i for i, d in enumerate(DOCS, start=1)}
-    scored = [] if query_id == FAILED else _ranking(text, config)
-    ranking = [doc for doc, _ in scored]
-    results = [{"rank": i, "doc_id": d, "fact_id": mapping[d], "score": score,
-                "lanes": {"lexical": {"rank": i, "score": score}}} for i, (d, score) in enumerate(scored, start=1)]
-    error = None if query_id != FAILED else "RuntimeError: self-test failure row"
-    receipt: dict[str, Any] = {"request_id": f"self/run-1/{query_id}", "mode": "fts_only",
-                               "query_sha256": sha256_text(text), "result_count": len(results)}
-    if error is None:
-        receipt.update(results_sha256=sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]] for r in results]),
-                       config_sha256=sha256_canonical(config), store_sha256=store["store_sha256"], top_k=10,
-                       namespace=store["namespace"],
-                       lanes={"lexical": {"query_tokens": [text], "candidates": len(results), "depth": len(results)}})
-    else:
-        receipt["error"] = error
-    return {"schema": "semantic-memory-scifact-query-v1", "mode": "fts_only", "split": "calibration",
-            "query_id": query_id,
-            "query_sha256": sha256_text(text), "qrels": qrels, "ranked_doc_ids": ranking, "results": results,
-            "latency_ms": 0.5 + len(ranking), "error": error, "metrics": ir_metrics.compute(ranking, qrels),
-            "request_id": receipt["request_id"], "search_receipt": receipt,
-            "search_receipt_sha256": sha256_canonical(receipt)}
-
-
-def generate(root: Path) -> Path:
-    root.mkdir(parents=True)
-    fixture_path, fixture = _fixture(root)
-    store, config = _store(root, sha256_file(fixture_path)), _config()
-    order = split_rule.selection(list(QUERIES), "calibration", len(QUERIES))
-    rows = [_row(q, store, config) for q in order]
-    data = b"".join(canonical(row) + b"\n" for row in rows)
-    (root / "scifact-fts_only-calibration.jsonl").write_bytes(data)
-    latencies = [r["latency_ms"] for r in rows]
-    metrics: dict[str, Any] = {k: math.fsum(r["metrics"][k] for r in rows) / len(rows) for k in ir_metrics.KEYS}
-    firsts = sorted(r["ranked_doc_ids"][0] for r in rows if r["ranked_doc_ids"])
-    metrics.update(
-        latency_ms={"mean": math.fsum(latencies) / len(rows), "p50": ir_metrics.nearest_rank(latencies, 0.5),
-                    "p95": ir_metrics.nearest_rank(latencies, 0.95), "max": max(latencies)},
-        failures=1, result_count_distribution={"0": 1, "2": 2},
-        unique_retrieved_docs=len({d for r in rows for d in r["ranked_doc_ids"]}),
-        repeated_top1={"doc_id": firsts[0], "count": 1, "frequency": 1 / len(rows)})
-    embedding = {**fixture["embedding"], "semantic_text": fixture["semantic_text"], "profile": fixture["profile"]}
-    receipt = {
-        "run": dict(RUN),
-        "executable": {"interpreter": sys.executable, "interpreter_sha256": sha256_file(Path(sys.executable)),
-                       "python_version": platform.python_version(), "implementation": platform.python_implementation(),
-                       "argv": ["self-test"], "launcher": None},
-        "source": {"harness": {"sha256": harness_source_digest(), "files": len(harness_source_files()),
-                               "rule": "self-test"},
-                   "git": {"available": False, "reason": "self-test"}},
-        "dependencies": {"numpy": "x", "bm25s": "x", "PyStemmer": "x", "jsonschema": "x"},
-        "corpus": {"fixture_path": str(fixture_path), "fixture_sha256": sha256_file(fixture_path),
-                   "vectors_sha256": fixture["vectors"]["sha256"], "source": fixture["source"],
-                   "payload_hashes": fixture["payload_hashes"], "contract": CONTRACT, "counts": fixture["counts"],
-                   "builder_version": fixture["builder_version"]},
-        "embedding": embedding,
-        "store": store,
-        "retrieval": {"mode": "fts_only", "top_k": 10, "config": config, "config_sha256": sha256_canonical(config),
-                      "backend": None,
-                      "lexical": TOKENIZER,
-                      "latency_scope": "self-test", "latency_timer": "self-test"},
-        "split": {"name": "calibration", "algorithm": "self-test", "calibration_count": len(QUERIES),
-                  "total_count": len(QUERIES),
-                  "selected_count": len(order), "selected_ids_sha256": sha256_canonical(order)},
-        "capabilities": {name: {"available": False, "config_field": field,
-                                "baseline_value": FROZEN_BASELINE.get(field) if field else None, "reason": "self-test"}
-                         for name, field in CAPABILITIES.items()},
-        "machine": {"hostname": "self-test", "cpu_model": "self-test", "logical_cores": 1, "usable_cores": 1,
-                    "memory_bytes": None, "os": "self-test", "machine": "self-test", "blas": [],
-                    "xdist_worker": None, "xdist_workers": None},
-        "claim_boundary": {"supports_lead": "w", "supports": ["x"], "does_not_establish": ["y"], "statement": "z"},
-        "profile": fixture["profile"],
-        "freeze": None,
-        "ledger": _ledger(root / "store"),
-    }
-    aggregate = {"schema": "semantic-memory-scifact-aggregate-v1", "mode": "fts_only", "split": "calibration",
-                 "row_count": len(rows), "per_query_path": "scifact-fts_only-calibration.jsonl",
-                 "per_query_sha256": sha256_bytes(data), "metrics": metrics, "receipt": receipt}
-    path = root / "scifact-fts_only-calibration.aggregate.json"
-    _write_json(path, aggregate)
-    return path
-
-
 def _edit_json(path: Path, change: Callable[[Any], None]) -> None:
     value = json.loads(path.read_text(encoding="utf-8"))
     change(value)
-    _write_json(path, value)
+    write_json(path, value)
 
 
 TAMPERING: dict[str, tuple[str, Callable[[Path], object]]] = {
@@ -314,7 +64,7 @@ def _reorder_first_row(aggregate_path: Path) -> None:
     data = b"".join(canonical(r) + b"\n" for r in rows)
     rows_path.write_bytes(data)
     aggregate["per_query_sha256"] = sha256_bytes(data)
-    _write_json(aggregate_path, aggregate)
+    write_json(aggregate_path, aggregate)
 
 
 def _edit_fact_text(database: Path) -> None:
