@@ -29,7 +29,10 @@ from .store.store import Store, part_digests
 
 FREEZE_NAME = "freeze.json"
 SCHEMA = "scifact-freeze-v1"
-NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy"}
+# Paths are recorded for the reader; what a file is, its digest, is what is compared. A relative and an
+# absolute spelling of one fixture, or a work dir moved with its bytes, are the same freeze.
+NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy", "corpus.fixture_path",
+                "store.directory", "store.mapping_path"}
 
 
 class FreezeError(HarnessError):
@@ -54,13 +57,14 @@ def current_record(*, fixture: CorpusFixture, store: Store, config: SearchConfig
                    "harness_sha256": provenance.harness_digest()["sha256"],
                    "dirty_state_policy": "dirty tree allowed and recorded: runs are not eligible for a claim"
                    if allow_dirty else "clean work tree required"},
-        "corpus": {"fixture_path": str(fixture.path), "fixture_sha256": fixture.sha256,
+        "corpus": {"fixture_path": str(fixture.path.resolve()), "fixture_sha256": fixture.sha256,
                    "profile": fixture.data["profile"]["name"]},
         "embedding": {"model": fixture.data["embedding"]["model"],
                       "identity_sha256": fixture.data["embedding"]["identity_sha256"],
                       "dimensions": fixture.data["embedding"]["dimensions"]},
-        "store": {"directory": str(store.directory), "store_sha256": store.sha256,
-                  "mapping_path": str(store.mapping_path), "mapping_sha256": part_digests(store.directory)["mapping"]},
+        "store": {"directory": str(store.directory.resolve()), "store_sha256": store.sha256,
+                  "mapping_path": str(store.mapping_path.resolve()),
+                  "mapping_sha256": part_digests(store.directory)["mapping"]},
         "modes": sorted(modes, key=MODES.index),
         "search_config": config.to_dict(),
         "search_config_sha256": config.sha256(),

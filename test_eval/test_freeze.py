@@ -14,6 +14,7 @@ import pytest
 from harness import cli, provenance, runner
 from harness.artifacts import aggregate_name, rows_name
 from harness.contract import Contract
+from harness.errors import HarnessError
 from harness.evaluate import Evaluation, evaluate
 from harness.fixture import CorpusFixture
 from harness.freeze import FREEZE_NAME, FreezeError, Frozen, current_record, freeze_configuration
@@ -114,10 +115,11 @@ def test_a_changed_configuration_is_refused_by_field(tiny_corpus: CorpusFixture,
 
 
 def test_another_store_is_refused(tiny_corpus: CorpusFixture, tiny: Contract, store: Store, tmp_path: Path) -> None:
+    """Another store of the same fixture (another insertion order, so other fact ids): its digests differ."""
     _freeze(tiny_corpus, store, tiny, tmp_path / "out")
     other, _ = build_store(tmp_path / "other", tiny_corpus, tiny.namespace, SearchConfig().lexical,
                            insertion_order=list(reversed(range(len(tiny_corpus.data["documents"])))))
-    with pytest.raises(FreezeError, match=r"store\.directory"):
+    with pytest.raises(FreezeError, match=r"store\.(mapping|store)_sha256"):
         _heldout(tiny_corpus, other, tiny, tmp_path / "out")
 
 
@@ -317,3 +319,49 @@ def test_a_dirty_tree_is_refused_unless_allowed_and_then_recorded(
     saved = json.loads((tmp_path / FREEZE_NAME).read_text())
     assert saved["source"]["git"]["dirty"] is True
     assert "not eligible" in saved["source"]["dirty_state_policy"]
+
+
+def _copy_fixture(corpus: CorpusFixture, directory: Path, change: Any = None) -> Path:
+    """The fixture and its sidecar under another directory; `change` edits the fixture's JSON first."""
+    directory.mkdir(parents=True)
+    data = json.loads(corpus.path.read_text(encoding="utf-8"))
+    if change is not None:
+        change(data)
+    (directory / corpus.path.name).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    sidecar = corpus.path.parent / data["vectors"]["file"]
+    (directory / sidecar.name).write_bytes(sidecar.read_bytes())
+    return directory / corpus.path.name
+
+
+def test_identity_is_content_a_relative_spelling_or_a_moved_copy_is_the_same_freeze(
+        tiny_corpus: CorpusFixture, tiny: Contract, store: Store, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frozen with absolute paths; held-out given relative paths, then a byte-identical copy elsewhere."""
+    output = tmp_path / "out"
+    _freeze(tiny_corpus, store, tiny, output)
+    monkeypatch.chdir(tiny_corpus.path.parent.parent)
+    relative = Path(tiny_corpus.path.parent.name) / tiny_corpus.path.name
+    assert not relative.is_absolute() and relative.resolve() == tiny_corpus.path.resolve()
+    evaluate(Evaluation(corpus=relative, store_dir=store.directory, output_dir=output, split="heldout",
+                        modes=("fts_only",)), tiny)
+    moved = _copy_fixture(tiny_corpus, tmp_path / "moved-work-dir")
+    evaluate(Evaluation(corpus=moved, store_dir=store.directory, output_dir=output, split="heldout",
+                        modes=("vector_only",)), tiny)
+    frozen = json.loads((output / FREEZE_NAME).read_text(encoding="utf-8"))
+    assert Path(frozen["corpus"]["fixture_path"]).is_absolute()
+    assert Path(frozen["store"]["directory"]).is_absolute()
+
+
+def test_a_different_fixture_under_the_frozen_name_is_refused_by_name(
+        tiny_corpus: CorpusFixture, tiny: Contract, store: Store, tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    _freeze(tiny_corpus, store, tiny, output)
+
+    def edit(data: dict[str, Any]) -> None:
+        data["documents"][0]["text"] += " (edited)"
+    impostor = _copy_fixture(tiny_corpus, tmp_path / "impostor", edit)
+    assert impostor.name == tiny_corpus.path.name
+    with pytest.raises(HarnessError, match="fixture_sha256"):
+        evaluate(Evaluation(corpus=impostor, store_dir=store.directory, output_dir=output, split="heldout",
+                            modes=("fts_only",)), tiny)
+    assert not (output / aggregate_name("fts_only", "heldout")).exists()

