@@ -10,6 +10,7 @@ from harness.build import BuildReport
 from harness.contract import scifact_contract
 from harness.embedders import make_embedder
 from harness.embedders.select import BACKENDS
+from harness.errors import HarnessError
 from harness.session import locked_build
 
 if TYPE_CHECKING:
@@ -58,11 +59,15 @@ def work_dir(pytestconfig: pytest.Config) -> Path:
 
 @pytest.fixture(scope="session")
 def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
-    """The real SciFact corpus fixture, built once and reused by every xdist worker. Without a
-    configured archive the BEIR archive is downloaded (and verified) into the work dir."""
-    embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
-    return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder,
-                        archive=_configured_archive(pytestconfig))
+    """The real SciFact corpus fixture, built once and reused by every xdist worker. Without a configured
+    archive, a fixture already built in the work dir is reused (offline); failing that, the BEIR archive is
+    downloaded (and verified) into the work dir. Anything missing ends in one line saying what to supply."""
+    try:
+        embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
+        return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder,
+                            archive=_configured_archive(pytestconfig))
+    except HarnessError as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.fixture(scope="session")

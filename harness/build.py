@@ -28,7 +28,7 @@ PAYLOAD_DEFINITIONS = {
 @dataclass(frozen=True)
 class BuildReport:
     fixture: Path
-    archive: Path
+    archive: Path | None  # None when an existing fixture was reused without one
     documents: int
     queries: int
     qrel_pairs: int
