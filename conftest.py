@@ -99,3 +99,34 @@ def local_embedder() -> "LocalEmbedder":
     from harness.embedders.local import LocalEmbedder
 
     return LocalEmbedder()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """One line per mode and split with its metrics, latency, failures, the validator's verdict and the
+    artifact path, then the next step. The lines come from the tests' recorded properties, which xdist
+    carries from its workers to this process."""
+    from harness.retrieval.config import MODES
+    from harness.summary import SUMMARY_PROPERTY, next_step
+
+    recorded: list[dict[str, str]] = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            recorded += [value for name, value in getattr(report, "user_properties", ())
+                         if name == SUMMARY_PROPERTY and getattr(report, "when", "call") == "call"]
+    if not recorded:
+        return
+    terminalreporter.section("SciFact results")
+    splits = ("calibration", "heldout", "all")
+    for entry in sorted(recorded, key=lambda e: (splits.index(e["split"]), MODES.index(e["mode"]))):
+        terminalreporter.write_line(entry["line"])
+    work_dir = Path(config.getoption("--work-dir")).resolve()
+    store_dir = Path(config.getoption("--store-dir") or work_dir / "store").resolve()
+    output_dir = Path(config.getoption("--output-dir") or work_dir / "results").resolve()
+    last = max((e["split"] for e in recorded), key=splits.index)
+    terminalreporter.write_line("")
+    if exitstatus == 0:
+        terminalreporter.write_line(next_step(last, work_dir=work_dir, corpus=work_dir / "scifact-corpus.json",
+                                              store_dir=store_dir, output_dir=output_dir))
+    else:
+        terminalreporter.write_line("not every test passed: fix what failed above before the next step")

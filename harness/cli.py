@@ -1,6 +1,7 @@
 """Command line: `python -m harness build|run|freeze|bundle ...`."""
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -19,6 +20,8 @@ from .retrieval.config import MODES, SearchConfig
 from .runner import check_fixture_contract
 from .split import SPLITS
 from .store.store import open_store
+from .summary import after_freeze, next_step, result_line, shown, verdict
+from .validator.cli import validate
 
 
 def _env_path(name: str) -> Path | None:
@@ -68,19 +71,22 @@ def add_run_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser
     run.add_argument("--mode", choices=(*MODES, "all"), default="all")
     run.add_argument("--replace", action="store_true",
                      help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
+    run.add_argument("--no-validate", action="store_true",
+                     help="skip the independent validator's verdict at the end (run it later on the aggregates)")
 
 
 def run_evaluation(args: argparse.Namespace) -> int:
     modes = MODES if args.mode == "all" else (args.mode,)
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv))
-    for run in evaluate(evaluation, scifact_contract()):
-        metrics = run.aggregate["metrics"]
-        print(f"{run.mode:<12} {run.split:<12} nDCG@10 {metrics['ndcg_at_10']:.4f}  R@10 {metrics['recall_at_10']:.4f}"
-              f"  MRR@10 {metrics['mrr_at_10']:.4f}  p50 {metrics['latency_ms']['p50']:.3f} ms  "
-              f"failures {metrics['failures']}  -> {run.aggregate_path}")
+    runs = evaluate(evaluation, scifact_contract())
+    for run in runs:
+        judged = "not validated (--no-validate)" if args.no_validate else verdict(validate(run.aggregate_path))
+        print(result_line(run.aggregate, run.aggregate_path, judged))
         if run.superseded:
-            print(f"{'':<12} earlier artifacts moved to {run.superseded}")
+            print(f"{'':<12} earlier artifacts moved to {shown(run.superseded)}")
+    print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
+                    output_dir=args.output_dir))
     return 0
 
 
@@ -109,6 +115,7 @@ def run_freeze(args: argparse.Namespace) -> int:
     print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
           f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
           f"run ledger position {frozen.event.position}")
+    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir))
     return 0
 
 
@@ -120,7 +127,13 @@ def add_bundle_parser(commands: "argparse._SubParsersAction[argparse.ArgumentPar
 
 def run_bundle(args: argparse.Namespace) -> int:
     path = make_bundle(args.output_dir, args.bundle_dir)
-    print(f"bundle: {path} (CLAIMS.md, MANIFEST.json, artifacts/, validation/)")
+    for report in sorted(path.glob("validation/*.validation.json")):
+        validated = json.loads(report.read_text(encoding="utf-8"))
+        aggregate_path = path / "artifacts" / (report.name.removesuffix(".validation.json") + ".aggregate.json")
+        aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))
+        print(result_line(aggregate, aggregate_path, "ELIGIBLE" if validated["eligible"] else "NOT ELIGIBLE"))
+    print(f"bundle: {shown(path)}: every aggregate validated, every text re-embedded; read "
+          f"{shown(path / 'CLAIMS.md')}, then publish the whole directory (MANIFEST.json lists every file's sha256)")
     return 0
 
 

@@ -12,6 +12,7 @@ rerun does not: the store's history allows one held-out run per mode after the f
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,10 @@ from harness.runner import ModeRun, run_mode
 from harness.session import locked_build
 from harness.split import select, selected_ids_sha256
 from harness.store.store import Store, build_store, store_digest
+from harness.summary import SUMMARY_PROPERTY, result_line, verdict
 from harness.validator.cli import validate
 
+RecordProperty = Callable[[str, object], None]  # pytest's record_property fixture
 MTEB_BM25S_NDCG10 = 0.687  # MTEB's bm25s SciFact baseline (0.68736), same tokenizer settings
 MTEB_MINILM_NDCG10 = 0.64508  # MTEB's all-MiniLM-L6-v2 SciFact nDCG@10
 
@@ -61,10 +64,13 @@ def _run(mode: str, split: str, corpus: CorpusFixture, store: Store, searcher: S
 GIT_CHECKS = {"source.git", "source.clean"}
 
 
-def check_validates(run: ModeRun) -> None:
+def check_validates(run: ModeRun, record_property: RecordProperty) -> None:
     """The independent validator decides: every check passes, git state aside while the work tree is
-    dirty; from a clean checkout (as in CI) the run must be eligible for a claim."""
+    dirty; from a clean checkout (as in CI) the run must be eligible for a claim. The result line and the
+    verdict go to the session's terminal summary (conftest.py), from xdist workers too."""
     report = validate(run.aggregate_path)
+    line = result_line(run.aggregate, run.aggregate_path, verdict(report))
+    record_property(SUMMARY_PROPERTY, {"split": run.split, "mode": run.mode, "line": line})
     failing = [check.line() for check in report.checks if check.status != "pass" and check.name not in GIT_CHECKS]
     assert not failing, "\n".join(failing)
     git = run.aggregate["receipt"]["source"]["git"]
@@ -106,15 +112,15 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, store: Store) -> list[
                                                 pytest.param("heldout", 200, marks=pytest.mark.heldout)])
 @pytest.mark.parametrize("mode", MODES)
 def test_split(mode: str, split: str, queries: int, scifact_corpus: CorpusFixture, scifact_store: Store,
-               scifact_searcher: Searcher, output_dir: Path) -> None:
+               scifact_searcher: Searcher, output_dir: Path, record_property: RecordProperty) -> None:
     run = _run(mode, split, scifact_corpus, scifact_store, scifact_searcher, output_dir)
     assert len(check_invariants(run, scifact_corpus, scifact_store)) == queries
-    check_validates(run)
+    check_validates(run, record_property)
 
 
 @pytest.mark.final
 def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
-                                output_dir: Path) -> None:
+                                output_dir: Path, record_property: RecordProperty) -> None:
     """The all-query receipts (after the held-out ones), then the quality bars: fts_only within 0.01
     of MTEB's bm25s; vector_only below MTEB's 0.645, since the 700-code-point ceiling cuts abstracts;
     hybrid above both lanes. One test, so the bars never read receipts another worker is writing."""
@@ -122,7 +128,7 @@ def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: St
     for mode in MODES:
         run = _run(mode, "all", scifact_corpus, scifact_store, scifact_searcher, output_dir)
         assert len(check_invariants(run, scifact_corpus, scifact_store)) == 300
-        check_validates(run)
+        check_validates(run, record_property)
         ndcg[mode] = run.aggregate["metrics"]["ndcg_at_10"]
     assert abs(ndcg["fts_only"] - MTEB_BM25S_NDCG10) <= 0.01, ndcg
     assert ndcg["vector_only"] < MTEB_MINILM_NDCG10, ndcg
