@@ -1,6 +1,9 @@
 """Command-line options and session fixtures; the work itself lives in `harness`."""
 
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +34,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--model", default=None, help="embedding model (default: $SCIFACT_EMBED_MODEL or the backend's)")
     group.addoption("--store-dir", default=None, help="persisted store (default: WORK_DIR/store)")
     group.addoption("--output-dir", default=None, help="artifacts (default: WORK_DIR/results)")
+    group.addoption("--no-progress", action="store_true",
+                    help="no progress bar while embedding (there is none anyway when the terminal is not a TTY)")
+
+
+@contextmanager
+def _on_the_terminal(pytestconfig: pytest.Config) -> Iterator[bool]:
+    """Lift pytest's output capture for a long step so its progress bar (rate, ETA) reaches the terminal.
+    Yields whether to show one: only when the real stderr is a TTY, without --no-progress, and not inside an
+    xdist worker, whose output never reaches the terminal."""
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    if pytestconfig.getoption("--no-progress") or hasattr(pytestconfig, "workerinput") or capture is None:
+        yield False
+        return
+    with capture.global_and_fixture_disabled():
+        yield sys.stderr.isatty()
 
 
 def _configured_archive(pytestconfig: pytest.Config) -> Path | None:
@@ -64,8 +82,9 @@ def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
     downloaded (and verified) into the work dir. Anything missing ends in one line saying what to supply."""
     try:
         embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
-        return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder,
-                            archive=_configured_archive(pytestconfig))
+        with _on_the_terminal(pytestconfig) as progress:
+            return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder,
+                                archive=_configured_archive(pytestconfig), progress=progress)
     except HarnessError as exc:
         pytest.fail(str(exc), pytrace=False)
 

@@ -1,0 +1,66 @@
+"""The README's publishing path is a test: the block between its documented-path markers is run as written.
+
+The default suite checks the block's shape; `pytest -m documented_path` (CI, on a fresh clone) runs it with
+bash from the clone's root, relative paths as printed, so a README that drifts from what works fails.
+"""
+
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+START, END = "<!-- documented-path:start -->", "<!-- documented-path:end -->"
+STEPS = ("make calibration", "-m harness freeze", "-m pytest -m heldout", "-m pytest -m final", "-m harness.validator",
+         "-m harness bundle")
+
+
+def documented_block(readme: Path = ROOT / "README.md") -> str:
+    text = readme.read_text(encoding="utf-8")
+    assert text.count(START) == 1 and text.count(END) == 1, "README.md must mark its publishing path exactly once"
+    block = text[text.index(START) + len(START):text.index(END)].strip()
+    match = re.fullmatch(r"```bash\n(.*)\n```", block, flags=re.DOTALL)
+    assert match, "the documented path must be one ```bash block between its markers"
+    return match.group(1) + "\n"
+
+
+def commands(block: str) -> list[str]:
+    joined = block.replace("\\\n", " ")
+    return [line.strip() for line in joined.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def test_the_block_walks_the_flow_in_order_with_relative_paths() -> None:
+    lines = commands(documented_block())
+    positions = [next(i for i, line in enumerate(lines) if step in line) for step in STEPS]
+    assert positions == sorted(positions), dict(zip(STEPS, positions, strict=True))
+    for line in lines:
+        words = shlex.split(line.split("#")[0]) if "for " not in line else line.split()
+        absolute = [w for w in words if w.startswith("/") or "=/" in w]
+        assert not absolute, f"an absolute path in the documented path: {line}"
+
+
+def test_the_block_is_valid_bash() -> None:
+    subprocess.run(["bash", "-n"], input=documented_block(), text=True, check=True, timeout=30)
+
+
+@pytest.mark.documented_path
+def test_the_documented_path_runs_verbatim_from_the_clone_root() -> None:
+    if not os.environ.get("SCIFACT_ARCHIVE"):
+        pytest.fail("set SCIFACT_ARCHIVE as the README's quick start does", pytrace=False)
+    for state in ("work-dir/store", "work-dir/results", "work-dir/bundle"):
+        if (ROOT / state).exists():
+            pytest.fail(f"{state} exists: the documented path is a new user's, run it on a fresh clone", pytrace=False)
+    env = {k: v for k, v in os.environ.items() if k not in ("SCIFACT_WORK_DIR", "PYTEST_ADDOPTS")}
+    result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + documented_block()], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=3600, check=False)
+    output = result.stdout + result.stderr
+    print(output)
+    assert result.returncode == 0, output[-4000:]
+    assert output.count("ELIGIBLE for a claim") == 9 and "NOT ELIGIBLE" not in output, output[-4000:]
+    for shown in ("== SciFact results ==", "next, after committing: freeze the configuration",
+                  "next: the held-out run", "then the bundle:", "bundle: work-dir/bundle"):
+        assert shown in output, shown
+    assert "Loading weights" not in output and "Traceback" not in output
