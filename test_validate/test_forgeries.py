@@ -143,18 +143,23 @@ def _poisoned_cache(work_dir: Path, genuine: CleanRun, embedder: LocalEmbedder) 
     return poisoned
 
 
+def _build_and_run_vector_only(root: Path, embedder: LocalEmbedder) -> Path:
+    """The genuine pipeline on whatever the embedding cache under `root/work` holds: fixture, store, a run."""
+    contract, config = tiny_contract(), SearchConfig()
+    report = build_fixture(contract, out=root / "fixture" / "tiny.json", work_dir=root / "work", embedder=embedder,
+                           archive=tiny_archive(root / "tiny.zip"), progress=False)
+    fixture = load_fixture(report.fixture)
+    build_store(root / "store", fixture, contract.namespace, config.lexical)
+    evaluate(Evaluation(corpus=fixture.path, store_dir=root / "store", output_dir=root / "out",
+                        split="calibration", modes=("vector_only",), config=config), contract)
+    return root / "out" / "scifact-vector_only-calibration.aggregate.json"
+
+
 @pytest.mark.real_model
 def test_a_poisoned_embedding_cache_built_into_fixture_and_store_is_refused(
         clean_run: CleanRun, local_embedder: LocalEmbedder, tmp_path: Path) -> None:
     assert _poisoned_cache(tmp_path / "work", clean_run, local_embedder) > 0
-    contract, config = tiny_contract(), SearchConfig()
-    report = build_fixture(contract, out=tmp_path / "fixture" / "tiny.json", work_dir=tmp_path / "work",
-                           embedder=local_embedder, archive=tiny_archive(tmp_path / "tiny.zip"), progress=False)
-    fixture = load_fixture(report.fixture)
-    build_store(tmp_path / "store", fixture, contract.namespace, config.lexical)
-    evaluate(Evaluation(corpus=fixture.path, store_dir=tmp_path / "store", output_dir=tmp_path / "out",
-                        split="calibration", modes=("vector_only",), config=config), contract)
-    aggregate = tmp_path / "out" / "scifact-vector_only-calibration.aggregate.json"
+    aggregate = _build_and_run_vector_only(tmp_path, local_embedder)
     assert json.loads(aggregate.read_text(encoding="utf-8"))["metrics"]["ndcg_at_10"] == 1.0
     consistent = validate(aggregate, embeddings=False)
     assert failed_names(consistent) <= {"source.clean", "source.git"}, describe(consistent)
@@ -173,12 +178,5 @@ def test_a_fixture_with_one_nudged_vector_run_end_to_end_is_refused(
     with EmbeddingCache(tmp_path / "work" / "embedding-cache", local_embedder.identity()) as cache:
         cache.put(fixture.data["profile"]["document_prefix"] + fixture.data["documents"][index]["semantic_text"],
                   CachedVector((moved / np.linalg.norm(moved)).astype("<f4"), None, False))
-    contract, config = tiny_contract(), SearchConfig()
-    report = build_fixture(contract, out=tmp_path / "fixture" / "tiny.json", work_dir=tmp_path / "work",
-                           embedder=local_embedder, archive=tiny_archive(tmp_path / "tiny.zip"), progress=False)
-    nudged = load_fixture(report.fixture)
-    build_store(tmp_path / "store", nudged, contract.namespace, config.lexical)
-    evaluate(Evaluation(corpus=nudged.path, store_dir=tmp_path / "store", output_dir=tmp_path / "out",
-                        split="calibration", modes=("vector_only",), config=config), contract)
-    aggregate = tmp_path / "out" / "scifact-vector_only-calibration.aggregate.json"
-    refused_by(validate(aggregate, full_embedding=True), "embeddings.model")
+    refused_by(validate(_build_and_run_vector_only(tmp_path, local_embedder), full_embedding=True),
+               "embeddings.model")
