@@ -12,16 +12,17 @@ from typing import Any
 
 from .artifacts import aggregate_name, rows_name
 from .claims_document import claims_markdown
-from .errors import HarnessError
+from .errors import RefusedError
 from .freeze import FREEZE_NAME
 from .hashing import sha256_canonical, sha256_file
+from .json_input import read_document
 from .retrieval.config import MODES
 from .validator.cli import validate
 
 REQUIRED_SPLITS = ("calibration", "heldout")
 
 
-class BundleError(HarnessError):
+class BundleError(RefusedError):
     """The bundle cannot be made: missing artifacts, or an aggregate that fails validation."""
 
 
@@ -82,7 +83,8 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         _write(staging / "configuration.json", {"config": first["retrieval"]["config"],
                                                 "config_sha256": first["retrieval"]["config_sha256"]})
         _write(staging / "environment.json", {k: first[k] for k in ("executable", "source", "dependencies", "machine")})
-        freeze = json.loads((output_dir / FREEZE_NAME).read_bytes())
+        freeze = read_document(output_dir / FREEZE_NAME, "freeze record", "freeze",
+                               "bundle the output directory the freeze and the receipts belong to", BundleError)
         (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports), encoding="utf-8")
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}

@@ -240,11 +240,12 @@ def _check_freeze_history(ctx: Context, report: Report, events: list[Event], dig
 
 def check_history(ctx: Context, report: Report) -> None:
     block = ctx.receipt["ledger"]
-    expected = Path(ctx.receipt["store"]["directory"]) / LEDGER
+    recorded = Path(ctx.receipt["store"]["directory"]) / LEDGER
     detail = "the receipt's ledger is the store's own run ledger and opens read-only"
-    if Path(block["path"]) != expected:
-        report.fail("ledger.file", detail, str(expected), block["path"])
+    if Path(block["path"]) != recorded:
+        report.fail("ledger.file", detail, str(recorded), block["path"])
         return
+    expected = ctx.store_directory / LEDGER
     if not expected.is_file():
         report.fail("ledger.file", detail + ": a held-out claim without its history is not a claim",
                     str(expected), "missing")
