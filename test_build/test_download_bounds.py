@@ -17,6 +17,7 @@ import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.http_server import LoopbackServer, Route
+from fixtures.ollama_server import FakeOllama
 from harness.build import obtain_archive
 from harness.download import deadline_seconds, download_archive, record_path
 from harness.errors import DownloadError, HarnessError
@@ -132,7 +133,8 @@ def test_sigterm_mid_download_removes_the_partial(server: LoopbackServer, tmp_pa
     child = subprocess.Popen([sys.executable, "-c", CHILD_DOWNLOAD, server.url("/slow.zip"), str(dest)], cwd=ROOT,
                              env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: partials(dest) and partials(dest)[0].stat().st_size > 0)
+        wait_for(lambda: bool(partials(dest)))
+        time.sleep(0.5)  # mid-transfer: the slow route takes about 3.6 s
         child.send_signal(signal.SIGTERM)
         _, stderr = child.communicate(timeout=10)
     finally:
@@ -174,3 +176,26 @@ def test_a_killed_downloads_partial_is_removed_by_the_next_download(server: Loop
     [orphan] = partials(dest)
     download_archive(server.url(ARCHIVE), dest)
     assert not orphan.exists() and dest.read_bytes() == served
+
+
+def test_two_cli_builds_in_one_work_dir_take_turns(server: LoopbackServer, served: bytes, tmp_path: Path) -> None:
+    """Before: CLI builds took no lock, so two at once downloaded side by side into one directory."""
+    work = tmp_path / "work"
+    argv = [sys.executable, "-m", "fixtures.tiny_cli", "build", "--out", str(tmp_path / "fixture.json"), "--work-dir",
+            str(work), "--embedder", "ollama", "--no-progress"]
+    with FakeOllama() as ollama:
+        env = {**child_env(), "TINY_SOURCE_URL": server.url("/slow.zip"), "TINY_SOURCE_BYTES": str(len(served)),
+               "TINY_SOURCE_MD5": md5(served), "OLLAMA_HOST": ollama.url}
+        env.pop("SCIFACT_ARCHIVE", None)
+        builds = [subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for _ in range(2)]
+        try:
+            results = [(build.communicate(timeout=120), build.returncode) for build in builds]
+        finally:
+            for build in builds:
+                build.kill()
+    assert [code for _, code in results] == [0, 0], results
+    assert server.paths().count("/slow.zip") == 1  # the second found the first's download and reused it
+    waited = [err for (_, err), _ in results if f"waiting for another build in the work directory {work}" in err]
+    assert len(waited) == 1, results
+    assert partials(work / "download" / "scifact.zip") == []
