@@ -71,7 +71,9 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
             if problem is not None:
                 refused.append(problem)
         if refused:
-            raise BundleError("not every aggregate is eligible; nothing was bundled:\n" + "\n".join(refused))
+            raise BundleError("not every aggregate is eligible, so nothing was bundled; the failing checks are listed "
+                              "above, and `python -m harness.validator AGGREGATE` shows each report in full\n"
+                              + "\n".join(refused))
         receipts = [json.loads(a.read_bytes()) for a in aggregates]
         for aggregate, receipt in zip(aggregates, receipts, strict=True):
             shutil.copy2(aggregate, staging / "artifacts" / aggregate.name)

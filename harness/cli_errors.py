@@ -56,7 +56,10 @@ def report_failure(exc: BaseException, *, debug: bool) -> int:
     if debug:
         traceback.print_exception(exc, file=sys.stderr)
     message, code = describe(exc)
-    print(f"error: {message}", file=sys.stderr, flush=True)
+    summary, *details = message.splitlines() or [""]
+    for line in details:  # a refusal that lists what it found (the bundle's failing checks) ends in its summary
+        print(line, file=sys.stderr)
+    print(f"error: {summary}", file=sys.stderr, flush=True)
     return code
 
 
