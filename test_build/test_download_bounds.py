@@ -199,3 +199,27 @@ def test_two_cli_builds_in_one_work_dir_take_turns(server: LoopbackServer, serve
     waited = [err for (_, err), _ in results if f"waiting for another build in the work directory {work}" in err]
     assert len(waited) == 1, results
     assert partials(work / "download" / "scifact.zip") == []
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+def test_a_cli_build_stopped_mid_download_exits_with_its_code_and_keeps_nothing(server: LoopbackServer,
+                                                                               served: bytes, tmp_path: Path,
+                                                                               signum: int, code: int) -> None:
+    work = tmp_path / "work"
+    env = {**child_env(), "TINY_SOURCE_URL": server.url("/slow.zip"), "TINY_SOURCE_BYTES": str(len(served)),
+           "TINY_SOURCE_MD5": md5(served)}
+    env.pop("SCIFACT_ARCHIVE", None)
+    build = subprocess.Popen([sys.executable, "-m", "fixtures.tiny_cli", "build", "--out", str(tmp_path / "f.json"),
+                              "--work-dir", str(work), "--embedder", "ollama", "--no-progress"], cwd=ROOT, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    dest = work / "download" / "scifact.zip"
+    try:
+        wait_for(lambda: bool(partials(dest)))
+        time.sleep(0.5)
+        build.send_signal(signum)
+        _, stderr = build.communicate(timeout=30)
+    finally:
+        build.kill()
+    assert build.returncode == code, stderr
+    assert stderr.strip().splitlines() == [stderr.strip()] and "partial files were removed" in stderr, stderr
+    assert "Traceback" not in stderr and not dest.exists() and partials(dest) == []

@@ -16,8 +16,10 @@ from fixtures.cli import ROOT, Outcome, assert_clean_failure, child_env, run_tin
 from fixtures.unwritable import unwritable
 from harness import cli
 from harness.artifacts import aggregate_name
+from harness.errors import ENVIRONMENT, INTERNAL, REFUSED, USAGE
 from harness.fixture import CorpusFixture
 from harness.retrieval.config import MODES
+from harness.signals import INTERRUPTED_EXIT, TERMINATED_EXIT
 
 
 @pytest.fixture
@@ -183,3 +185,13 @@ def test_an_unknown_option_is_a_two_line_usage_error(capsys: pytest.CaptureFixtu
     outcome = run_tiny_cli(["run", "--colour", "blue"], capsys)
     assert outcome.code == 2 and len(outcome.err.strip().splitlines()) == 2
     assert outcome.err.startswith("error: python -m harness run: ") and "--help" in outcome.err
+
+
+def test_the_readme_lists_every_exit_code() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    listed = {cell.strip() for line in table.splitlines() if line.startswith("| ") for cell in
+              line.split("|")[1].split(",")}
+    assert {"0", str(USAGE), str(REFUSED), str(ENVIRONMENT), str(INTERNAL), str(INTERRUPTED_EXIT),
+            str(TERMINATED_EXIT)} <= listed
+    assert len({USAGE, REFUSED, ENVIRONMENT, INTERNAL, INTERRUPTED_EXIT, TERMINATED_EXIT, 0}) == 7
