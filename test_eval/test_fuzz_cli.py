@@ -10,10 +10,8 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from fixtures.cli import run_tiny_cli
-from fixtures.fuzz import FUZZ
+from fixtures.fuzz import FUZZ, LEFTOVERS
 from harness.fixture import CorpusFixture
-
-from .test_fuzz_documents import LEFTOVERS
 
 OPTIONS = {
     "build": ["--out", "--work-dir", "--archive", "--download-deadline", "--embedder", "--model", "--profile"],

@@ -7,7 +7,7 @@ import json
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,14 +19,12 @@ from hypothesis import strategies as st
 
 from fixtures.archives import tiny_contract
 from fixtures.cli import Outcome, run_tiny_cli
-from fixtures.fuzz import FUZZ, JSON, encode, mutated, mutated_value
+from fixtures.fuzz import FUZZ, JSON, LEFTOVERS, encode, mutated, mutated_value
 from harness.evaluate import Evaluation, evaluate
 from harness.fixture import CorpusFixture, load_fixture
 from harness.freeze import freeze_configuration
 from harness.retrieval.config import MODES, SearchConfig
 from harness.store.store import build_store
-
-LEFTOVERS = (".tmp-", ".part-", ".partial", ".pending.json")
 
 
 @dataclass(frozen=True)
@@ -69,15 +67,18 @@ def template(tiny_corpus: CorpusFixture, tmp_path_factory: pytest.TempPathFactor
     return frozen
 
 
+Copies = Callable[[], Frozen]
+
+
 @pytest.fixture
-def copies(template: Frozen, tmp_path: Path) -> Iterator[Any]:
+def copies(template: Frozen, tmp_path: Path) -> Copies:
     """A fresh copy of the template per example (fixtures are shared by every example of a test)."""
     def make() -> Frozen:
         copy = Frozen(Path(tempfile.mkdtemp(dir=tmp_path)))
         for name in ("fixture", "store", "out"):
             shutil.copytree(template.root / name, copy.root / name)
         return copy
-    yield make
+    return make
 
 
 def assert_ends_cleanly(outcome: Outcome, root: Path) -> None:
@@ -104,7 +105,7 @@ def _canonical(value: Any) -> str:
 
 @FUZZ
 @given(data=st.data())
-def test_a_damaged_fixture(copies: Any, capsys: pytest.CaptureFixture[str], data: st.DataObject) -> None:
+def test_a_damaged_fixture(copies: Copies, capsys: pytest.CaptureFixture[str], data: st.DataObject) -> None:
     frozen = copies()
     frozen.fixture.write_bytes(data.draw(mutated(json.loads(frozen.fixture.read_bytes()))))
     argv = frozen.run(out=frozen.root / "new", store=frozen.root / "new-store")  # a new fixture needs a new store
@@ -113,7 +114,7 @@ def test_a_damaged_fixture(copies: Any, capsys: pytest.CaptureFixture[str], data
 
 @FUZZ
 @given(data=st.data())
-def test_a_damaged_store_manifest(copies: Any, capsys: pytest.CaptureFixture[str], data: st.DataObject) -> None:
+def test_a_damaged_store_manifest(copies: Copies, capsys: pytest.CaptureFixture[str], data: st.DataObject) -> None:
     frozen = copies()
     manifest = frozen.store / "store.json"
     manifest.write_bytes(data.draw(mutated(json.loads(manifest.read_bytes()))))
@@ -122,7 +123,7 @@ def test_a_damaged_store_manifest(copies: Any, capsys: pytest.CaptureFixture[str
 
 @FUZZ
 @given(data=st.data())
-def test_a_damaged_mapping_with_its_digests_resealed(copies: Any, capsys: pytest.CaptureFixture[str],
+def test_a_damaged_mapping_with_its_digests_resealed(copies: Copies, capsys: pytest.CaptureFixture[str],
                                                      data: st.DataObject) -> None:
     """Resealed in the manifest, so the damage gets past the digest check to the parsing behind it."""
     frozen = copies()
@@ -138,7 +139,7 @@ def test_a_damaged_mapping_with_its_digests_resealed(copies: Any, capsys: pytest
 
 @FUZZ
 @given(data=st.data(), reseal=st.booleans())
-def test_a_damaged_freeze_record(copies: Any, capsys: pytest.CaptureFixture[str], data: st.DataObject,
+def test_a_damaged_freeze_record(copies: Copies, capsys: pytest.CaptureFixture[str], data: st.DataObject,
                                  reseal: bool) -> None:
     frozen = copies()
     path = frozen.out / "freeze.json"
@@ -163,7 +164,7 @@ SQL_VALUE = st.one_of(st.none(), st.integers(min_value=-(2**62), max_value=2**62
        runs=st.lists(st.tuples(st.sampled_from(MODES), st.sampled_from(["heldout", "all", "calibration"]),
                                SQL_VALUE, SQL_VALUE, SQL_VALUE), max_size=2),
        command=st.sampled_from(["heldout", "calibration", "freeze"]))
-def test_odd_rows_in_the_run_ledger(copies: Any, capsys: pytest.CaptureFixture[str], events: list[str],
+def test_odd_rows_in_the_run_ledger(copies: Copies, capsys: pytest.CaptureFixture[str], events: list[str],
                                     runs: list[tuple[Any, ...]], command: str) -> None:
     frozen = copies()
     with closing(sqlite3.connect(frozen.store / "ledger.sqlite3", isolation_level=None)) as connection:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fixtures.cli import ROOT, child_env, tiny_cli_process
+from fixtures.cli import child_env, tiny_cli_process
 from fixtures.unwritable import unwritable
 from harness.validator.cli import main
 
@@ -105,4 +105,3 @@ def test_receipts_resolve_from_any_working_directory_and_moved_trees_with_option
 def test_the_validator_module_runs_from_another_directory(tmp_path: Path) -> None:
     result = _validator("--help", cwd=tmp_path)
     assert result.returncode == 0 and "--store-dir" in result.stdout
-    assert ROOT.is_dir()
