@@ -7,6 +7,7 @@ and an existing bundle directory is never written into.
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,10 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     if bundle_dir.exists():
         raise BundleError(f"{bundle_dir} exists; a bundle is never overwritten. Choose a new --bundle-dir.")
     aggregates = _aggregates(output_dir)
-    staging = bundle_dir.with_name(bundle_dir.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "artifacts").mkdir(parents=True)
+    bundle_dir.parent.mkdir(parents=True, exist_ok=True)
+    # A staging directory of its own: a second bundle at the same time never writes into (or removes) this one's.
+    staging = Path(tempfile.mkdtemp(prefix=f".{bundle_dir.name}.partial-", dir=bundle_dir.parent))
+    (staging / "artifacts").mkdir()
     (staging / "validation").mkdir()
     try:
         refused, reports = [], []
@@ -91,6 +93,9 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
         _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})
+        if bundle_dir.exists():
+            raise BundleError(f"{bundle_dir} appeared while this bundle was made (another bundle?); a bundle is never "
+                              "overwritten. Choose a new --bundle-dir.")
         staging.rename(bundle_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
