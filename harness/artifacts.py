@@ -1,8 +1,8 @@
 """Artifact names and writing: nothing existing is overwritten silently.
 
 An earlier artifact pair is moved to `<output>/superseded/<UTC time>/` only when the caller asks
-for replacement; otherwise its presence is an error. JSONL and aggregate are written atomically,
-rows first, so an aggregate never names rows that are not on disk.
+for replacement; otherwise its presence is an error. How a pair is written, exclusively and so that a
+kill leaves nothing that looks complete, is `harness.artifact_writer`.
 """
 
 import json
@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_bytes_atomic
-from .errors import HarnessError
+from .errors import RefusedError
 
 
 def rows_name(mode: str, split: str) -> str:
@@ -23,7 +22,7 @@ def aggregate_name(mode: str, split: str) -> str:
     return f"scifact-{mode}-{split}.aggregate.json"
 
 
-class ArtifactExistsError(HarnessError):
+class ArtifactExistsError(RefusedError):
     """An artifact from an earlier run is in the way."""
 
 
@@ -38,15 +37,21 @@ def clear_the_way(output_dir: Path, mode: str, split: str, replace: bool) -> Pat
             f"{', '.join(str(p) for p in existing)} already exist(s); an artifact is never overwritten. "
             "Use another --output-dir, or --replace to move the earlier artifacts to superseded/."
         )
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = superseded_directory(output_dir, existing[0].name)
+    for path in existing:
+        path.rename(target / path.name)
+    return target
+
+
+def superseded_directory(output_dir: Path, first: str, label: str = "") -> Path:
+    """A new `OUTPUT/superseded/<UTC time>[label][-n]/` that holds no file named `first` yet."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + label
     target = output_dir / "superseded" / stamp
     suffix = 0
-    while (target / existing[0].name).exists():
+    while (target / first).exists():
         suffix += 1
         target = output_dir / "superseded" / f"{stamp}-{suffix}"
     target.mkdir(parents=True, exist_ok=True)
-    for path in existing:
-        path.rename(target / path.name)
     return target
 
 
@@ -55,5 +60,5 @@ def rows_bytes(rows: Sequence[dict[str, Any]]) -> bytes:
                     + b"\n" for row in rows)
 
 
-def write_aggregate(path: Path, aggregate: dict[str, Any]) -> None:
-    write_bytes_atomic(path, json.dumps(aggregate, ensure_ascii=False, allow_nan=False, indent=1).encode() + b"\n")
+def aggregate_bytes(aggregate: dict[str, Any]) -> bytes:
+    return json.dumps(aggregate, ensure_ascii=False, allow_nan=False, indent=1).encode() + b"\n"

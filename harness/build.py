@@ -8,16 +8,18 @@ from typing import Any
 from . import BUILDER_VERSION
 from .contract import Contract
 from .dataset import Dataset, load_dataset
-from .download import ArchiveFile, digest_file, fetch_or_reuse
+from .download import ArchiveFile, deadline_seconds, digest_file, fetch_or_reuse
 from .embedders.base import Embedder, EmbeddingRequest
 from .embedding_run import EmbeddingResult, embed_all
 from .errors import HarnessError
 from .fixture import SCHEMA_ID, write_fixture
 from .hashing import CANONICAL_JSON_RULE, sha256_canonical
+from .locks import file_lock
 from .profiles import TextProfile, text_profile
 from .semantic_text import DOCUMENT_RULE, QUERY_RULE, document_text, query_text, rule
 from .vectors import NORMALIZATION
 
+BUILD_LOCK = ".fixture-build.lock"
 PAYLOAD_DEFINITIONS = {
     "documents": "canonical JSON of [{doc_id, title, text}] sorted by doc_id, every corpus document",
     "queries": "canonical JSON of [{query_id, text}] sorted by query_id, the test queries only",
@@ -39,10 +41,12 @@ class BuildReport:
     seconds: float
 
 
-def obtain_archive(contract: Contract, work_dir: Path, archive: Path | None, url: str | None) -> ArchiveFile:
+def obtain_archive(contract: Contract, work_dir: Path, archive: Path | None, url: str | None,
+                   deadline: float | None = None) -> ArchiveFile:
     if archive is not None:
         if not archive.is_file():
-            raise HarnessError(f"archive {archive} does not exist; pass the path of a BEIR scifact.zip")
+            problem = "is a directory" if archive.is_dir() else "does not exist"
+            raise HarnessError(f"archive {archive} {problem}; pass the path of a BEIR scifact.zip")
         return digest_file(archive.resolve())
     source = url or contract.source_url
     if source is None:
@@ -52,6 +56,7 @@ def obtain_archive(contract: Contract, work_dir: Path, archive: Path | None, url
         source, work_dir / "download" / "scifact.zip",
         expected_bytes=contract.source_archive_bytes if pinned else None,
         expected_md5=contract.source_archive_md5 if pinned else None,
+        max_bytes=contract.limits.max_archive_bytes, deadline=deadline_seconds() if deadline is None else deadline,
     )
 
 
@@ -101,10 +106,19 @@ def _embedding(embedder: Embedder, result: EmbeddingResult) -> dict[str, Any]:
 
 def build_fixture(contract: Contract, *, out: Path, work_dir: Path, embedder: Embedder,
                   archive: Path | None = None, url: str | None = None, allow_unpinned: bool = False,
-                  progress: bool = True, profile: TextProfile | None = None) -> BuildReport:
+                  progress: bool = True, profile: TextProfile | None = None,
+                  download_deadline: float | None = None) -> BuildReport:
+    """Builds sharing a work directory (the CLI's, pytest's, xdist workers') take turns on its lock, so one
+    downloads and embeds while the others wait, then find the archive and every vector in place."""
+    with file_lock(work_dir / BUILD_LOCK, f"another build in the work directory {work_dir}"):
+        return _build(contract, out, work_dir, embedder, archive, url, allow_unpinned, progress,
+                      profile or text_profile("scifact-contract", contract), download_deadline)
+
+
+def _build(contract: Contract, out: Path, work_dir: Path, embedder: Embedder, archive: Path | None, url: str | None,
+           allow_unpinned: bool, progress: bool, profile: TextProfile, download_deadline: float | None) -> BuildReport:
     started = time.perf_counter()
-    profile = profile or text_profile("scifact-contract", contract)
-    archive_file = obtain_archive(contract, work_dir, archive, url)
+    archive_file = obtain_archive(contract, work_dir, archive, url, download_deadline)
     dataset = load_dataset(archive_file.path, contract, allow_unpinned=allow_unpinned)
     limit = profile.max_code_points
     doc_texts = [document_text(d.doc_id, d.title, d.text, limit) for d in dataset.documents]

@@ -7,21 +7,23 @@ and an existing bundle directory is never written into.
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from .artifacts import aggregate_name, rows_name
 from .claims_document import claims_markdown
-from .errors import HarnessError
+from .errors import RefusedError
 from .freeze import FREEZE_NAME
 from .hashing import sha256_canonical, sha256_file
+from .json_input import read_document
 from .retrieval.config import MODES
 from .validator.cli import validate
 
 REQUIRED_SPLITS = ("calibration", "heldout")
 
 
-class BundleError(HarnessError):
+class BundleError(RefusedError):
     """The bundle cannot be made: missing artifacts, or an aggregate that fails validation."""
 
 
@@ -57,9 +59,10 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     if bundle_dir.exists():
         raise BundleError(f"{bundle_dir} exists; a bundle is never overwritten. Choose a new --bundle-dir.")
     aggregates = _aggregates(output_dir)
-    staging = bundle_dir.with_name(bundle_dir.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "artifacts").mkdir(parents=True)
+    bundle_dir.parent.mkdir(parents=True, exist_ok=True)
+    # A staging directory of its own: a second bundle at the same time never writes into (or removes) this one's.
+    staging = Path(tempfile.mkdtemp(prefix=f".{bundle_dir.name}.partial-", dir=bundle_dir.parent))
+    (staging / "artifacts").mkdir()
     (staging / "validation").mkdir()
     try:
         refused, reports = [], []
@@ -70,7 +73,9 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
             if problem is not None:
                 refused.append(problem)
         if refused:
-            raise BundleError("not every aggregate is eligible; nothing was bundled:\n" + "\n".join(refused))
+            raise BundleError("not every aggregate is eligible, so nothing was bundled; the failing checks are listed "
+                              "above, and `python -m harness.validator AGGREGATE` shows each report in full\n"
+                              + "\n".join(refused))
         receipts = [json.loads(a.read_bytes()) for a in aggregates]
         for aggregate, receipt in zip(aggregates, receipts, strict=True):
             shutil.copy2(aggregate, staging / "artifacts" / aggregate.name)
@@ -82,11 +87,15 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         _write(staging / "configuration.json", {"config": first["retrieval"]["config"],
                                                 "config_sha256": first["retrieval"]["config_sha256"]})
         _write(staging / "environment.json", {k: first[k] for k in ("executable", "source", "dependencies", "machine")})
-        freeze = json.loads((output_dir / FREEZE_NAME).read_bytes())
+        freeze = read_document(output_dir / FREEZE_NAME, "freeze record", "freeze",
+                               "bundle the output directory the freeze and the receipts belong to", BundleError)
         (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports), encoding="utf-8")
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
         _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})
+        if bundle_dir.exists():
+            raise BundleError(f"{bundle_dir} appeared while this bundle was made (another bundle?); a bundle is never "
+                              "overwritten. Choose a new --bundle-dir.")
         staging.rename(bundle_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -1,42 +1,52 @@
-"""Command line: `python -m harness build|run|freeze|bundle ...`."""
+"""Command line: `python -m harness build|run|freeze|bundle ...`; exit codes in `harness.cli_errors`."""
 
 import argparse
 import json
 import os
 import sys
-from pathlib import Path
+from typing import TypeAlias
 
+from . import cli_paths
 from .build import build_fixture
 from .bundle import make_bundle
+from .cli_errors import Parser, report_failure
+from .cli_paths import path_argument, text_argument
 from .contract import scifact_contract
+from .download import DEADLINE_VARIABLE, deadline_seconds
 from .embedders import make_embedder
 from .embedders.select import BACKENDS
-from .errors import HarnessError
 from .evaluate import Evaluation, evaluate
 from .fixture import load_fixture
 from .freeze import freeze_configuration
 from .profiles import PROFILES, text_profile
 from .retrieval.config import MODES, SearchConfig
 from .runner import check_fixture_contract
+from .signals import sigterm_raises
 from .split import SPLITS
 from .store.store import open_store
 from .summary import after_freeze, next_step, result_line, shown, verdict
 from .validator.cli import validate
 
-
-def _env_path(name: str) -> Path | None:
-    value = os.environ.get(name)
-    return Path(value) if value else None
+Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 
 
-def add_build_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    build = commands.add_parser("build", help="build the SciFact corpus fixture (documents, queries, vectors)")
-    build.add_argument("--out", type=Path, required=True, help="fixture JSON to write")
-    build.add_argument("--work-dir", type=Path, required=True, help="downloads and the embedding cache")
-    build.add_argument("--archive", type=Path, default=_env_path("SCIFACT_ARCHIVE"),
+def _command(commands: Commands, name: str, help: str) -> Parser:
+    parser: Parser = commands.add_parser(name, help=help)
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    return parser
+
+
+def add_build_parser(commands: Commands) -> None:
+    build = _command(commands, "build", "build the SciFact corpus fixture (documents, queries, vectors)")
+    build.add_argument("--out", type=path_argument, required=True, help="fixture JSON to write")
+    build.add_argument("--work-dir", type=path_argument, required=True, help="downloads and the embedding cache")
+    build.add_argument("--archive", type=path_argument, default=os.environ.get("SCIFACT_ARCHIVE") or None,
                        help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE; else download from BEIR)")
+    build.add_argument("--download-deadline", type=text_argument, default=None, metavar="SECONDS",
+                       help=f"most seconds the whole download may take (default: ${DEADLINE_VARIABLE}, else 900)")
     build.add_argument("--embedder", choices=BACKENDS, default="local")
-    build.add_argument("--model", default=None,
+    build.add_argument("--model", type=text_argument, default=None,
                        help="model name (default: $SCIFACT_EMBED_MODEL, else the backend's default)")
     build.add_argument("--allow-unpinned", action="store_true",
                        help="accept payload digests that differ from the pins; recorded as unpinned")
@@ -46,11 +56,16 @@ def add_build_parser(commands: "argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def run_build(args: argparse.Namespace) -> int:
+    cli_paths.output_file("--out", args.out)
+    cli_paths.directory("--work-dir", args.work_dir)
+    if args.archive is not None:
+        cli_paths.input_file("--archive", args.archive, "pass the path of a BEIR scifact.zip")
+    deadline = deadline_seconds(args.download_deadline)
     contract = scifact_contract()
     report = build_fixture(
         contract, out=args.out, work_dir=args.work_dir, archive=args.archive,
         embedder=make_embedder(args.embedder, args.model), allow_unpinned=args.allow_unpinned,
-        progress=not args.no_progress, profile=text_profile(args.profile, contract),
+        progress=not args.no_progress, profile=text_profile(args.profile, contract), download_deadline=deadline,
     )
     rate = report.embedded / report.seconds if report.embedded else 0.0
     print(
@@ -62,11 +77,17 @@ def run_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_run_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    run = commands.add_parser("run", help="evaluate retrieval modes on a split; writes rows and aggregate receipts")
-    run.add_argument("--corpus", type=Path, required=True, help="corpus fixture JSON (from `build`)")
-    run.add_argument("--store-dir", type=Path, required=True, help="persisted store (built or reused)")
-    run.add_argument("--output-dir", type=Path, required=True, help="where the artifacts go")
+def _evaluation_paths(args: argparse.Namespace) -> None:
+    cli_paths.input_file("--corpus", args.corpus, "pass the fixture `python -m harness build` wrote")
+    cli_paths.directory("--store-dir", args.store_dir)
+    cli_paths.directory("--output-dir", args.output_dir)
+
+
+def add_run_parser(commands: Commands) -> None:
+    run = _command(commands, "run", "evaluate retrieval modes on a split; writes rows and aggregate receipts")
+    run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
+    run.add_argument("--store-dir", type=path_argument, required=True, help="persisted store (built or reused)")
+    run.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
     run.add_argument("--split", choices=SPLITS, required=True)
     run.add_argument("--mode", choices=(*MODES, "all"), default="all")
     run.add_argument("--replace", action="store_true",
@@ -76,6 +97,7 @@ def add_run_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def run_evaluation(args: argparse.Namespace) -> int:
+    _evaluation_paths(args)
     modes = MODES if args.mode == "all" else (args.mode,)
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv))
@@ -90,11 +112,12 @@ def run_evaluation(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_freeze_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    freeze = commands.add_parser("freeze", help="record the configuration that held-out runs must match")
-    freeze.add_argument("--corpus", type=Path, required=True, help="corpus fixture JSON")
-    freeze.add_argument("--store-dir", type=Path, required=True, help="the store calibration used")
-    freeze.add_argument("--output-dir", type=Path, required=True, help="where freeze.json and the receipts go")
+def add_freeze_parser(commands: Commands) -> None:
+    freeze = _command(commands, "freeze", "record the configuration that held-out runs must match")
+    freeze.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON")
+    freeze.add_argument("--store-dir", type=path_argument, required=True, help="the store calibration used")
+    freeze.add_argument("--output-dir", type=path_argument, required=True,
+                        help="where freeze.json and the receipts go")
     freeze.add_argument("--mode", choices=(*MODES, "all"), default="all", help="modes to freeze")
     freeze.add_argument("--allow-dirty", action="store_true",
                         help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
@@ -103,6 +126,7 @@ def add_freeze_parser(commands: "argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def run_freeze(args: argparse.Namespace) -> int:
+    _evaluation_paths(args)
     contract = scifact_contract()
     fixture = load_fixture(args.corpus)
     check_fixture_contract(fixture, contract)
@@ -119,13 +143,15 @@ def run_freeze(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bundle_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    bundle = commands.add_parser("bundle", help="validate and collect the artifacts into a publishable bundle")
-    bundle.add_argument("--output-dir", type=Path, required=True, help="the evaluation's output directory")
-    bundle.add_argument("--bundle-dir", type=Path, required=True, help="new directory for the bundle")
+def add_bundle_parser(commands: Commands) -> None:
+    bundle = _command(commands, "bundle", "validate and collect the artifacts into a publishable bundle")
+    bundle.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
+    bundle.add_argument("--bundle-dir", type=path_argument, required=True, help="new directory for the bundle")
 
 
 def run_bundle(args: argparse.Namespace) -> int:
+    cli_paths.existing_directory("--output-dir", args.output_dir)
+    cli_paths.new_directory("--bundle-dir", args.bundle_dir)
     path = make_bundle(args.output_dir, args.bundle_dir)
     for report in sorted(path.glob("validation/*.validation.json")):
         validated = json.loads(report.read_text(encoding="utf-8"))
@@ -138,16 +164,19 @@ def run_bundle(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
+    parser = Parser(prog="python -m harness", description=__doc__)
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     commands = parser.add_subparsers(dest="command", required=True)
     add_build_parser(commands)
     add_run_parser(commands)
     add_freeze_parser(commands)
     add_bundle_parser(commands)
     args = parser.parse_args(argv)
+    commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle}
     try:
-        commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle}
-        return commands_by_name[args.command](args)
-    except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        with sigterm_raises():
+            return commands_by_name[args.command](args)
+    except BaseException as exc:  # every failure ends in one line and its exit code (harness.cli_errors)
+        if isinstance(exc, SystemExit):
+            raise
+        return report_failure(exc, debug=args.debug)

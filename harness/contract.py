@@ -19,6 +19,11 @@ class ArchiveLimits:
     max_total_uncompressed_bytes: int
     max_compression_ratio: float
 
+    @property
+    def max_archive_bytes(self) -> int:
+        """The largest zip the other caps admit: every member stored uncompressed, its headers, a full comment."""
+        return self.max_total_uncompressed_bytes + 1024 * self.max_members + 65_557
+
 
 @dataclass(frozen=True)
 class Contract:

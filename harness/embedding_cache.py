@@ -2,12 +2,15 @@
 
 Every new record is written, flushed and fsync'd before the next is embedded, so a build killed at any
 moment loses at most the record being written. On open, a final line without its newline is a torn
-write: it is cut off and reported. Any other damaged line is corruption and fails loudly, since
-repairing it would silently drop a vector. An exclusive lock keeps two builds from appending at once.
+write: it is cut off and reported. So is a final line holding NUL bytes, what a crash leaves when the
+file's length reached the disk before its data. Any other damaged line is corruption and fails loudly,
+naming the line, since repairing it would silently drop a vector. An exclusive lock keeps two builds
+from appending at once; a build that has to wait for it says so.
 """
 
 import base64
-import fcntl
+import binascii
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -17,8 +20,9 @@ from typing import IO, Any
 import numpy as np
 
 from .atomic import fsync_directory, write_bytes_atomic
-from .errors import CacheCorruptionError
+from .errors import CacheAccessError, CacheCorruptionError, CachePathError
 from .hashing import canonical_json, sha256_bytes, sha256_canonical, sha256_text
+from .locks import acquire
 from .vectors import Vector
 
 RECORD_VERSION = 1
@@ -59,10 +63,28 @@ def _record(model: str, prompt_sha: str, cached: CachedVector) -> dict[str, Any]
     return body
 
 
+def _vector_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with a checksummed record's fields, or None: a record can be sealed and still be unusable."""
+    fields = (record.get("vector"), record.get("dims"), record.get("embedded_chars"), record.get("model_truncated"))
+    encoded, dims, embedded_chars, model_truncated = fields
+    if not (isinstance(encoded, str) and type(dims) is int and dims > 0
+            and (embedded_chars is None or type(embedded_chars) is int)
+            and (model_truncated is None or isinstance(model_truncated, bool))):
+        return "has fields of the wrong type (vector, dims, embedded_chars or model_truncated)"
+    try:
+        raw = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return "holds a vector that is not valid base64"
+    if len(raw) != 4 * dims:
+        return f"holds a vector of {len(raw)} bytes, not the {dims} float32 values it declares"
+    if not np.all(np.isfinite(np.frombuffer(raw, dtype="<f4"))):
+        return "holds a vector with non-finite values"
+    return None
+
+
 class EmbeddingCache:
     def __init__(self, directory: Path, identity: dict[str, Any]) -> None:
         self.model = model_key(identity)
-        directory.mkdir(parents=True, exist_ok=True)
         stem = self.model.removeprefix("sha256:")[:32]
         self.path = directory / f"{stem}.jsonl"
         self.identity_path = directory / f"{stem}.identity.json"
@@ -73,8 +95,21 @@ class EmbeddingCache:
         self.report = OpenReport(0, 0)
 
     def open(self) -> OpenReport:
-        self._lock = (self.path.parent / (self.path.name + ".lock")).open("ab")
-        fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX)
+        try:
+            return self._open()
+        except OSError as exc:
+            self.close()
+            wrong_kind = exc.errno in (errno.EISDIR, errno.ENOTDIR, errno.EEXIST)
+            raise (CachePathError if wrong_kind else CacheAccessError)(
+                f"embedding cache {exc.filename or self.path}: {exc.strerror or exc}. The cache must be a writable "
+                f"directory of regular files; make {self.path.parent} so (or move it aside: every text is then "
+                "embedded again), or pass another --work-dir.") from exc
+
+    def _open(self) -> OpenReport:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = self.path.parent / (self.path.name + ".lock")
+        self._lock = lock_path.open("ab")
+        acquire(self._lock, lock_path, f"the embedding cache {self.path} (another build is embedding)")
         if not self.identity_path.exists():
             write_bytes_atomic(self.identity_path, canonical_json(self._identity) + b"\n")
         torn = self._load()
@@ -100,6 +135,8 @@ class EmbeddingCache:
             return 0
         data = self.path.read_bytes()
         complete_end = data.rfind(b"\n") + 1
+        while complete_end and b"\x00" in data[(start := data.rfind(b"\n", 0, complete_end - 1) + 1):complete_end]:
+            complete_end = start  # no record holds a raw NUL (JSON escapes it): this line is what a crash left
         torn = len(data) - complete_end
         if torn:
             with self.path.open("r+b") as handle:
@@ -107,33 +144,35 @@ class EmbeddingCache:
                 handle.flush()
                 os.fsync(handle.fileno())
             fsync_directory(self.path.parent)
-        for number, line in enumerate(data[:complete_end].splitlines(), start=1):
-            self._accept(number, line)
+        lines = data[:complete_end].splitlines()
+        for number, line in enumerate(lines, start=1):
+            self._accept(number, len(lines), line)
         return torn
 
-    def _corrupt(self, number: int, problem: str) -> CacheCorruptionError:
+    def _corrupt(self, number: int, total: int, problem: str) -> CacheCorruptionError:
         return CacheCorruptionError(
-            f"embedding cache {self.path}, line {number}: {problem}. A damaged record in the middle of "
-            "the file is not a torn write and cannot be repaired without losing a vector; move the file "
-            "aside to re-embed from scratch."
-        )
+            f"embedding cache {self.path}, line {number} of {total}: {problem}. A damaged record before the last "
+            f"line is not a torn write. Delete that line (sed -i '{number}d' {self.path}: its text is embedded again) "
+            f"or move the file aside to embed all {total} texts again.")
 
-    def _accept(self, number: int, line: bytes) -> None:
+    def _accept(self, number: int, total: int, line: bytes) -> None:
         try:
             record = json.loads(line)
             checksum = record.pop("checksum")
             prompt_sha = record["prompt_sha256"]
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise self._corrupt(number, f"is not a cache record ({exc!r})") from None
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise self._corrupt(number, total, f"is not a cache record ({len(line)} bytes starting "
+                                f"{line[:24]!r})") from None
         if sha256_bytes(canonical_json(record)) != checksum:
-            raise self._corrupt(number, "fails its checksum")
+            raise self._corrupt(number, total, "fails its checksum")
         if record.get("v") != RECORD_VERSION or record.get("model") != self.model:
-            raise self._corrupt(number, "belongs to another record version or model")
-        vector = np.frombuffer(base64.b64decode(record["vector"]), dtype="<f4")
-        if vector.shape[0] != record["dims"] or not np.all(np.isfinite(vector)):
-            raise self._corrupt(number, "holds a vector of the wrong size or with non-finite values")
+            raise self._corrupt(number, total, "belongs to another record version or model")
+        problem = _vector_problem(record)
+        if problem is not None:
+            raise self._corrupt(number, total, problem)
         if prompt_sha in self._entries:
-            raise self._corrupt(number, f"repeats the prompt {prompt_sha}")
+            raise self._corrupt(number, total, f"repeats the prompt {prompt_sha}")
+        vector = np.frombuffer(base64.b64decode(record["vector"], validate=True), dtype="<f4")
         self._entries[prompt_sha] = CachedVector(vector, record["embedded_chars"], record["model_truncated"])
 
     def get(self, prompt: str) -> CachedVector | None:

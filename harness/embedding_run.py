@@ -79,7 +79,7 @@ def embed_all(requests: list[EmbeddingRequest], embedder: Embedder, cache_dir: P
     try:
         if report.torn_tail_bytes:
             print(f"embedding cache {cache.path}: cut a torn final record of {report.torn_tail_bytes} bytes "
-                  "(a build was interrupted while writing it); that text is embedded again", file=sys.stderr)
+                  "(a build or the machine stopped while writing it); that text is embedded again", file=sys.stderr)
         missing = _missing(requests, cache)
         from_cache = sum(cache.get(request.prompt) is not None for request in requests)
         first = next((cached for r in requests if (cached := cache.get(r.prompt)) is not None), None)

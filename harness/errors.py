@@ -1,11 +1,31 @@
-"""Named errors. Each message says what was expected, what was found, and how to fix it."""
+"""Named errors. Each message says what was expected, what was found, and how to fix it.
+
+`exit_code` is the command line's exit status for the error (the README's "Exit codes" table): 2 for
+input the user can fix, 3 for a refusal by a gate, 4 for a problem of the environment.
+"""
+
+USAGE, REFUSED, ENVIRONMENT, INTERNAL = 2, 3, 4, 5
 
 
 class HarnessError(Exception):
-    """Base class: every error the harness raises on purpose."""
+    """Base class: every error the harness raises on purpose. By default, input the user can fix."""
+
+    exit_code = USAGE
 
 
-class DownloadError(HarnessError):
+class RefusedError(HarnessError):
+    """A gate refused the command: an existing artifact, the freeze order, another run writing the same files."""
+
+    exit_code = REFUSED
+
+
+class EnvironmentProblem(HarnessError):
+    """The machine, the network or another process stands in the way: unwritable paths, locks, downloads."""
+
+    exit_code = ENVIRONMENT
+
+
+class DownloadError(EnvironmentProblem):
     """The archive could not be downloaded intact."""
 
 
@@ -50,7 +70,7 @@ class ShapeMismatchError(HarnessError):
         )
 
 
-class EmbeddingError(HarnessError):
+class EmbeddingError(EnvironmentProblem):
     """An embedder failed or returned an unusable vector."""
 
 
@@ -69,3 +89,15 @@ class CacheCorruptionError(HarnessError):
 
 class FixtureError(HarnessError):
     """A corpus fixture is missing, inconsistent or fails its schema."""
+
+
+class CacheAccessError(EnvironmentProblem):
+    """The embedding cache cannot be opened, read or written (permissions, a read-only or full disk)."""
+
+
+class CachePathError(HarnessError):
+    """A path of the embedding cache is of the wrong kind (a directory where a file belongs, or the reverse)."""
+
+
+class LockTimeout(EnvironmentProblem):
+    """A lock stayed held by another process longer than the wait allows."""

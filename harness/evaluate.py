@@ -5,7 +5,7 @@ from pathlib import Path
 
 from .artifacts import aggregate_name
 from .contract import Contract
-from .errors import HarnessError
+from .errors import HarnessError, RefusedError
 from .fixture import CorpusFixture, load_fixture
 from .freeze import current_record, verify_freeze
 from .retrieval.config import MODES, SearchConfig
@@ -15,7 +15,7 @@ from .store import ledger
 from .store.store import Store, build_store
 
 
-class SplitGateError(HarnessError):
+class SplitGateError(RefusedError):
     """A split was requested before the steps that must precede it."""
 
 

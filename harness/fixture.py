@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from .atomic import write_bytes_atomic
 from .errors import FixtureError
 from .hashing import sha256_bytes, sha256_file
+from .json_input import parse_document
 from .schema_check import validate
 
 SCHEMA_ID = "scifact-corpus-fixture-v1"
@@ -68,24 +69,49 @@ class CorpusFixture:
     query_vectors: NDArray[np.float32]
 
 
+REBUILD = "rebuild it with `python -m harness build`"
+
+
 def load_fixture(path: Path) -> CorpusFixture:
     if not path.is_file():
-        raise FixtureError(f"corpus fixture {path} does not exist; build it with `python -m harness build`")
+        problem = "is a directory" if path.is_dir() else "does not exist"
+        raise FixtureError(f"corpus fixture {path} {problem}; build it with `python -m harness build`")
     raw = path.read_bytes()
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise FixtureError(f"corpus fixture {path} is not valid JSON: {exc}") from exc
-    validate(data, "corpus-fixture")
+    data = parse_document(raw, path, "corpus fixture", "corpus-fixture", REBUILD, FixtureError)
+    _check_consistent(path, data)
     meta = data["vectors"]
     sidecar = path.parent / meta["file"]
     if not sidecar.is_file():
-        raise FixtureError(f"vector sidecar {sidecar} named by {path} is missing; rebuild the fixture")
+        raise FixtureError(f"vector sidecar {sidecar} named by {path} is missing; {REBUILD}")
     found = sha256_file(sidecar)
     if found != meta["sha256"]:
-        raise FixtureError(f"vector sidecar {sidecar} has {found}, the fixture records {meta['sha256']}; rebuild")
-    documents, queries = len(data["documents"]), len(data["queries"])
-    if meta["rows"] != documents + queries:
-        raise FixtureError(f"fixture {path} records {meta['rows']} vector rows for {documents + queries} texts")
+        raise FixtureError(f"vector sidecar {sidecar} has {found}, the fixture records {meta['sha256']}; {REBUILD}")
+    size = sidecar.stat().st_size
+    expected = 4 * meta["rows"] * meta["dimensions"]
+    if size != expected:
+        raise FixtureError(f"fixture {path} records {meta['rows']} vectors of {meta['dimensions']} dimensions, but "
+                           f"its sidecar {sidecar.name} holds {size} bytes, not {expected}; the fixture was edited: "
+                           f"{REBUILD}")
     matrix = np.fromfile(sidecar, dtype="<f4").reshape(meta["rows"], meta["dimensions"])
+    documents = len(data["documents"])
     return CorpusFixture(path, sha256_bytes(raw), data, matrix[:documents], matrix[documents:])
+
+
+def _check_consistent(path: Path, data: dict[str, Any]) -> None:
+    """What the schema cannot say: ids are unique and the counts and dimensions agree with the texts."""
+    doc_ids = [document["doc_id"] for document in data["documents"]]
+    query_ids = [query["query_id"] for query in data["queries"]]
+    meta, counts = data["vectors"], data["counts"]
+    problems = [
+        *([f"{len(doc_ids) - len(set(doc_ids))} repeated document ids"] if len(set(doc_ids)) != len(doc_ids) else []),
+        *([f"{len(query_ids) - len(set(query_ids))} repeated query ids"] if len(set(query_ids)) != len(query_ids)
+          else []),
+        *([f"{meta['rows']} vector rows for {len(doc_ids) + len(query_ids)} texts"]
+          if meta["rows"] != len(doc_ids) + len(query_ids) else []),
+        *([f"counts {counts['documents']} documents and {counts['queries']} queries for {len(doc_ids)} and "
+           f"{len(query_ids)}"] if (counts["documents"], counts["queries"]) != (len(doc_ids), len(query_ids)) else []),
+        *([f"vectors of {meta['dimensions']} dimensions, embedding of {data['embedding']['dimensions']}"]
+          if meta["dimensions"] != data["embedding"]["dimensions"] else []),
+    ]
+    if problems:
+        raise FixtureError(f"corpus fixture {path} is inconsistent ({'; '.join(problems)}); {REBUILD}")

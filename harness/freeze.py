@@ -18,9 +18,10 @@ from . import provenance
 from .artifacts import aggregate_name
 from .atomic import write_bytes_atomic
 from .contract import Contract
-from .errors import HarnessError
+from .errors import HarnessError, RefusedError
 from .fixture import CorpusFixture
 from .hashing import sha256_canonical
+from .json_input import read_document
 from .retrieval.config import MODES, SearchConfig
 from .schema_check import validate
 from .split import ALGORITHM
@@ -35,8 +36,12 @@ NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_sta
                 "store.directory", "store.mapping_path"}
 
 
-class FreezeError(HarnessError):
+class FreezeError(RefusedError):
     """The freeze is missing, differs from the current configuration, or cannot be rewritten."""
+
+
+class FreezeRecordError(HarnessError):
+    """freeze.json is not a freeze record the harness wrote (not JSON, not an object, off its schema)."""
 
 
 @dataclass(frozen=True)
@@ -130,8 +135,8 @@ def verify_freeze(output_dir: Path, now: dict[str, Any], modes: tuple[str, ...])
     if not path.is_file():
         raise FreezeError(f"no freeze record at {path}: held-out runs need a frozen configuration. "
                           "Run `python -m harness freeze` after calibration.")
-    frozen = json.loads(path.read_bytes())
-    validate(frozen, "freeze")
+    frozen = read_document(path, "freeze record", "freeze", "freeze again with `python -m harness freeze --replace` "
+                           "(possible until the first held-out run)", FreezeRecordError)
     if sha256_canonical({k: v for k, v in frozen.items() if k != "freeze_sha256"}) != frozen["freeze_sha256"]:
         raise FreezeError(f"{path} does not match its own freeze_sha256: it was edited after freezing")
     for mode in modes:

@@ -1,5 +1,6 @@
 """Run one mode on one split: a JSONL of per-query rows and one aggregate receipt, written atomically."""
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -7,8 +8,8 @@ from typing import Any
 
 from . import provenance
 from .aggregate import aggregate_metrics
-from .artifacts import aggregate_name, clear_the_way, rows_bytes, rows_name, write_aggregate
-from .atomic import write_bytes_atomic
+from .artifact_writer import PairWriter, exclusive_pair
+from .artifacts import aggregate_bytes, clear_the_way, rows_bytes
 from .claims import claim_boundary
 from .contract import Contract
 from .errors import HarnessError
@@ -34,6 +35,12 @@ class ModeRun:
     aggregate_path: Path
     aggregate: dict[str, Any]
     superseded: Path | None
+
+
+def _absolute(path: Path) -> str:
+    """Every path a receipt records is absolute, so the validator finds it from any working directory; symlinks
+    are kept as they are, so a sidecar is looked up beside the same name the harness used."""
+    return os.path.abspath(path)
 
 
 def _now() -> str:
@@ -82,12 +89,12 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, searcher
 def _store_receipt(store: Store, before: str, parts: dict[str, str]) -> dict[str, Any]:
     """`parts` are the digests hashed after the run; the after-run digest is derived from them."""
     return {
-        "directory": str(store.directory),
+        "directory": _absolute(store.directory),
         "namespace": store.namespace,
         "document_count": len(store.doc_ids),
-        "database_path": str(store.database_path),
+        "database_path": _absolute(store.database_path),
         "database_sha256": parts["database"],
-        "mapping_path": str(store.mapping_path),
+        "mapping_path": _absolute(store.mapping_path),
         "mapping_sha256": parts["mapping"],
         "lexical_sha256": parts["lexical"],
         "dense_sha256": parts["dense"],
@@ -101,7 +108,7 @@ def _store_receipt(store: Store, before: str, parts: dict[str, str]) -> dict[str
 def _corpus_receipt(fixture: CorpusFixture) -> dict[str, Any]:
     data = fixture.data
     return {
-        "fixture_path": str(fixture.path),
+        "fixture_path": _absolute(fixture.path),
         "fixture_sha256": fixture.sha256,
         "vectors_sha256": data["vectors"]["sha256"],
         "contract": data["contract"],
@@ -130,34 +137,36 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     gated = freeze["sha256"] if freeze is not None and split in ledger.HELD_OUT else None
     if gated is not None:
         ledger.check_turn(store.directory, mode, split, gated)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    superseded = clear_the_way(output_dir, mode, split, replace)
-    before = store_digest(store.directory)
-    started_at = _now()
-    ticket = ledger.begin_run(store.directory, store.namespace, mode, split, selected, started_at,
-                              freeze_sha256=gated)
-    try:
-        rows_path, aggregate_path, aggregate = _write_artifacts(
-            mode=mode, split=split, fixture=fixture, contract=contract, store=store, searcher=searcher,
-            output_dir=output_dir, argv=argv, freeze=freeze, ticket=ticket, selected=selected, before=before,
-            started_at=started_at)
-    except BaseException:
-        ledger.finish_run(store.directory, ticket.run_id, "failed", _now())
-        raise
-    ledger.finish_run(store.directory, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
-    return ModeRun(mode, split, rows_path, aggregate_path, aggregate, superseded)
+    with exclusive_pair(output_dir, mode, split, replace=replace) as pair:
+        superseded = clear_the_way(output_dir, mode, split, replace)
+        before = store_digest(store.directory)
+        started_at = _now()
+        ticket = ledger.begin_run(store.directory, store.namespace, mode, split, selected, started_at,
+                                  freeze_sha256=gated)
+        try:
+            rows, aggregate = _results(
+                mode=mode, split=split, fixture=fixture, contract=contract, store=store, searcher=searcher,
+                pair=pair, argv=argv, freeze=freeze, ticket=ticket, selected=selected, before=before,
+                started_at=started_at)
+        except BaseException:
+            ledger.finish_run(store.directory, ticket.run_id, "failed", _now())
+            raise
+        # The history says complete before the files appear: an aggregate on disk always has a finished run.
+        ledger.finish_run(store.directory, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
+        pair.commit(ticket.run_id, rows, aggregate_bytes(aggregate))
+    return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded)
 
 
 def _ledger_receipt(store: Store, ticket: ledger.RunTicket) -> dict[str, Any]:
-    return {"path": str(store.directory / ledger.LEDGER), "rule": ledger.CHAIN_RULE,
+    return {"path": _absolute(store.directory / ledger.LEDGER), "rule": ledger.CHAIN_RULE,
             "run_started": ticket.event.to_dict(),
             "freeze": ticket.freeze_event.to_dict() if ticket.freeze_event is not None else None}
 
 
-def _write_artifacts(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, store: Store,
-                     searcher: Searcher, output_dir: Path, argv: list[str], freeze: dict[str, str] | None,
-                     ticket: ledger.RunTicket, selected: list[str], before: str,
-                     started_at: str) -> tuple[Path, Path, dict[str, Any]]:
+def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, store: Store, searcher: Searcher,
+             pair: PairWriter, argv: list[str], freeze: dict[str, str] | None, ticket: ledger.RunTicket,
+             selected: list[str], before: str, started_at: str) -> tuple[bytes, dict[str, Any]]:
+    """The rows (as the JSONL's bytes) and the aggregate; nothing is written here."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], searcher) for qid in selected]
     after_parts = part_digests(store.directory)
@@ -165,14 +174,12 @@ def _write_artifacts(*, mode: str, split: str, fixture: CorpusFixture, contract:
     for row in rows:
         validate(row, "query-row")
     data = rows_bytes(rows)
-    rows_path, aggregate_path = output_dir / rows_name(mode, split), output_dir / aggregate_name(mode, split)
-    write_bytes_atomic(rows_path, data)
     aggregate = {
         "schema": AGGREGATE_SCHEMA,
         "mode": mode,
         "split": split,
         "row_count": len(rows),
-        "per_query_path": rows_path.name,
+        "per_query_path": pair.rows_path.name,
         "per_query_sha256": sha256_bytes(data),
         "metrics": aggregate_metrics(rows),
         "receipt": {
@@ -196,10 +203,9 @@ def _write_artifacts(*, mode: str, split: str, fixture: CorpusFixture, contract:
             "machine": provenance.machine(),
             "claim_boundary": claim_boundary(),
             "profile": fixture.data["profile"],
-            "freeze": freeze,
+            "freeze": None if freeze is None else {**freeze, "path": _absolute(Path(freeze["path"]))},
             "ledger": _ledger_receipt(store, ticket),
         },
     }
     validate(aggregate, "aggregate")
-    write_aggregate(aggregate_path, aggregate)
-    return rows_path, aggregate_path, aggregate
+    return data, aggregate

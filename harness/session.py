@@ -6,16 +6,16 @@ and parity runs then need neither the archive nor the network. With an archive, 
 cache hit when nothing changed).
 """
 
-import fcntl
 import time
 from pathlib import Path
 
-from .build import BuildReport, build_fixture
+from .build import BUILD_LOCK, BuildReport, build_fixture
 from .contract import Contract
 from .embedders.base import Embedder
-from .errors import DownloadError, FixtureError, HarnessError
+from .errors import DownloadError, FixtureError
 from .fixture import load_fixture
 from .hashing import sha256_canonical
+from .locks import file_lock
 from .profiles import TextProfile, text_profile
 
 FIXTURE_NAME = "scifact-corpus.json"
@@ -45,20 +45,19 @@ def reusable_fixture(contract: Contract, out: Path, embedder: Embedder, profile:
 def locked_build(contract: Contract, *, work_dir: Path, embedder: Embedder, archive: Path | None,
                  out: Path | None = None, progress: bool = False, profile: TextProfile | None = None,
                  url: str | None = None) -> BuildReport:
-    """Every worker calls this; the lock makes one build at a time, and the build is idempotent,
-    so the first worker embeds and the others find every vector in the cache."""
+    """Every worker calls this; the build's work-directory lock makes one build at a time, and the build is
+    idempotent, so the first worker embeds and the others find every vector in the cache. The reuse check
+    reads under the same lock, so it never sees a fixture another build is writing."""
     out = out or work_dir / FIXTURE_NAME
     profile = profile or text_profile("scifact-contract", contract)
-    work_dir.mkdir(parents=True, exist_ok=True)
-    with (work_dir / ".fixture-build.lock").open("ab") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        if archive is None:
+    if archive is None:
+        with file_lock(work_dir / BUILD_LOCK, f"another build in the work directory {work_dir}"):
             reused = reusable_fixture(contract, out, embedder, profile)
-            if reused is not None:
-                return reused
-        try:
-            return build_fixture(contract, out=out, work_dir=work_dir, embedder=embedder, archive=archive,
-                                 progress=progress, profile=profile, url=url)
-        except DownloadError as exc:
-            raise HarnessError(f"no SciFact corpus to evaluate: no archive given (--archive=PATH or SCIFACT_ARCHIVE), "
-                               f"no built fixture at {out}, and the download failed: {exc}") from None
+        if reused is not None:
+            return reused
+    try:
+        return build_fixture(contract, out=out, work_dir=work_dir, embedder=embedder, archive=archive,
+                             progress=progress, profile=profile, url=url)
+    except DownloadError as exc:
+        raise DownloadError(f"no SciFact corpus to evaluate: no archive given (--archive=PATH or SCIFACT_ARCHIVE), "
+                           f"no built fixture at {out}, and the download failed: {exc}") from None

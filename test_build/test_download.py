@@ -14,8 +14,9 @@ from fixtures.http_server import LoopbackServer, Route
 from harness.build import build_fixture, obtain_archive
 from harness.contract import Contract
 from harness.dataset import load_dataset
-from harness.download import ArchiveFile, download_archive, fetch_or_reuse, remove_stale_partials
+from harness.download import ArchiveFile, download_archive, fetch_or_reuse, record_path
 from harness.errors import DownloadError
+from harness.partials import remove_stale_partials
 
 ARCHIVE = "/scifact.zip"
 SHORT_TIMEOUT = (2.0, 0.3)  # connect, read: the stalling routes below wait far longer
@@ -54,7 +55,7 @@ def leftovers(dest: Path) -> list[str]:
     """Everything in the download directory other than the finished archive."""
     if not dest.parent.exists():
         return []
-    return sorted(path.name for path in dest.parent.iterdir() if path != dest)
+    return sorted(path.name for path in dest.parent.iterdir() if path not in (dest, record_path(dest)))
 
 
 def assert_nothing_kept(dest: Path) -> None:

@@ -81,7 +81,7 @@ def test_a_damaged_complete_record_fails_loudly(tmp_path: Path, index: int) -> N
 
     _rewrite_line(cache.path, index, flip)
     damaged = cache.path.read_bytes()
-    with pytest.raises(CacheCorruptionError, match=f"line {index + 1}: fails its checksum"):
+    with pytest.raises(CacheCorruptionError, match=f"line {index + 1} of 3: fails its checksum"):
         EmbeddingCache(tmp_path, IDENTITY).open()
     assert cache.path.read_bytes() == damaged != before  # nothing was "repaired" away
 
@@ -89,7 +89,7 @@ def test_a_damaged_complete_record_fails_loudly(tmp_path: Path, index: int) -> N
 def test_garbage_line_in_the_middle(tmp_path: Path) -> None:
     cache = _filled(tmp_path, 3)
     _rewrite_line(cache.path, 1, lambda line: b"\x00\x00garbage\n")
-    with pytest.raises(CacheCorruptionError, match="line 2: is not a cache record"):
+    with pytest.raises(CacheCorruptionError, match="line 2 of 3: is not a cache record"):
         EmbeddingCache(tmp_path, IDENTITY).open()
 
 
@@ -98,7 +98,7 @@ def test_duplicate_record_is_corruption(tmp_path: Path) -> None:
     first = cache.path.read_bytes().splitlines(keepends=True)[0]
     with cache.path.open("ab") as handle:
         handle.write(first)
-    with pytest.raises(CacheCorruptionError, match="line 3: repeats the prompt"):
+    with pytest.raises(CacheCorruptionError, match="line 3 of 3: repeats the prompt"):
         EmbeddingCache(tmp_path, IDENTITY).open()
 
 

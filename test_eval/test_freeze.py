@@ -183,7 +183,7 @@ def test_the_cli_refuses_the_forgers_freeze_with_one_line(tiny_corpus: CorpusFix
     assert capsys.readouterr().out.startswith(f"frozen: {tmp_path / FREEZE_NAME}")
     _heldout(tiny_corpus, store, tiny, tmp_path, modes=("vector_only",))
     _delete_heldout_receipts(tmp_path)
-    assert cli.main([*argv, "--replace"]) == 2
+    assert cli.main([*argv, "--replace"]) == 3  # refused by a gate
     out, err = capsys.readouterr()
     assert out == ""
     assert len(err.splitlines()) == 1, err

@@ -51,7 +51,7 @@ def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
                  "- history:", "- machine:"):
         assert text in claims, text
     assert "documents" not in json.loads((bundle / "fixture-metadata.json").read_text())
-    assert not (tmp_path / "bundle.partial").exists()
+    assert not list(tmp_path.glob(".bundle.partial-*"))
 
 
 def test_one_failing_aggregate_refuses_the_whole_bundle(run_copy: RunCopy, tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_one_failing_aggregate_refuses_the_whole_bundle(run_copy: RunCopy, tmp_p
     with pytest.raises(BundleError, match=r"scifact-hybrid-heldout.aggregate.json: NOT ELIGIBLE") as caught:
         make_bundle(run_copy.out, tmp_path / "bundle")
     assert "aggregate.metrics" in str(caught.value)
-    assert not (tmp_path / "bundle").exists() and not (tmp_path / "bundle.partial").exists()
+    assert not (tmp_path / "bundle").exists() and not list(tmp_path.glob(".bundle.partial-*"))
 
 
 def test_missing_heldout_receipts_and_an_existing_bundle_are_refused(run_copy: RunCopy, tmp_path: Path) -> None:

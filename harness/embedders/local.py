@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ..errors import EmbeddingError
+from ..errors import USAGE, EmbeddingError
 from ..hashing import sha256_canonical, sha256_file
 from .base import EmbeddingRequest, RawEmbedding
 
@@ -29,6 +29,12 @@ def _version(package: str) -> str | None:
         return None
 
 
+class UnknownModelError(EmbeddingError):
+    """--model names neither the packaged model nor a model directory: a choice the user can fix."""
+
+    exit_code = USAGE
+
+
 def resolve_model_dir(model: str) -> Path:
     if model in _PACKAGED_ALIASES:
         try:
@@ -42,7 +48,7 @@ def resolve_model_dir(model: str) -> Path:
     path = Path(model)
     if path.is_dir() and (path / "modules.json").is_file():
         return path
-    raise EmbeddingError(
+    raise UnknownModelError(
         f"local model {model!r} is neither {DEFAULT_MODEL!r} (packaged) nor a sentence-transformers "
         "model directory; models are never downloaded at run time. Pass a local directory, or use "
         "--embedder ollama."

@@ -31,16 +31,15 @@ held-out run after the freeze. Both gates also read the `runs` table, so a ledge
 
 import json
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from ..errors import HarnessError
+from ..errors import RefusedError
 from ..hashing import CANONICAL_JSON_RULE, canonical_json, sha256_bytes
-from .locking import store_lock
+from .ledger_db import LEDGER as LEDGER
+from .ledger_db import reading, transaction
 
-LEDGER = "ledger.sqlite3"
 GENESIS = "sha256:" + "0" * 64
 CHAIN_RULE = ('digest = "sha256:" + hex(sha256(UTF-8 of previous_digest + "\\n" + event_json)); event_json is '
               f"{CANONICAL_JSON_RULE}; previous_digest is the digest of the event at the position before, "
@@ -48,38 +47,9 @@ CHAIN_RULE = ('digest = "sha256:" + hex(sha256(UTF-8 of previous_digest + "\\n" 
 HELD_OUT = ("heldout", "all")
 NEW_STORE = ("To evaluate held-out again, calibrate and freeze in a new store directory (--store-dir) and a new "
              "output directory (--output-dir).")
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    mode TEXT NOT NULL,
-    split TEXT NOT NULL,
-    sequence INTEGER NOT NULL,
-    started_at TEXT NOT NULL,
-    finished_at TEXT,
-    status TEXT NOT NULL,
-    UNIQUE (mode, split, sequence)
-);
-CREATE TABLE IF NOT EXISTS requests (
-    request_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL REFERENCES runs (run_id),
-    query_id TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS history (
-    position INTEGER PRIMARY KEY,
-    event TEXT NOT NULL,
-    previous_digest TEXT NOT NULL,
-    digest TEXT NOT NULL UNIQUE
-);
-CREATE TRIGGER IF NOT EXISTS history_no_update BEFORE UPDATE ON history
-BEGIN SELECT RAISE(ABORT, 'the history is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS history_no_delete BEFORE DELETE ON history
-BEGIN SELECT RAISE(ABORT, 'the history is append-only'); END;
-"""
-
-T = TypeVar("T")
 
 
-class HistoryError(HarnessError):
+class HistoryError(RefusedError):
     """The store's history forbids this: a freeze after held-out runs, or a held-out run out of turn."""
 
 
@@ -118,34 +88,6 @@ class RunTicket:
 
 def chain_digest(previous_digest: str, event_json: str) -> str:
     return sha256_bytes(f"{previous_digest}\n{event_json}".encode())
-
-
-def _connect(store_dir: Path) -> sqlite3.Connection:
-    # Switching a new file to WAL takes an exclusive lock that SQLite does not wait for: workers starting
-    # their first runs together would fail with 'database is locked'. The set-up is serialized instead,
-    # and a file already in WAL mode is only read, never switched again under another process's write.
-    with store_lock(store_dir, exclusive=True):
-        connection = sqlite3.connect(store_dir / LEDGER, isolation_level=None, timeout=30.0)
-        try:
-            if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                connection.execute("PRAGMA journal_mode=WAL")
-            connection.executescript(SCHEMA)
-        except BaseException:
-            connection.close()
-            raise
-    connection.execute("PRAGMA synchronous=FULL")
-    return connection
-
-
-def _transaction(store_dir: Path, body: Callable[[sqlite3.Connection], T]) -> T:
-    """Run `body` in one write transaction (BEGIN IMMEDIATE): all of it is recorded, or none of it."""
-    connection = _connect(store_dir)
-    try:
-        with connection:
-            connection.execute("BEGIN IMMEDIATE")
-            return body(connection)
-    finally:
-        connection.close()
 
 
 def _append(connection: sqlite3.Connection, event: dict[str, Any]) -> EventRef:
@@ -225,11 +167,7 @@ def _check_turn(connection: sqlite3.Connection, store_dir: Path, mode: str, spli
 def check_turn(store_dir: Path, mode: str, split: str, freeze_sha256: str) -> EventRef:
     """Refuse a held-out or all-query run out of turn, before anything is written; return the freeze event it
     would run under. `begin_run` repeats the check inside its transaction."""
-    connection = _connect(store_dir)
-    try:
-        return _check_turn(connection, store_dir, mode, split, freeze_sha256)
-    finally:
-        connection.close()
+    return reading(store_dir, lambda connection: _check_turn(connection, store_dir, mode, split, freeze_sha256))
 
 
 def begin_run(store_dir: Path, namespace: str, mode: str, split: str, query_ids: list[str], started_at: str,
@@ -252,7 +190,7 @@ def begin_run(store_dir: Path, namespace: str, mode: str, split: str, query_ids:
         event = _append(connection, {"event": "run-started", "run_id": run_id, "mode": mode, "split": split,
                                      "sequence": sequence, "started_at": started_at})
         return RunTicket(run_id, sequence, request_ids, event, freeze_event)
-    return _transaction(store_dir, body)
+    return transaction(store_dir, body)
 
 
 def finish_run(store_dir: Path, run_id: str, status: str, finished_at: str) -> EventRef:
@@ -261,7 +199,7 @@ def finish_run(store_dir: Path, run_id: str, status: str, finished_at: str) -> E
                            (status, finished_at, run_id))
         return _append(connection, {"event": "run-finished", "run_id": run_id, "status": status,
                                     "finished_at": finished_at})
-    return _transaction(store_dir, body)
+    return transaction(store_dir, body)
 
 
 def record_freeze(store_dir: Path, *, freeze_sha256: str, modes: list[str], created_at: str,
@@ -278,12 +216,8 @@ def record_freeze(store_dir: Path, *, freeze_sha256: str, modes: list[str], crea
                 f"{NEW_STORE}")
         return _append(connection, {"event": "freeze", "freeze_sha256": freeze_sha256, "modes": modes,
                                     "created_at": created_at, "output_dir": output_dir})
-    return _transaction(store_dir, body)
+    return transaction(store_dir, body)
 
 
 def history(store_dir: Path) -> list[HistoryEvent]:
-    connection = _connect(store_dir)
-    try:
-        return _events(connection)
-    finally:
-        connection.close()
+    return reading(store_dir, _events)

@@ -11,6 +11,9 @@ build. A store bound to another fixture, namespace or lexical configuration is r
 """
 
 import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,8 @@ from numpy.typing import NDArray
 from ..atomic import write_bytes_atomic
 from ..errors import HarnessError
 from ..fixture import CorpusFixture
-from ..hashing import canonical_json, sha256_canonical, sha256_file
+from ..hashing import canonical_json
+from ..json_input import read_document
 from ..retrieval.config import LexicalConfig
 from ..retrieval.dense import DenseIndex
 from ..retrieval.lexical import LexicalIndex
@@ -29,18 +33,27 @@ from ..retrieval.ranking import tie_ranks
 from ..schema_check import validate
 from . import facts_db
 from .locking import store_lock
+from .manifest import DATABASE as DATABASE
+from .manifest import DENSE as DENSE
+from .manifest import FRESH, differences, refuse, verified_manifest, write_manifest
+from .manifest import LEXICAL as LEXICAL
+from .manifest import MANIFEST as MANIFEST
+from .manifest import MAPPING as MAPPING
+from .manifest import StoreIntegrityError as StoreIntegrityError
+from .manifest import StoreMismatchError as StoreMismatchError
+from .manifest import part_digests as part_digests
+from .manifest import store_digest as store_digest
 
-STORE_SCHEMA = "scifact-store-v1"
 MAPPING_SCHEMA = "scifact-store-mapping-v1"
-DATABASE, MAPPING, LEXICAL, DENSE, MANIFEST = ("facts.sqlite3", "mapping.json", "lexical", "dense.f32", "store.json")
 
 
-class StoreMismatchError(HarnessError):
-    """The store directory belongs to other inputs."""
-
-
-class StoreIntegrityError(HarnessError):
-    """A store file changed after the store was built."""
+@contextmanager
+def unreadable_database(directory: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise StoreIntegrityError(f"store part {directory / DATABASE} cannot be read as SQLite ({exc}); "
+                                  f"{FRESH}") from exc
 
 
 def lexical_text(title: str, text: str) -> str:
@@ -86,44 +99,17 @@ class Store:
         return self.directory / DATABASE
 
 
-def _directory_digest(directory: Path) -> str:
-    files = sorted(p for p in directory.rglob("*") if p.is_file())
-    return sha256_canonical({p.relative_to(directory).as_posix(): sha256_file(p) for p in files})
-
-
-def part_digests(directory: Path) -> dict[str, str]:
-    return {
-        "database": sha256_file(directory / DATABASE),
-        "mapping": sha256_file(directory / MAPPING),
-        "lexical": _directory_digest(directory / LEXICAL),
-        "dense": sha256_file(directory / DENSE),
-    }
-
-
-def store_digest(directory: Path) -> str:
-    """One digest over every part, recomputed from the files as they are now."""
-    return sha256_canonical(part_digests(directory))
-
-
-def _differences(recorded: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
-    return [f"{key}: store has {recorded.get(key)!r}, requested {wanted[key]!r}"
-            for key in wanted if recorded.get(key) != wanted[key]]
-
-
-def _refuse(directory: Path, differences: list[str]) -> StoreMismatchError:
-    return StoreMismatchError(
-        f"store {directory} was built from other inputs ({'; '.join(differences)}). "
-        "A store is never rebuilt in place; pass a fresh --store-dir."
-    )
-
-
 def _ingest(directory: Path, fixture: CorpusFixture, wanted: dict[str, Any], order: list[int] | None) -> None:
     connection = facts_db.connect(directory / DATABASE)
     try:
         facts_db.create(connection, {"binding": json.dumps(wanted, sort_keys=True)})
-        recorded = json.loads(facts_db.read_meta(connection)["binding"])
+        try:
+            recorded = json.loads(facts_db.read_meta(connection)["binding"])
+        except (KeyError, ValueError):
+            raise StoreIntegrityError(f"store part {directory / DATABASE} records no readable binding; "
+                                      f"{FRESH}") from None
         if recorded != wanted:
-            raise _refuse(directory, _differences(recorded, wanted))
+            raise refuse(directory, differences(recorded, wanted))
         documents = fixture.data["documents"]
         done = facts_db.inserted_ordinals(connection)
         todo = [i for i in (order if order is not None else range(len(documents))) if i not in done]
@@ -168,46 +154,26 @@ def _write_derived(directory: Path, fixture: CorpusFixture, wanted: dict[str, An
     write_bytes_atomic(directory / MAPPING, canonical_json(mapping) + b"\n")
 
 
-def _write_manifest(directory: Path, wanted: dict[str, Any]) -> None:
-    parts = part_digests(directory)
-    manifest = {"schema": STORE_SCHEMA, "binding": wanted,
-                "parts": {name: {"path": path, "sha256": parts[name]} for name, path in
-                          (("database", DATABASE), ("mapping", MAPPING), ("lexical", LEXICAL), ("dense", DENSE))},
-                "store_sha256": sha256_canonical(parts)}
-    validate(manifest, "store-manifest")
-    write_bytes_atomic(directory / MANIFEST, json.dumps(manifest, indent=1).encode("utf-8") + b"\n")
-
-
-def _verified_manifest(directory: Path, wanted: dict[str, Any]) -> dict[str, Any]:
-    manifest: dict[str, Any] = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    differences = _differences(manifest.get("binding", {}), wanted)
-    if differences:
-        raise _refuse(directory, differences)
-    for name, part in manifest["parts"].items():
-        if not (directory / part["path"]).exists():
-            raise StoreIntegrityError(f"store part {name} ({directory / part['path']}) is missing; "
-                                      "the store is damaged, build a fresh one")
-    current = part_digests(directory)
-    for name, part in manifest["parts"].items():
-        if current[name] != part["sha256"]:
-            raise StoreIntegrityError(f"store part {name} ({directory / part['path']}) has {current[name]}, "
-                                      f"the manifest records {part['sha256']}: it changed after the build")
-    if sha256_canonical(current) != manifest["store_sha256"]:
-        raise StoreIntegrityError(f"{directory / MANIFEST} records store_sha256 {manifest['store_sha256']}, but "
-                                  f"its parts digest to {sha256_canonical(current)}")
-    return manifest
-
-
 def _load(directory: Path, manifest: dict[str, Any], fixture: CorpusFixture) -> Store:
-    connection = facts_db.connect(directory / DATABASE, read_only=True)
-    try:
-        _check_facts(directory, fixture, facts_db.all_facts(connection))
-    finally:
-        connection.close()
-    mapping = json.loads((directory / MAPPING).read_text(encoding="utf-8"))
+    with unreadable_database(directory):
+        connection = facts_db.connect(directory / DATABASE, read_only=True)
+        try:
+            facts = facts_db.all_facts(connection)
+        finally:
+            connection.close()
+    _check_facts(directory, fixture, facts)
+    mapping = read_document(directory / MAPPING, "store mapping", "store-mapping", FRESH, StoreIntegrityError)
     pairs = sorted(mapping["doc_to_fact"].items(), key=lambda item: item[1])
     doc_ids = [doc_id for doc_id, _ in pairs]
+    if [fact_id for _, fact_id in pairs] != [row[0] for row in facts] or set(doc_ids) != set(
+            fixture.data["documents"][row[1]]["doc_id"] for row in facts):
+        raise StoreIntegrityError(f"store mapping {directory / MAPPING} does not pair each fact of "
+                                  f"{directory / DATABASE} with its document; {FRESH}")
     dims = int(manifest["binding"]["dimensions"])
+    size = (directory / DENSE).stat().st_size
+    if size != 4 * dims * len(facts):
+        raise StoreIntegrityError(f"store part {directory / DENSE} holds {size} bytes, not {len(facts)} vectors of "
+                                  f"{dims} dimensions; {FRESH}")
     matrix = np.fromfile(directory / DENSE, dtype="<f4").reshape(-1, dims)
     return Store(directory, manifest, doc_ids, np.array([f for _, f in pairs], dtype=np.int64), tie_ranks(doc_ids),
                  LexicalIndex.load(directory / LEXICAL, LexicalConfig(**manifest["binding"]["lexical"])),
@@ -220,10 +186,11 @@ def build_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical
     wanted = binding(fixture, namespace, lexical)
     with store_lock(directory, exclusive=True):
         if (directory / MANIFEST).exists():
-            return _load(directory, _verified_manifest(directory, wanted), fixture), False
-        _ingest(directory, fixture, wanted, insertion_order)
-        _write_manifest(directory, wanted)
-        return _load(directory, _verified_manifest(directory, wanted), fixture), True
+            return _load(directory, verified_manifest(directory, wanted), fixture), False
+        with unreadable_database(directory):
+            _ingest(directory, fixture, wanted, insertion_order)
+        write_manifest(directory, wanted)
+        return _load(directory, verified_manifest(directory, wanted), fixture), True
 
 
 def open_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical: LexicalConfig) -> Store:
@@ -234,4 +201,4 @@ def open_store(directory: Path, fixture: CorpusFixture, namespace: str, lexical:
     with store_lock(directory, exclusive=False):
         if not (directory / MANIFEST).exists():
             raise HarnessError(f"{directory} holds no complete store; build it first")
-        return _load(directory, _verified_manifest(directory, wanted), fixture)
+        return _load(directory, verified_manifest(directory, wanted), fixture)

@@ -11,7 +11,7 @@ jsonschema, numpy, PyStemmer and (to re-embed) the embedding model's own library
 Schemas in harness/schemas/ are read as data. If it disagrees with the runner, the artifact is not
 eligible for a claim.
 
-    python -m harness.validator AGGREGATE [ROWS] [--fixture F] [--freeze F] [--json REPORT]
+    python -m harness.validator AGGREGATE [ROWS] [--fixture F] [--store-dir D] [--freeze F] [--json REPORT]
                                 [--full-embedding | --no-embedding-check]
     python -m harness.validator --self-test
 """

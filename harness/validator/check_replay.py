@@ -61,6 +61,11 @@ class RowReplayer:
     def row(self, row: Row) -> None:
         if row["error"] is not None:
             return  # a failed row ranks nothing and scores zero; rows.results holds it to an empty ranking
+        if row["query_id"] not in self.query_texts or row["query_id"] not in self.query_vectors:
+            for name in CHECKS[self.mode]:
+                self.tallies[name].rows += 1
+                self.tallies[name].note(f"query {row['query_id']} is not a query of the fixture: nothing to replay")
+            return
         if self.mode == "fts_only":
             tally, ranked = self.tallies["lexical"], self._lexical(row, self.top_k)
             tally.rows += 1

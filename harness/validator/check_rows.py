@@ -15,10 +15,11 @@ EXACT_BACKENDS = {"numpy-exact-inner-product"}
 
 def _first_problem(rows: list[Row], probe: Callable[[Row], tuple[Any, Any] | None]) -> tuple[str, Any, Any] | None:
     """Run `probe` on each row; it returns (expected, found) on a problem. Report the first one."""
-    for row in rows:
+    for number, row in enumerate(rows, start=1):
         problem = probe(row)
         if problem is not None:
-            return str(row.get("query_id")), problem[0], problem[1]
+            where = str(row.get("query_id")) if isinstance(row, dict) else f"(line {number}, not a JSON object)"
+            return where, problem[0], problem[1]
     return None
 
 

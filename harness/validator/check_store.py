@@ -28,7 +28,11 @@ def _manifest(ctx: Context, report: Report, directory: Path) -> dict[str, Any] |
     if not manifest_path.is_file():
         report.fail("store.live", "the store named by the receipt is present", str(manifest_path), "missing")
         return None
-    manifest = load_file(manifest_path)
+    try:
+        manifest = load_file(manifest_path)
+    except (OSError, StrictJSONError) as exc:
+        report.fail("store.manifest", "the store manifest parses as strict JSON", "strict JSON", str(exc))
+        return None
     problem = violation(manifest, "store-manifest")
     if not report.expect("store.manifest", problem is None, "the store manifest matches store-manifest.schema.json",
                          "no violation", problem):
@@ -48,14 +52,18 @@ def _manifest(ctx: Context, report: Report, directory: Path) -> dict[str, Any] |
 def check_store(ctx: Context, report: Report) -> LiveStore | None:
     """Check the store the receipt names; return it for the replay when its parts are all there."""
     store = ctx.receipt["store"]
-    directory = Path(store["directory"])
+    directory = ctx.store_directory
     manifest = _manifest(ctx, report, directory)
     if manifest is None:
         return None
-    mapping_path = directory / manifest["parts"]["mapping"]["path"]
-    report.equal("store.mapping_path", str(mapping_path), store["mapping_path"],
+    mapping_part = manifest["parts"]["mapping"]["path"]
+    report.equal("store.mapping_path", str(Path(store["directory"]) / mapping_part), store["mapping_path"],
                  "the receipt's mapping is the store's own mapping sidecar")
-    mapping = load_file(mapping_path)
+    try:
+        mapping = load_file(directory / mapping_part)
+    except (OSError, StrictJSONError) as exc:
+        report.fail("store.mapping", "the store mapping parses as strict JSON", "strict JSON", str(exc))
+        return None
     problem = violation(mapping, "store-mapping")
     if not report.expect("store.mapping", problem is None, "the mapping matches store-mapping.schema.json",
                          "no violation", problem):

@@ -1,6 +1,5 @@
 """python -m harness.validator AGGREGATE [ROWS] | --self-test"""
 
-import argparse
 import json
 import sys
 import traceback
@@ -22,15 +21,16 @@ from .check_replay import check_replay, load_replay
 from .check_rows import check_row_schemas, check_rows
 from .check_store import check_store
 from .context import InputError, load
+from .options import FAULT, USAGE, Parser, path_argument, usage_problem
 from .report import Report
 from .strict_json import StrictJSONError
 
 
 def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None = None, freeze: Path | None = None,
-             embeddings: bool = True, full_embedding: bool = False) -> Report:
+             embeddings: bool = True, full_embedding: bool = False, store_dir: Path | None = None) -> Report:
     report = Report(str(aggregate))
     try:
-        ctx = load(aggregate, rows, fixture, freeze)
+        ctx = load(aggregate, rows, fixture, freeze, store_dir)
     except StrictJSONError as exc:
         report.fail("json.strict", "artifacts parse as strict JSON (no NaN, Infinity or duplicate keys)",
                     "strict JSON", str(exc))
@@ -64,12 +64,14 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.validator", description=__doc__)
-    parser.add_argument("aggregate", type=Path, nargs="?")
-    parser.add_argument("rows", type=Path, nargs="?")
-    parser.add_argument("--fixture", type=Path, help="corpus fixture (default: the one the receipt names)")
-    parser.add_argument("--freeze", type=Path, help="freeze record (default: the one the receipt names)")
-    parser.add_argument("--json", type=Path, help="also write the report as JSON here")
+    parser = Parser(prog="python -m harness.validator", description=__doc__)
+    parser.add_argument("aggregate", type=path_argument, nargs="?")
+    parser.add_argument("rows", type=path_argument, nargs="?")
+    parser.add_argument("--fixture", type=path_argument, help="corpus fixture (default: the one the receipt names)")
+    parser.add_argument("--store-dir", type=path_argument,
+                        help="the run's store, when it moved (default: the directory the receipt names)")
+    parser.add_argument("--freeze", type=path_argument, help="freeze record (default: the one the receipt names)")
+    parser.add_argument("--json", type=path_argument, help="also write the report as JSON here")
     parser.add_argument("--full-embedding", action="store_true",
                         help="re-embed every document and query text (the bundle always does); default: a fresh sample")
     parser.add_argument("--no-embedding-check", action="store_true", help="do not re-embed (leaves it not verified)")
@@ -81,16 +83,25 @@ def main(argv: list[str] | None = None) -> int:
         return run_self_test()
     if args.aggregate is None:
         parser.error("AGGREGATE is required (or --self-test)")
+    problem = usage_problem(args.store_dir, args.json)
+    if problem is not None:
+        parser.error(problem)
     try:
         report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
-                          embeddings=not args.no_embedding_check, full_embedding=args.full_embedding)
+                          embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
+                          store_dir=args.store_dir)
     except Exception:  # a validator fault is not a verdict on the artifact
         traceback.print_exc()
         print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")
-        return 4
+        return FAULT
     print("\n".join(report.lines()))
     if args.json:
-        args.json.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
+        try:
+            args.json.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
+        except OSError as exc:
+            print(f"error: --json {args.json}: {exc.strerror or exc}; the verdict above stands, but no report was "
+                  "written: choose a file you can write", file=sys.stderr)
+            return USAGE
     return report.exit_code()
 
 

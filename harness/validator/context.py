@@ -21,6 +21,12 @@ class Context:
     fixture: dict[str, Any] | None
     freeze_path: Path | None
     freeze: dict[str, Any] | None
+    store_dir: Path | None = None  # --store-dir: where the store is now, when it moved since the run
+
+    @property
+    def store_directory(self) -> Path:
+        """The live store: --store-dir if given, else the directory the receipt records."""
+        return self.store_dir if self.store_dir is not None else Path(self.receipt["store"]["directory"])
 
     @property
     def receipt(self) -> dict[str, Any]:
@@ -38,7 +44,7 @@ class Context:
 
 def _strict(path: Path, what: str) -> Any:
     if not path.is_file():
-        raise InputError(f"{what} {path} does not exist")
+        raise InputError(f"{what} {path} {'is a directory' if path.is_dir() else 'does not exist'}")
     try:
         return load_file(path)
     except StrictJSONError as exc:
@@ -46,7 +52,7 @@ def _strict(path: Path, what: str) -> Any:
 
 
 def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
-         freeze_path: Path | None) -> Context:
+         freeze_path: Path | None, store_dir: Path | None = None) -> Context:
     aggregate = _strict(aggregate_path, "aggregate")
     if not isinstance(aggregate, dict):
         raise InputError(f"aggregate {aggregate_path} is not a JSON object")
@@ -62,4 +68,4 @@ def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None
     if freeze_path is None and (receipt.get("freeze") or {}).get("path"):
         freeze_path = Path(receipt["freeze"]["path"])
     freeze = _strict(freeze_path, "freeze record") if freeze_path is not None and freeze_path.is_file() else None
-    return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze)
+    return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze, store_dir)

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from . import ir_metrics
-from .check_history import LEDGER
 from .digests import canonical, sha256_bytes, sha256_canonical
+from .ledger_chain import LEDGER
 from .self_test_run import generate, write_json
 
 

@@ -18,8 +18,8 @@ from . import ir_metrics, split_rule
 from .bm25 import BM25, Tokenizer
 from .check_bindings import FROZEN_BASELINE
 from .check_environment import harness_source_digest, harness_source_files
-from .check_history import GENESIS, LEDGER, chain_digest
 from .digests import canonical, directory_digest, sha256_bytes, sha256_canonical, sha256_file, sha256_text
+from .ledger_chain import GENESIS, LEDGER, chain_digest
 
 DOCS = {"a": "alpha beta", "b": "beta gamma", "c": "gamma delta", "d": "delta alpha"}
 QUERIES = {"q1": ("alpha", {"a": 1}), "q2": ("gamma", {"b": 1, "c": 1}), "q3": ("delta", {"d": 1})}

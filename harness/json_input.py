@@ -1,0 +1,36 @@
+"""Reading a JSON document the harness wrote earlier, with an error that names the file when it is not that."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import HarnessError
+from .schema_check import SchemaViolation, validate
+
+
+def read_document(path: Path, what: str, schema: str | None, fix: str,
+                  error: type[HarnessError] = HarnessError) -> dict[str, Any]:
+    """The JSON object in `path`, checked against `schema`; else `error` naming `what`, the problem and `fix`."""
+    return parse_document(path.read_bytes(), path, what, schema, fix, error)
+
+
+def parse_document(raw: bytes, path: Path, what: str, schema: str | None, fix: str,
+                   error: type[HarnessError] = HarnessError) -> dict[str, Any]:
+    """`read_document` for bytes already read from `path`."""
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise error(f"{what} {path} is not valid JSON ({_short(exc)}); {fix}") from None
+    if not isinstance(value, dict):
+        raise error(f"{what} {path} holds a JSON {type(value).__name__}, not an object; {fix}")
+    if schema is not None:
+        try:
+            validate(value, schema)
+        except SchemaViolation as exc:
+            raise error(f"{what} {path} does not match its schema ({_short(exc)}); {fix}") from None
+    return value
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,40 @@
+"""The validator's command line: paths checked before any work, and a usage error in two lines.
+
+Exit codes: 0 eligible for a claim, 1 a check failed, 2 usage (bad arguments, a --json or --store-dir
+path of the wrong kind, a report that could not be written), 3 nothing failed but something could not
+be verified, 4 the validator itself failed (no verdict).
+"""
+
+import argparse
+import os
+from pathlib import Path
+from typing import NoReturn
+
+USAGE, FAULT = 2, 4
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE, f"error: {self.prog}: {message}\nusage: {self.prog} --help\n")
+
+
+def path_argument(value: str) -> Path:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(f"{value!a} is not valid UTF-8; rename it, or choose a UTF-8 path") from None
+    if not value:
+        raise argparse.ArgumentTypeError("an empty path; name a file or directory")
+    return Path(os.path.abspath(value))
+
+
+def usage_problem(store_dir: Path | None, report: Path | None) -> str | None:
+    """What is wrong with --store-dir or --json before any validation starts, if anything."""
+    if store_dir is not None and not store_dir.is_dir():
+        return f"--store-dir {store_dir} is not a directory; pass the directory that holds the run's store.json"
+    if report is not None:
+        if report.is_dir():
+            return f"--json {report} is a directory; name the report file to write, e.g. {report / 'report.json'}"
+        if not report.parent.is_dir():
+            return f"--json {report}: {report.parent} is not a directory; choose a file in an existing directory"
+    return None

@@ -1,0 +1,179 @@
+"""Fuzz: any damage to a JSON document the harness reads (corpus fixture, store manifest, store mapping, freeze
+record) or to the rows of its run ledger ends in exit 0 or a clear error (2, 3 or 4, one or two lines, no
+traceback), and never leaves a partly written output."""
+
+import hashlib
+import json
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from fixtures.archives import tiny_contract
+from fixtures.cli import Outcome, run_tiny_cli
+from fixtures.fuzz import FUZZ, JSON, LEFTOVERS, encode, mutated, mutated_value
+from harness.evaluate import Evaluation, evaluate
+from harness.fixture import CorpusFixture, load_fixture
+from harness.freeze import freeze_configuration
+from harness.retrieval.config import MODES, SearchConfig
+from harness.store.store import build_store
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """A calibrated and frozen tiny evaluation: fixture, store and output directory."""
+
+    root: Path
+
+    @property
+    def fixture(self) -> Path:
+        return self.root / "fixture" / "tiny.json"
+
+    @property
+    def store(self) -> Path:
+        return self.root / "store"
+
+    @property
+    def out(self) -> Path:
+        return self.root / "out"
+
+    def run(self, split: str = "calibration", out: Path | None = None, store: Path | None = None) -> list[str]:
+        return ["run", "--corpus", str(self.fixture), "--store-dir", str(store or self.store), "--output-dir",
+                str(out or self.out), "--split", split, "--mode", "all"]
+
+
+@pytest.fixture(scope="module")
+def template(tiny_corpus: CorpusFixture, tmp_path_factory: pytest.TempPathFactory) -> Frozen:
+    frozen = Frozen(tmp_path_factory.mktemp("fuzz-template"))
+    frozen.fixture.parent.mkdir()
+    shutil.copy2(tiny_corpus.path, frozen.fixture)
+    sidecar = json.loads(tiny_corpus.path.read_bytes())["vectors"]["file"]
+    shutil.copy2(tiny_corpus.path.parent / sidecar, frozen.fixture.parent / sidecar)
+    contract, config = tiny_contract(), SearchConfig()
+    fixture = load_fixture(frozen.fixture)
+    store, _ = build_store(frozen.store, fixture, contract.namespace, config.lexical)
+    evaluate(Evaluation(corpus=frozen.fixture, store_dir=frozen.store, output_dir=frozen.out, split="calibration"),
+             contract)
+    freeze_configuration(fixture=fixture, store=store, config=config, contract=contract, modes=MODES,
+                         output_dir=frozen.out, argv=["fuzz"], allow_dirty=True, replace=False)
+    return frozen
+
+
+Copies = Callable[[], Frozen]
+
+
+@pytest.fixture
+def copies(template: Frozen, tmp_path: Path) -> Copies:
+    """A fresh copy of the template per example (fixtures are shared by every example of a test)."""
+    def make() -> Frozen:
+        copy = Frozen(Path(tempfile.mkdtemp(dir=tmp_path)))
+        for name in ("fixture", "store", "out"):
+            shutil.copytree(template.root / name, copy.root / name)
+        return copy
+    return make
+
+
+def assert_ends_cleanly(outcome: Outcome, root: Path) -> None:
+    event(f"exit {outcome.code}")
+    assert outcome.code in (0, 2, 3, 4), outcome.err
+    assert "Traceback" not in outcome.err, outcome.err
+    if outcome.code:
+        lines = outcome.err.strip().splitlines()
+        assert 1 <= len(lines) <= 2 and lines[0].startswith("error: "), outcome.err
+    for path in root.rglob("*"):
+        assert not any(mark in path.name for mark in LEFTOVERS), f"left behind: {path}"
+        assert not (path.name.startswith(".scifact-") and path.name.endswith(".lock")), f"left behind: {path}"
+        if path.name.endswith(".jsonl") and "superseded" not in path.parts:
+            assert path.with_name(path.name.removesuffix(".jsonl") + ".aggregate.json").is_file(), path
+
+
+def _sha256(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _canonical(value: Any) -> str:
+    return _sha256(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_damaged_fixture(copies: Copies, capsys: pytest.CaptureFixture[str], data: st.DataObject) -> None:
+    frozen = copies()
+    frozen.fixture.write_bytes(data.draw(mutated(json.loads(frozen.fixture.read_bytes()))))
+    argv = frozen.run(out=frozen.root / "new", store=frozen.root / "new-store")  # a new fixture needs a new store
+    assert_ends_cleanly(run_tiny_cli(argv, capsys), frozen.root)
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_damaged_store_manifest(copies: Copies, capsys: pytest.CaptureFixture[str], data: st.DataObject) -> None:
+    frozen = copies()
+    manifest = frozen.store / "store.json"
+    manifest.write_bytes(data.draw(mutated(json.loads(manifest.read_bytes()))))
+    assert_ends_cleanly(run_tiny_cli(frozen.run(out=frozen.root / "new"), capsys), frozen.root)
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_damaged_mapping_with_its_digests_resealed(copies: Copies, capsys: pytest.CaptureFixture[str],
+                                                     data: st.DataObject) -> None:
+    """Resealed in the manifest, so the damage gets past the digest check to the parsing behind it."""
+    frozen = copies()
+    mapping, manifest_path = frozen.store / "mapping.json", frozen.store / "store.json"
+    damaged = encode(data.draw(mutated_value(json.loads(mapping.read_bytes()))))
+    mapping.write_bytes(damaged)
+    manifest = json.loads(manifest_path.read_bytes())
+    manifest["parts"]["mapping"]["sha256"] = _sha256(damaged)
+    manifest["store_sha256"] = _canonical({name: part["sha256"] for name, part in manifest["parts"].items()})
+    manifest_path.write_bytes(encode(manifest))
+    assert_ends_cleanly(run_tiny_cli(frozen.run(out=frozen.root / "new"), capsys), frozen.root)
+
+
+@FUZZ
+@given(data=st.data(), reseal=st.booleans())
+def test_a_damaged_freeze_record(copies: Copies, capsys: pytest.CaptureFixture[str], data: st.DataObject,
+                                 reseal: bool) -> None:
+    frozen = copies()
+    path = frozen.out / "freeze.json"
+    record = data.draw(mutated_value(json.loads(path.read_bytes())))
+    if reseal and isinstance(record, dict):
+        record["freeze_sha256"] = _canonical({k: v for k, v in record.items() if k != "freeze_sha256"})
+    path.write_bytes(encode(record))
+    assert_ends_cleanly(run_tiny_cli(frozen.run("heldout"), capsys), frozen.root)
+
+
+LEDGER_TEXT = st.one_of(JSON.map(lambda v: json.dumps(v)), st.text(max_size=20),
+                        st.fixed_dictionaries({"event": st.sampled_from(["freeze", "run-started", "run-finished"]),
+                                               "split": st.sampled_from(["heldout", "all", "calibration", 3]),
+                                               "mode": st.sampled_from([*MODES, None]),
+                                               "freeze_sha256": st.text(max_size=8)}).map(json.dumps))
+SQL_VALUE = st.one_of(st.none(), st.integers(min_value=-(2**62), max_value=2**62), st.text(max_size=10),
+                      st.floats(allow_nan=False), st.binary(max_size=8))
+
+
+@FUZZ
+@given(events=st.lists(LEDGER_TEXT, max_size=3),
+       runs=st.lists(st.tuples(st.sampled_from(MODES), st.sampled_from(["heldout", "all", "calibration"]),
+                               SQL_VALUE, SQL_VALUE, SQL_VALUE), max_size=2),
+       command=st.sampled_from(["heldout", "calibration", "freeze"]))
+def test_odd_rows_in_the_run_ledger(copies: Copies, capsys: pytest.CaptureFixture[str], events: list[str],
+                                    runs: list[tuple[Any, ...]], command: str) -> None:
+    frozen = copies()
+    with closing(sqlite3.connect(frozen.store / "ledger.sqlite3", isolation_level=None)) as connection:
+        (last,) = connection.execute("SELECT COALESCE(MAX(position), 0) FROM history").fetchone()
+        for offset, text in enumerate(events, start=1):
+            connection.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (last + offset, text, "x", f"d{offset}"))
+        for number, (mode, split, sequence, started_at, status) in enumerate(runs):
+            connection.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, NULL, ?)",
+                               (f"odd-{number}", mode, split, sequence, started_at, status))
+    argv = (["freeze", "--corpus", str(frozen.fixture), "--store-dir", str(frozen.store), "--output-dir",
+             str(frozen.out), "--allow-dirty", "--replace"] if command == "freeze" else frozen.run(command))
+    assert_ends_cleanly(run_tiny_cli(argv, capsys), frozen.root)
