@@ -294,7 +294,8 @@ def _fmt(value: float | None, spec: str) -> str:
 def markdown(results: list[dict[str, Any]]) -> str:
     lines = [
         "| condition | kernels (ATen / threads / oneDNN GELU / MKL) | identical rows | max abs Δ | max ‖Δ‖₂ "
-        "| min cosine | max abs Δscore doc vs 300 q | max abs Δscore q vs 5183 d | max abs Δscore both | s |",
+        "| min cosine (1 - cos) | max abs Δscore doc vs 300 q | max abs Δscore q vs 5183 d | max abs Δscore both "
+        "| s |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
@@ -306,7 +307,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
             f"| {r['condition']['name']}{' (contrast)' if r['condition']['contrast'] else ''} | {kernels} "
             f"| {c['identical_rows']}/{c['rows']} ({c['identical_fraction']:.1%}) "
             f"| {_fmt(c['max_abs_component'], '.3g')} | {_fmt(c['max_l2'], '.3g')} "
-            f"| {_fmt(c['min_cosine'], '.10f')} "
+            f"| {c['min_cosine']:.12f} ({1.0 - c['min_cosine']:.2e}) "
             f"| {_fmt(c['max_score_shift_doc_vs_fixture_queries'], '.3g')} "
             f"| {_fmt(c['max_score_shift_query_vs_fixture_documents'], '.3g')} "
             f"| {_fmt(c['max_score_shift_both_reembedded'], '.3g')} | {m['seconds']:.0f} |")
