@@ -343,18 +343,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every document and query, not a selection")
     parser.add_argument("--documents", type=int, default=300, help="documents in the selection (default 300)")
     parser.add_argument("--queries", type=int, default=100, help="queries in the selection (default 100)")
-    parser.add_argument("--conditions", help="comma-separated condition names (default: all); see --list")
+    parser.add_argument("--condition", action="append", dest="conditions", metavar="NAME",
+                        help="run only this condition (repeatable; default: all); see --list")
     parser.add_argument("--list", action="store_true", help="list the conditions and exit")
     parser.add_argument("--json", type=Path, help="write the full results here")
     args = parser.parse_args(argv)
 
     if args.list:
         for condition in CONDITIONS:
-            print(f"{condition.name}\t{condition.env or ''}")
+            settings = {k: v for k, v in asdict(condition).items() if k != "name" and v != getattr(CONDITIONS[0], k)}
+            print(f"{condition.name}\t{settings or ''}")
         return 0
     conditions = list(CONDITIONS)
     if args.conditions:
-        names = [name.strip() for name in args.conditions.split(",")]
+        names = args.conditions
         known = {c.name: c for c in CONDITIONS}
         unknown = [name for name in names if name not in known]
         if unknown:
