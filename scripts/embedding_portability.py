@@ -254,13 +254,20 @@ def run_condition(condition: Condition, text_ids: list[str], prompts: list[str],
     return np.load(out.with_suffix(".npy")), meta
 
 
+# Differing rows listed by name in the JSON, worst first (all of them when there are no more than this).
+LISTED_ROWS = 25
+
+
 def compare(new: NDArray[np.float32], stored: NDArray[np.float32], rows: list[int], documents: int,
-            doc_matrix: NDArray[np.float32], query_matrix: NDArray[np.float32]) -> dict[str, Any]:
+            doc_matrix: NDArray[np.float32], query_matrix: NDArray[np.float32],
+            text_ids: list[str], tokens: list[int]) -> dict[str, Any]:
     identical = np.all(new.view(np.uint32) == stored.view(np.uint32), axis=1)
     a, b = new.astype(np.float64), stored.astype(np.float64)
     delta = a - b
     cosine = np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
     is_doc = np.asarray(rows) < documents
+    row_max = np.abs(delta).max(axis=1)
+    worst = [int(i) for i in np.argsort(-row_max, kind="stable")[:LISTED_ROWS] if not identical[i]]
     result: dict[str, Any] = {
         "rows": len(rows),
         "identical_rows": int(identical.sum()),
@@ -274,6 +281,8 @@ def compare(new: NDArray[np.float32], stored: NDArray[np.float32], rows: list[in
         "max_score_shift_doc_vs_fixture_queries": None,
         "max_score_shift_query_vs_fixture_documents": None,
         "max_score_shift_both_reembedded": None,
+        "worst_rows": [{"text_id": text_ids[i], "tokens": tokens[i], "max_abs_component": float(row_max[i]),
+                        "l2": float(np.linalg.norm(delta[i]))} for i in worst],
     }
     if is_doc.any():
         result["max_score_shift_doc_vs_fixture_queries"] = float(
@@ -372,14 +381,15 @@ def main(argv: list[str] | None = None) -> int:
     if len(everything.prompts) != matrix.shape[0]:
         raise SystemExit(f"{len(everything.prompts)} prompts but {matrix.shape[0]} vector rows")
     documents = everything.documents
+    counts = token_counts(everything.prompts)
     if args.all:
         rows = list(range(len(everything.prompts)))
     else:
-        counts = token_counts(everything.prompts)
         rows = pick(counts[:documents], args.documents)
         rows += [documents + i for i in pick(counts[documents:], args.queries)]
     text_ids = [everything.text_ids[i] for i in rows]
     prompts = [everything.prompts[i] for i in rows]
+    tokens = [counts[i] for i in rows]
     stored = np.ascontiguousarray(matrix[rows])
     print(f"fixture {args.fixture} ({fixture.sha256}); {len(rows)} rows: "
           f"{sum(i < documents for i in rows)} documents, {sum(i >= documents for i in rows)} queries", flush=True)
@@ -388,12 +398,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="embedding-portability-") as tmp:
         for condition in conditions:
             vectors, meta = run_condition(condition, text_ids, prompts, Path(tmp))
-            comparison = compare(vectors, stored, rows, documents, fixture.document_vectors, fixture.query_vectors)
+            comparison = compare(vectors, stored, rows, documents, fixture.document_vectors, fixture.query_vectors,
+                                 text_ids, tokens)
             results.append({"condition": asdict(condition), "worker": meta, "comparison": comparison,
                             "output_sha256": hashlib.sha256(vectors.tobytes()).hexdigest()})
             print(f"{condition.name}: {comparison['identical_rows']}/{comparison['rows']} identical, "
                   f"max abs {comparison['max_abs_component']:.3g}, min cos {comparison['min_cosine']:.10f} "
                   f"({meta['wall_seconds']:.0f} s)", file=sys.stderr, flush=True)
+            if args.json:  # after every condition, so that a long run interrupted keeps what it measured
+                write_report(args, fixture.sha256, fixture.data, rows, results, time.perf_counter() - started)
     total = time.perf_counter() - started
 
     print()
@@ -404,23 +417,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"- {'; '.join(group)}")
     print(f"\nwall time {total:.0f} s")
     if args.json:
-        report = {
-            "fixture": str(args.fixture),
-            "fixture_sha256": fixture.sha256,
-            "vectors_sha256": fixture.data["vectors"]["sha256"],
-            "embedding_identity": fixture.data["embedding"]["identity"],
-            "normalization": fixture.data["embedding"]["normalization"],
-            "selection": "all rows" if args.all else
-            f"{args.documents} documents + {args.queries} queries: per kind the quarter with the most word pieces, "
-            "the rest spread evenly over fixture order",
-            "rows": rows,
-            "machine": machine(),
-            "conditions": results,
-            "identical_output_groups": output_groups(results),
-            "wall_seconds": total,
-        }
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        write_report(args, fixture.sha256, fixture.data, rows, results, total)
     return 0
+
+
+def write_report(args: argparse.Namespace, fixture_sha256: str, data: dict[str, Any], rows: list[int],
+                 results: list[dict[str, Any]], seconds: float) -> None:
+    report = {
+        "fixture": str(args.fixture),
+        "fixture_sha256": fixture_sha256,
+        "vectors_sha256": data["vectors"]["sha256"],
+        "embedding_identity": data["embedding"]["identity"],
+        "normalization": data["embedding"]["normalization"],
+        "selection": "all rows" if args.all else
+        f"{args.documents} documents + {args.queries} queries: per kind the quarter with the most word pieces, "
+        "the rest spread evenly over fixture order",
+        "rows": rows,
+        "machine": machine(),
+        "conditions": results,
+        "identical_output_groups": output_groups(results),
+        "wall_seconds": seconds,
+    }
+    args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
