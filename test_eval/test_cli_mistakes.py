@@ -14,12 +14,12 @@ import pytest
 
 from fixtures.cli import ROOT, Outcome, assert_clean_failure, child_env, run_tiny_cli
 from fixtures.unwritable import unwritable
-from harness import cli
-from harness.artifacts import aggregate_name
+from harness.cli import app as cli
 from harness.errors import ENVIRONMENT, INTERNAL, REFUSED, USAGE
-from harness.fixture import CorpusFixture
-from harness.retrieval.config import MODES
+from harness.evaluation.artifacts import aggregate_name
+from harness.fixture.corpus_fixture import CorpusFixture
 from harness.signals import INTERRUPTED_EXIT, TERMINATED_EXIT
+from harness.systems.builtin.config import MODES
 
 
 @pytest.fixture

@@ -11,18 +11,18 @@ from typing import Any
 
 import pytest
 
-from harness import cli, provenance, runner
-from harness.artifacts import aggregate_name, rows_name
-from harness.contract import Contract
+from harness.cli import app as cli
+from harness.corpus.contract import Contract
 from harness.errors import HarnessError
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import CorpusFixture
-from harness.freeze import FREEZE_NAME, FreezeError, Frozen, current_record, freeze_configuration
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher
-from harness.runner import run_mode
-from harness.store import ledger
-from harness.store.store import Store, build_store
+from harness.evaluation import ledger, provenance, runner
+from harness.evaluation.artifacts import aggregate_name, rows_name
+from harness.evaluation.freeze import FREEZE_NAME, FreezeError, Frozen, current_record, freeze_configuration
+from harness.evaluation.run_split import Evaluation, evaluate
+from harness.evaluation.runner import run_mode
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.systems.builtin.config import MODES, SearchConfig
+from harness.systems.builtin.search.searcher import Searcher
+from harness.systems.builtin.store.store import Store, build_store
 
 
 @pytest.fixture

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from fixtures.archives import tiny_contract
 from fixtures.cli import Outcome, run_tiny_cli
 from fixtures.fuzz import FUZZ, JSON, LEFTOVERS, encode, mutated, mutated_value
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import CorpusFixture, load_fixture
-from harness.freeze import freeze_configuration
-from harness.retrieval.config import MODES, SearchConfig
-from harness.store.store import build_store
+from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, evaluate
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.systems.builtin.config import MODES, SearchConfig
+from harness.systems.builtin.store.store import build_store
 
 
 @dataclass(frozen=True)

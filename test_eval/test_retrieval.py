@@ -23,19 +23,19 @@ from bm25s.stopwords import STOPWORDS_EN
 from numpy.typing import NDArray
 
 from fixtures.archives import tiny_archive, tiny_members
-from harness.build import build_fixture
-from harness.contract import Contract
-from harness.embedders.local import LocalEmbedder
+from harness.corpus.contract import Contract
+from harness.embedding.embedders.local import LocalEmbedder
 from harness.errors import HarnessError
-from harness.fixture import CorpusFixture, load_fixture
-from harness.retrieval.config import ConfigError, LexicalConfig, SearchConfig, unavailable_capabilities
-from harness.retrieval.dense import DenseIndex
-from harness.retrieval.fusion import rrf_score
-from harness.retrieval.lexical import TOKENIZER_RECORD, LexicalIndex
-from harness.retrieval.ranking import tie_ranks, top_k
-from harness.retrieval.searcher import Hit, Searcher, SearchOutcome, UnknownQueryError
-from harness.retrieval.tokenizer import Tokenizer
-from harness.store.store import Store, build_store, store_digest
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.systems.builtin.config import ConfigError, LexicalConfig, SearchConfig, unavailable_capabilities
+from harness.systems.builtin.index.dense import DenseIndex
+from harness.systems.builtin.index.lexical import TOKENIZER_RECORD, LexicalIndex
+from harness.systems.builtin.index.ranking import tie_ranks, top_k
+from harness.systems.builtin.index.tokenizer import Tokenizer
+from harness.systems.builtin.search.fusion import rrf_score
+from harness.systems.builtin.search.searcher import Hit, Searcher, SearchOutcome, UnknownQueryError
+from harness.systems.builtin.store.store import Store, build_store, store_digest
 
 MODES = ("fts_only", "vector_only", "hybrid")
 K1, B, RRF_K = 1.5, 0.75, 60
@@ -606,7 +606,8 @@ def test_config_digest_is_stable_and_tracks_every_field() -> None:
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     assert config.sha256() == SearchConfig().sha256() == sha256_prefixed(canonical)
     other_process = subprocess.run(
-        [sys.executable, "-c", "from harness.retrieval.config import SearchConfig; print(SearchConfig().sha256())"],
+        [sys.executable, "-c",
+         "from harness.systems.builtin.config import SearchConfig; print(SearchConfig().sha256())"],
         capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent,
         env={"PYTHONHASHSEED": "12345", "PATH": ""})
     assert other_process.stdout.strip() == config.sha256()

@@ -7,16 +7,16 @@ from typing import Any
 
 import pytest
 
-from harness.artifacts import ArtifactExistsError
-from harness.contract import Contract
-from harness.evaluate import Evaluation, SplitGateError, check_split_gate, evaluate
-from harness.fixture import CorpusFixture
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher, SearchOutcome
-from harness.runner import ModeRun, run_mode
+from harness.corpus.contract import Contract
+from harness.evaluation.artifacts import ArtifactExistsError
+from harness.evaluation.run_split import Evaluation, SplitGateError, check_split_gate, evaluate
+from harness.evaluation.runner import ModeRun, run_mode
+from harness.evaluation.split import select
+from harness.fixture.corpus_fixture import CorpusFixture
 from harness.schema_check import validate
-from harness.split import select
-from harness.store.store import Store, build_store
+from harness.systems.builtin.config import MODES, SearchConfig
+from harness.systems.builtin.search.searcher import Searcher, SearchOutcome
+from harness.systems.builtin.store.store import Store, build_store
 
 
 @pytest.fixture
@@ -125,7 +125,7 @@ def test_all_needs_heldout_receipts_first(tmp_path: Path) -> None:
 
 
 def test_evaluate_refuses_a_fixture_of_another_contract(tiny_corpus: CorpusFixture, tmp_path: Path) -> None:
-    from harness.contract import scifact_contract
+    from harness.corpus.contract import scifact_contract
     from harness.errors import HarnessError
 
     evaluation = Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "s", output_dir=tmp_path / "o",

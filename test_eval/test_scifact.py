@@ -18,22 +18,22 @@ from typing import Any
 
 import pytest
 
-from harness.build import BuildReport
-from harness.contract import scifact_contract
-from harness.embedders import make_embedder
+from fixtures.session import locked_build
+from harness.cli.summary import SUMMARY_PROPERTY, result_line, verdict
+from harness.corpus.contract import scifact_contract
+from harness.embedding.embedders import make_embedder
+from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
-from harness.evaluate import check_split_gate, frozen_reference
-from harness.fixture import CorpusFixture, load_fixture
+from harness.evaluation.run_split import check_split_gate, frozen_reference
+from harness.evaluation.runner import ModeRun, run_mode
+from harness.evaluation.split import select, selected_ids_sha256
+from harness.fixture.build import BuildReport
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_bytes
-from harness.profiles import text_profile
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.fusion import rrf_score
-from harness.retrieval.searcher import Searcher
-from harness.runner import ModeRun, run_mode
-from harness.session import locked_build
-from harness.split import select, selected_ids_sha256
-from harness.store.store import Store, build_store, store_digest
-from harness.summary import SUMMARY_PROPERTY, result_line, verdict
+from harness.systems.builtin.config import MODES, SearchConfig
+from harness.systems.builtin.search.fusion import rrf_score
+from harness.systems.builtin.search.searcher import Searcher
+from harness.systems.builtin.store.store import Store, build_store, store_digest
 from harness.validator.cli import validate
 
 RecordProperty = Callable[[str, object], None]  # pytest's record_property fixture

@@ -25,18 +25,20 @@ import numpy as np
 import pytest
 
 from fixtures.archives import tiny_archive
-from harness.build import build_fixture
-from harness.contract import Contract
-from harness.embedders.local import LocalEmbedder
+from harness.corpus.contract import Contract
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
-from harness.fixture import CorpusFixture, load_fixture
-from harness.profiles import text_profile
-from harness.retrieval.config import MODES, LexicalConfig, SearchConfig
-from harness.retrieval.searcher import Searcher
-from harness.store import facts_db, ledger
-from harness.store import store as store_module
-from harness.store.locking import LOCK, store_lock
-from harness.store.store import (
+from harness.evaluation import ledger
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.locks import STORE_LOCK as LOCK
+from harness.locks import store_lock
+from harness.systems.builtin.config import MODES, LexicalConfig, SearchConfig
+from harness.systems.builtin.search.searcher import Searcher
+from harness.systems.builtin.store import facts_db
+from harness.systems.builtin.store import store as store_module
+from harness.systems.builtin.store.store import (
     DATABASE,
     DENSE,
     LEXICAL,
@@ -525,9 +527,9 @@ import sys
 import time
 from pathlib import Path
 
-from harness.fixture import load_fixture
-from harness.retrieval.config import LexicalConfig
-from harness.store.store import build_store
+from harness.fixture.corpus_fixture import load_fixture
+from harness.systems.builtin.config import LexicalConfig
+from harness.systems.builtin.store.store import build_store
 
 fixture_path, store_dir, namespace, ready, go = sys.argv[1:]
 fixture = load_fixture(Path(fixture_path))

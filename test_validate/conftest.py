@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
-from harness.build import build_fixture
-from harness.embedders.local import LocalEmbedder
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import load_fixture
-from harness.freeze import freeze_configuration
-from harness.retrieval.config import MODES, SearchConfig
-from harness.store.store import build_store
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, evaluate
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
+from harness.systems.builtin.config import MODES, SearchConfig
+from harness.systems.builtin.store.store import build_store
 
 from .support import CleanRun, RunCopy
 

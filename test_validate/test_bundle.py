@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.bundle import BundleError, make_bundle
+from harness.publish.bundle import BundleError, make_bundle
 
 from .support import MODES, SPLITS, RunCopy, sha256_bytes, sha256_canonical, sha256_file
 

@@ -19,19 +19,19 @@ import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.ollama_server import FakeOllama
-from harness.build import build_fixture
-from harness.embedders.base import Embedder
-from harness.embedders.local import LocalEmbedder
-from harness.embedders.ollama import OllamaEmbedder
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import load_fixture
-from harness.profiles import TextProfile, text_profile
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher, SearchOutcome
-from harness.runner import run_mode
+from harness.embedding.embedders.base import Embedder
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.embedding.embedders.ollama import OllamaEmbedder
+from harness.embedding.profiles import TextProfile, text_profile
+from harness.evaluation.run_split import Evaluation, evaluate
+from harness.evaluation.runner import run_mode
+from harness.evaluation.split import select
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
 from harness.schema_check import SchemaViolation, validate
-from harness.split import select
-from harness.store.store import open_store
+from harness.systems.builtin.config import MODES, SearchConfig
+from harness.systems.builtin.search.searcher import Searcher, SearchOutcome
+from harness.systems.builtin.store.store import open_store
 from harness.validator.schemas import SCHEMA_DIR, violation
 from harness.validator.self_test_run import generate
 

@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
-from harness.build import build_fixture
-from harness.bundle import BundleError, make_bundle
-from harness.embedders.local import LocalEmbedder
-from harness.embedding_cache import CachedVector, EmbeddingCache
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import load_fixture
-from harness.retrieval.config import SearchConfig
-from harness.store import store as store_module
-from harness.store.store import StoreIntegrityError, build_store
+from harness.embedding.cache import CachedVector, EmbeddingCache
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.evaluation.run_split import Evaluation, evaluate
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
+from harness.publish.bundle import BundleError, make_bundle
+from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.store import store as store_module
+from harness.systems.builtin.store.store import StoreIntegrityError, build_store
 from harness.validator.cli import validate
 from harness.validator.report import Report
 

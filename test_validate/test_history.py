@@ -11,14 +11,14 @@ from dataclasses import dataclass
 import pytest
 
 from fixtures.archives import tiny_contract
-from harness.artifacts import aggregate_name, rows_name
-from harness.fixture import CorpusFixture, load_fixture
-from harness.freeze import current_record
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher
-from harness.runner import ModeRun, run_mode
-from harness.store import ledger
-from harness.store.store import Store, open_store
+from harness.evaluation import ledger
+from harness.evaluation.artifacts import aggregate_name, rows_name
+from harness.evaluation.freeze import current_record
+from harness.evaluation.runner import ModeRun, run_mode
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.systems.builtin.config import MODES, SearchConfig
+from harness.systems.builtin.search.searcher import Searcher
+from harness.systems.builtin.store.store import Store, open_store
 from harness.validator.cli import validate
 from harness.validator.report import Report
 
