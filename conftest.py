@@ -126,7 +126,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     artifact path, then the next step. The lines come from the tests' recorded properties, which xdist
     carries from its workers to this process."""
     from harness.cli.summary import SUMMARY_PROPERTY, next_step
-    from harness.systems.builtin.config import MODES
+    from harness.modes import MODES
 
     recorded: list[dict[str, str]] = []
     for reports in terminalreporter.stats.values():

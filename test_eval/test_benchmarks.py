@@ -10,11 +10,12 @@ import itertools
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
+from fixtures.systems import TextSearcher as Searcher
 from harness.corpus.contract import scifact_contract
 from harness.evaluation.split import select
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.systems.builtin.config import MODES, SearchConfig
-from harness.systems.builtin.search.searcher import Searcher
+from harness.modes import MODES
+from harness.systems.builtin.config import SearchConfig
 from harness.systems.builtin.store.store import Store
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from fixtures.archives import tiny_archive
+from fixtures.systems import TextSearcher as Searcher
 from harness.corpus.contract import Contract
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.embedding.profiles import text_profile
@@ -34,8 +35,8 @@ from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.locks import STORE_LOCK as LOCK
 from harness.locks import store_lock
-from harness.systems.builtin.config import MODES, LexicalConfig, SearchConfig
-from harness.systems.builtin.search.searcher import Searcher
+from harness.modes import MODES
+from harness.systems.builtin.config import LexicalConfig, SearchConfig
 from harness.systems.builtin.store import facts_db
 from harness.systems.builtin.store import store as store_module
 from harness.systems.builtin.store.store import (
@@ -86,7 +87,7 @@ def manifest_parts(directory: Path) -> dict[str, str]:
 
 def digests_by_hand(directory: Path) -> tuple[dict[str, str], str]:
     """The part digests and the store digest by the manifest's definition, without harness.hashing or
-    harness.store: sha256 of each file; the lexical directory as canonical JSON of {relative path: sha256};
+    the store module: sha256 of each file; the lexical directory as canonical JSON of {relative path: sha256};
     the store as canonical JSON of the four part digests."""
     def of_bytes(data: bytes) -> str:
         return "sha256:" + hashlib.sha256(data).hexdigest()

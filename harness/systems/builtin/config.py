@@ -7,7 +7,6 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.hashing import sha256_canonical
 
-MODES = ("fts_only", "vector_only", "hybrid")
 TIE_BREAK = "score descending, then doc_id ascending by Unicode code point"
 
 # capability -> (config field, baseline value, why it is unavailable)

@@ -1,37 +1,22 @@
-"""The three retrieval modes over one store.
+"""The built-in system's search: the lanes of each declared mode over one store, and their fusion.
 
 `search` is the timed retrieval call: lane scoring, candidate selection and fusion. `receipt` turns
 its outcome into the per-query search receipt afterwards, outside the timed region.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.errors import HarnessError
-from harness.fixture.corpus_fixture import CorpusFixture
+from harness import modes
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
-from harness.systems.builtin.config import MODES, SearchConfig
-from harness.systems.builtin.index.ranking import top_k
+from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.index.ranking import top_k as best_first
 from harness.systems.builtin.search.fusion import rrf_score
 from harness.systems.builtin.store.store import Store
-
-LATENCY_SCOPE = ("the retrieval call: query tokenization and fixture vector lookup, lane scoring over every "
-                 "document, candidate selection, fusion; not receipt assembly, metrics or serialization")
-
-
-class UnknownQueryError(HarnessError):
-    """The query text has no vector in the corpus fixture."""
-
-
-@dataclass(frozen=True)
-class Hit:
-    doc_id: str
-    fact_id: int
-    score: float
-    lanes: dict[str, dict[str, Any]] = field(default_factory=dict)
+from harness.systems.protocol import Hit, SearchOutcome
 
 
 @dataclass(frozen=True)
@@ -41,43 +26,23 @@ class Lane:
     evidence: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class SearchOutcome:
-    mode: str
-    hits: list[Hit]
-    lanes: dict[str, Lane]
-
-
 class Searcher:
-    def __init__(self, store: Store, fixture: CorpusFixture, config: SearchConfig) -> None:
+    def __init__(self, store: Store, config: SearchConfig) -> None:
         self.store = store
         self.config = config
         self.config_sha256 = config.sha256()
-        self._vectors: dict[str, NDArray[np.float32]] = {}
-        for query, vector in zip(fixture.data["queries"], fixture.query_vectors, strict=True):
-            self._vectors.setdefault(query["text"], vector)
-
-    def query_vector(self, text: str) -> NDArray[np.float32]:
-        try:
-            return self._vectors[text]
-        except KeyError:
-            raise UnknownQueryError(
-                f"query text {text[:80]!r} has no vector in the corpus fixture; the runner never embeds "
-                "query text itself, so add the query to the fixture and rebuild it"
-            ) from None
 
     def _lexical(self, text: str, depth: int) -> Lane:
         scored = self.store.lexical.score(text)
         if scored.scores is None:  # no indexable term: an empty lane, never zero-score padding
             return Lane(np.empty(0, dtype=np.intp), None, {"query_tokens": [], "candidates": 0})
         candidates = np.flatnonzero(scored.scores > 0)
-        return Lane(top_k(scored.scores, self.store.ties, depth, candidates), scored.scores,
+        return Lane(best_first(scored.scores, self.store.ties, depth, candidates), scored.scores,
                     {"query_tokens": scored.query_tokens, "candidates": int(candidates.size)})
 
-    def _dense(self, text: str, depth: int) -> Lane:
-        vector = self.query_vector(text)
+    def _dense(self, vector: NDArray[np.float32], depth: int) -> Lane:
         scores = self.store.dense.score(vector)
-        return Lane(top_k(scores, self.store.ties, depth), scores, {"query_vector": vector})
+        return Lane(best_first(scores, self.store.ties, depth), scores, {"query_vector": vector})
 
     def _single(self, name: str, lane: Lane) -> list[Hit]:
         if lane.scores is None:  # a lane that scored nothing ranks nothing
@@ -87,13 +52,13 @@ class Searcher:
                     {name: {"rank": rank, "score": float(scores[i])}})
                 for rank, i in enumerate(lane.order, start=1)]
 
-    def _hybrid(self, lexical: Lane, dense: Lane) -> list[Hit]:
+    def _hybrid(self, lexical: Lane, dense: Lane, top_k: int) -> list[Hit]:
         ranks: dict[int, dict[str, int | None]] = {}
         for name, lane in (("lexical", lexical), ("dense", dense)):
             for rank, index in enumerate(lane.order, start=1):
                 ranks.setdefault(int(index), {"lexical": None, "dense": None})[name] = rank
         fused = {index: rrf_score(lane_ranks, self.config.rrf_k) for index, lane_ranks in ranks.items()}
-        chosen = sorted(fused, key=lambda i: (-fused[i], self.store.doc_ids[i]))[: self.config.top_k]
+        chosen = sorted(fused, key=lambda i: (-fused[i], self.store.doc_ids[i]))[:top_k]
         hits = []
         for index in chosen:
             lanes: dict[str, dict[str, Any]] = {}
@@ -105,27 +70,32 @@ class Searcher:
             hits.append(Hit(self.store.doc_ids[index], int(self.store.fact_ids[index]), fused[index], lanes))
         return hits
 
-    def search(self, mode: str, text: str) -> SearchOutcome:
-        if mode == "fts_only":
-            lexical = self._lexical(text, self.config.top_k)
-            return SearchOutcome(mode, self._single("lexical", lexical), {"lexical": lexical})
-        if mode == "vector_only":
-            dense = self._dense(text, self.config.top_k)
-            return SearchOutcome(mode, self._single("dense", dense), {"dense": dense})
-        if mode == "hybrid":
-            depth = self.config.hybrid_candidate_depth
-            lexical, dense = self._lexical(text, depth), self._dense(text, depth)
-            return SearchOutcome(mode, self._hybrid(lexical, dense), {"lexical": lexical, "dense": dense})
-        raise HarnessError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
+        declared = modes.mode(mode)
+        depth = self.config.hybrid_candidate_depth if declared.fusion else top_k
+        lanes: dict[str, Lane] = {}
+        if declared.lexical:
+            lanes["lexical"] = self._lexical(text, depth)
+        if declared.dense:
+            if vector is None:
+                raise ValueError(f"mode {mode!r} has a dense lane and needs the query's vector")
+            lanes["dense"] = self._dense(vector, depth)
+        if declared.fusion == "rrf":
+            hits = self._hybrid(lanes["lexical"], lanes["dense"], top_k)
+        else:
+            (name, lane), = lanes.items()
+            hits = self._single(name, lane)
+        return SearchOutcome(mode, top_k, hits, lanes)
 
     def receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
+        evidence: dict[str, Lane] = outcome.evidence
         lanes: dict[str, Any] = {}
-        if "lexical" in outcome.lanes:
-            lanes["lexical"] = {**outcome.lanes["lexical"].evidence, "depth": int(outcome.lanes["lexical"].order.size)}
-        if "dense" in outcome.lanes:
-            vector = outcome.lanes["dense"].evidence["query_vector"]
+        if "lexical" in evidence:
+            lanes["lexical"] = {**evidence["lexical"].evidence, "depth": int(evidence["lexical"].order.size)}
+        if "dense" in evidence:
+            vector = evidence["dense"].evidence["query_vector"]
             lanes["dense"] = {**self.store.dense.evidence(), "query_vector_sha256": sha256_bytes(vector.tobytes()),
-                              "depth": int(outcome.lanes["dense"].order.size)}
+                              "depth": int(evidence["dense"].order.size)}
         if outcome.mode == "hybrid":
             lanes["fusion"] = {"method": "rrf", "k": self.config.rrf_k,
                                "candidate_depth": self.config.hybrid_candidate_depth,
@@ -134,7 +104,7 @@ class Searcher:
             "request_id": request_id,
             "mode": outcome.mode,
             "query_sha256": sha256_text(text),
-            "top_k": self.config.top_k,
+            "top_k": outcome.top_k,
             "config_sha256": self.config_sha256,
             "store_sha256": self.store.sha256,
             "namespace": self.store.namespace,
