@@ -104,7 +104,7 @@ def output_dir(pytestconfig: pytest.Config, work_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def scifact_store(pytestconfig: pytest.Config, work_dir: Path, scifact_corpus: "CorpusFixture") -> "Store":
     """Built once; the store's own lock makes concurrent xdist workers wait and then reuse it."""
-    from harness.systems.builtin.config import LexicalConfig
+    from harness.systems.builtin.config.search_config import LexicalConfig
     from harness.systems.builtin.store.store import build_store
 
     directory = Path(pytestconfig.getoption("--store-dir") or work_dir / "store").resolve()

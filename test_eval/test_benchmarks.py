@@ -15,7 +15,7 @@ from harness.corpus.contract import scifact_contract
 from harness.evaluation.split import select
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store
 
 

@@ -22,7 +22,7 @@ from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import run_mode
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, build_store
 from harness.systems.builtin.system import BuiltinSystem
 

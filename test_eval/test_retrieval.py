@@ -30,7 +30,12 @@ from harness.errors import HarnessError
 from harness.evaluation.query_vectors import UnknownQueryError
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
-from harness.systems.builtin.config import ConfigError, LexicalConfig, SearchConfig, unavailable_capabilities
+from harness.systems.builtin.config.search_config import (
+    ConfigError,
+    LexicalConfig,
+    SearchConfig,
+    unavailable_capabilities,
+)
 from harness.systems.builtin.index.dense import DenseIndex
 from harness.systems.builtin.index.lexical import TOKENIZER_RECORD, LexicalIndex
 from harness.systems.builtin.index.ranking import tie_ranks, top_k
@@ -609,7 +614,7 @@ def test_config_digest_is_stable_and_tracks_every_field() -> None:
     assert config.sha256() == SearchConfig().sha256() == sha256_prefixed(canonical)
     other_process = subprocess.run(
         [sys.executable, "-c",
-         "from harness.systems.builtin.config import SearchConfig; print(SearchConfig().sha256())"],
+         "from harness.systems.builtin.config.search_config import SearchConfig; print(SearchConfig().sha256())"],
         capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent,
         env={"PYTHONHASHSEED": "12345", "PATH": ""})
     assert other_process.stdout.strip() == config.sha256()

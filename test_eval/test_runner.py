@@ -17,7 +17,7 @@ from harness.evaluation.split import select
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
 from harness.schema_check import validate
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, build_store
 from harness.systems.builtin.system import BuiltinSystem
 from harness.systems.protocol import SearchOutcome

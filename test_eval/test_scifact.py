@@ -31,11 +31,11 @@ from harness.fixture.build import BuildReport
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_bytes
 from harness.modes import MODES
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.search.fusion import rrf_score
 from harness.systems.builtin.store.store import Store, store_digest
 from harness.systems.builtin.system import BuiltinSystem
-from harness.validator.cli import validate
+from harness.validator.pipeline import validate
 
 RecordProperty = Callable[[str, object], None]  # pytest's record_property fixture
 MTEB_BM25S_NDCG10 = 0.687  # MTEB's bm25s SciFact baseline (0.68736), same tokenizer settings

@@ -36,7 +36,7 @@ from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.locks import STORE_LOCK as LOCK
 from harness.locks import store_lock
 from harness.modes import MODES
-from harness.systems.builtin.config import LexicalConfig, SearchConfig
+from harness.systems.builtin.config.search_config import LexicalConfig, SearchConfig
 from harness.systems.builtin.store import facts_db
 from harness.systems.builtin.store import store as store_module
 from harness.systems.builtin.store.store import (
@@ -529,7 +529,7 @@ import time
 from pathlib import Path
 
 from harness.fixture.corpus_fixture import load_fixture
-from harness.systems.builtin.config import LexicalConfig
+from harness.systems.builtin.config.search_config import LexicalConfig
 from harness.systems.builtin.store.store import build_store
 
 fixture_path, store_dir, namespace, ready, go = sys.argv[1:]

@@ -32,7 +32,7 @@ from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.modes import MODES
 from harness.schema_check import SchemaViolation, validate
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import open_store
 from harness.systems.builtin.system import BuiltinSystem
 from harness.systems.protocol import SearchOutcome

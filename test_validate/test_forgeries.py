@@ -19,10 +19,10 @@ from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.publish.bundle import BundleError, make_bundle
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store import store as store_module
 from harness.systems.builtin.store.store import StoreIntegrityError, build_store
-from harness.validator.cli import validate
+from harness.validator.pipeline import validate
 from harness.validator.report import Report
 
 from . import forger

@@ -17,10 +17,10 @@ from harness.evaluation.freeze import current_record
 from harness.evaluation.runner import ModeRun, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, open_store
 from harness.systems.builtin.system import BuiltinSystem
-from harness.validator.cli import validate
+from harness.validator.pipeline import validate
 from harness.validator.report import Report
 
 from .support import RunCopy, append_event, assert_fails, check_named, describe, history_event

@@ -21,8 +21,8 @@ import pytest
 
 from harness.evaluation.aggregate import aggregate_metrics
 from harness.evaluation.ledger import LEDGER
-from harness.validator.cli import validate
 from harness.validator.ir_metrics import KEYS
+from harness.validator.pipeline import validate
 from harness.validator.report import Report
 
 from .support import (

@@ -24,9 +24,9 @@ from harness.fixture.corpus_fixture import load_fixture
 from harness.modes import MODES
 from harness.publish.bundle import make_bundle
 from harness.signals import sigterm_raises
-from harness.systems.builtin.config import SearchConfig
-from harness.systems.select import make_builder
-from harness.validator.cli import validate
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.registry.select import make_builder
+from harness.validator.pipeline import validate
 
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 

@@ -11,9 +11,9 @@ from harness.evaluation.freeze import current_record, verify_freeze
 from harness.evaluation.runner import ModeRun, check_fixture_contract, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.protocol import SystemUnderTest
-from harness.systems.select import make_builder
+from harness.systems.registry.select import make_builder
 
 
 class SplitGateError(RefusedError):

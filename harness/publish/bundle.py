@@ -18,7 +18,7 @@ from harness.hashing import sha256_canonical, sha256_file
 from harness.json_input import read_document
 from harness.modes import MODES
 from harness.publish.claims_document import claims_markdown
-from harness.validator.cli import validate
+from harness.validator.pipeline import validate
 
 REQUIRED_SPLITS = ("calibration", "heldout")
 

@@ -12,7 +12,7 @@ from harness import BUILDER_VERSION, modes
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical
 from harness.source_digest import harness_digest
-from harness.systems.builtin.config import SearchConfig, unavailable_capabilities
+from harness.systems.builtin.config.search_config import SearchConfig, unavailable_capabilities
 from harness.systems.builtin.search.searcher import Searcher
 from harness.systems.builtin.store.store import Store, build_store, open_store, part_digests
 from harness.systems.protocol import SearchOutcome, SystemIdentity

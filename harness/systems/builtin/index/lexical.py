@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from harness.atomic import fsync_directory
-from harness.systems.builtin.config import LexicalConfig
+from harness.systems.builtin.config.search_config import LexicalConfig
 from harness.systems.builtin.index.tokenizer import Tokenizer
 
 TOKENIZER_RECORD = "tokenizer.json"

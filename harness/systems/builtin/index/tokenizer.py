@@ -15,7 +15,7 @@ from bm25s.stopwords import STOPWORDS_EN
 
 from harness.errors import HarnessError
 from harness.hashing import sha256_canonical
-from harness.systems.builtin.config import LexicalConfig
+from harness.systems.builtin.config.search_config import LexicalConfig
 
 
 @dataclass

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from harness import modes
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
-from harness.systems.builtin.config import SearchConfig
+from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.index.ranking import top_k as best_first
 from harness.systems.builtin.search.fusion import rrf_score
 from harness.systems.builtin.store.store import Store

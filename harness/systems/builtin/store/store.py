@@ -28,7 +28,7 @@ from harness.hashing import canonical_json
 from harness.json_input import read_document
 from harness.locks import store_lock
 from harness.schema_check import validate
-from harness.systems.builtin.config import LexicalConfig
+from harness.systems.builtin.config.search_config import LexicalConfig
 from harness.systems.builtin.index.dense import DenseIndex
 from harness.systems.builtin.index.lexical import LexicalIndex
 from harness.systems.builtin.index.ranking import tie_ranks
