@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ir_metrics
+from .check_system import replay_parameters
 from .context import Context
 from .digests import sha256_canonical
 from .modes import fused, has_lane
@@ -145,9 +146,9 @@ def check_row_schemas(ctx: Context, report: Report) -> bool:
 
 
 def check_rows(ctx: Context, report: Report) -> None:
-    rows, config = ctx.rows, ctx.receipt["retrieval"]["config"]
+    rows, parameters = ctx.rows, replay_parameters(ctx)
     _each(report, "rows.identity", rows, _identity(ctx), "schema id, mode and split of every row")
-    _each(report, "rows.results", rows, _results(config["top_k"]),
+    _each(report, "rows.results", rows, _results(parameters["top_k"]),
           "results agree with ranked ids; unique ids, contiguous ranks, at most top_k")
     _each(report, "rows.metrics", rows, _metrics, "per-query metrics recomputed from ranking and qrels")
     _each(report, "rows.search_receipts", rows, _receipt_digest(ctx),
@@ -157,8 +158,11 @@ def check_rows(ctx: Context, report: Report) -> None:
     if has_lane(ctx.mode, "dense"):
         _each(report, "rows.exact_backend", rows, _exactness(document_count),
               f"exact dense backend scored every one of {document_count} documents")
-    if fused(ctx.mode):
-        _each(report, "rows.fusion", rows, _fusion(config["rrf_k"], config["hybrid_candidate_depth"]),
+    if fused(ctx.mode) and (parameters["rrf_k"] is None or parameters["depth"] is None):
+        report.fail("rows.fusion", "the system declares no reciprocal rank fusion (k, candidate depth) to "
+                    "recompute its fused scores from", "declarations.fusion", None)
+    elif fused(ctx.mode):
+        _each(report, "rows.fusion", rows, _fusion(parameters["rrf_k"], parameters["depth"]),
               "fused scores recomputed from lane ranks (RRF) and fused order")
     else:
         _each(report, "rows.order", rows, _score_order(), "scores descending, ties by doc_id")
