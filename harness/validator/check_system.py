@@ -66,14 +66,14 @@ def check_system_store(ctx: Context, report: Report) -> None:
                   == store["store_sha256"], "before-run, after-run and built digests agree",
                   store["store_sha256"], (store["before_run_sha256"], store["after_run_sha256"]))
     documents = [d["doc_id"] for d in (ctx.fixture or {"documents": []})["documents"]]
-    position = {doc_id: i for i, doc_id in enumerate(documents)}
+    position = {doc_id: i for i, doc_id in enumerate(documents, start=1)}
     report.expect("store.mapping_coverage", sha256_canonical({"doc_to_fact": position}) == store["mapping_sha256"]
                   and len(documents) == store["document_count"],
                   "the system's mapping is the fixture's document positions, every document once",
                   store["document_count"], len(documents))
     wrong = [(r["doc_id"], r["fact_id"]) for row in ctx.rows for r in row["results"]
              if position.get(r["doc_id"]) != r["fact_id"]]
-    report.expect("rows.fact_ids", not wrong, "every result's fact id is its document's fixture position", [],
+    report.expect("rows.fact_ids", not wrong, "every result's fact id is its document's fixture position (from 1)", [],
                   wrong[:5])
     if store["attested"]:
         report.attest("system.attested", f"what the system holds beyond its local parts is its own statement: "

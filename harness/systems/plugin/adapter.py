@@ -44,7 +44,7 @@ class PluginSystem:
     _identity: SystemIdentity | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
-        self.position = {doc_id: i for i, doc_id in enumerate(self.corpus.doc_ids)}
+        self.position = {doc_id: i for i, doc_id in enumerate(self.corpus.doc_ids, start=1)}  # fact ids from 1
         self.declarations: dict[str, Any] = dict(getattr(self.plugin, "declarations", {}) or {})
         engine = getattr(self.plugin, "engine", None)
         self.engine: dict[str, str] = (dict(engine()) if callable(engine)
@@ -101,7 +101,7 @@ class PluginSystem:
                 "parts": {name: {"path": os.path.abspath(parts[name]), "sha256": digest}
                           for name, digest in after.items()},
                 "attested": dict(attested()) if callable(attested) else {},
-                "mapping_rule": "fact id = the document's position in the fixture",
+                "mapping_rule": "fact id = the document's position in the fixture, counting from 1",
                 "mapping_sha256": self._mapping_sha256(), "store_sha256": self.sha256,
                 "before_run_sha256": before, "after_run_sha256": sha256_canonical(after), "digest_rule": DIGEST_RULE}
 
