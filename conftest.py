@@ -38,6 +38,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--system", default="builtin",
                     help="the system under test: builtin (default), a name registered in the "
                          "'scifact_harness.systems' entry-point group, or module:attribute")
+    group.addoption("--milvus-uri", default=None,
+                    help="--system=milvus: a Milvus server (token from $MILVUS_TOKEN); default: Milvus Lite in the "
+                         "store dir")
     group.addoption("--no-progress", action="store_true",
                     help="no progress bar while embedding (there is none anyway when the terminal is not a TTY)")
 
@@ -126,7 +129,9 @@ def scifact_system(pytestconfig: pytest.Config, work_dir: Path, scifact_corpus: 
     spec = pytestconfig.getoption("--system")
     directory = Path(pytestconfig.getoption("--store-dir") or work_dir / "store").resolve()
     try:
-        system, _ = make_builder(scifact_contract().namespace, SearchConfig(), spec).build(scifact_corpus, directory)
+        uri = pytestconfig.getoption("--milvus-uri")
+        builder = make_builder(scifact_contract().namespace, SearchConfig(), spec, {"uri": uri} if uri else None)
+        system, _ = builder.build(scifact_corpus, directory)
     except HarnessError as exc:
         pytest.fail(str(exc), pytrace=False)
     return system

@@ -94,7 +94,7 @@ def test_a_changed_configuration_is_not_the_frozen_system(tiny_corpus: CorpusFix
 
     monkeypatch.setattr(numpy_dense.NumpyDense, "configuration",
                         lambda self: {"metric": "inner product", "dtype": "float32", "ties": "doc_id descending"})
-    with pytest.raises(FreezeError, match="differs from the freeze in (search_config|system)"):
+    with pytest.raises(FreezeError, match=r"differs from the freeze in (search_config|system)"):
         _run(tiny_corpus, tiny, tmp_path, "heldout")
 
 

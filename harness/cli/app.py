@@ -19,6 +19,7 @@ from harness.evaluation.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
 from harness.evaluation.split import SPLITS
+from harness.evaluation.system_replay import replay
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.modes import MODES
@@ -89,6 +90,13 @@ def _system_option(parser: Parser) -> None:
     parser.add_argument("--system", type=text_argument, default=BUILTIN, metavar="NAME",
                         help=f"the system under test: {BUILTIN} (default), a name registered in the "
                              f"{ENTRY_POINT_GROUP!r} entry-point group, or module:attribute")
+    parser.add_argument("--milvus-uri", type=text_argument, default=None, metavar="URI",
+                        help="--system milvus: a Milvus server (token from $MILVUS_TOKEN); default: Milvus Lite in "
+                             "the store dir")
+
+
+def _system_options(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    return () if args.milvus_uri is None else (("uri", args.milvus_uri),)
 
 
 def add_run_parser(commands: Commands) -> None:
@@ -110,7 +118,7 @@ def run_evaluation(args: argparse.Namespace) -> int:
     modes = None if args.mode == "all" else (args.mode,)
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv),
-                            system=args.system)
+                            system=args.system, system_options=_system_options(args))
     runs = run_split(evaluation, scifact_contract())
     for run in runs:
         judged = "not validated (--no-validate)" if args.no_validate else verdict(validate(run.aggregate_path))
@@ -142,7 +150,8 @@ def run_freeze(args: argparse.Namespace) -> int:
     contract = scifact_contract()
     fixture = load_fixture(args.corpus)
     check_fixture_contract(fixture, contract)
-    system = make_builder(contract.namespace, SearchConfig(), args.system).open(fixture, args.store_dir)
+    system = make_builder(contract.namespace, SearchConfig(), args.system,
+                          dict(_system_options(args))).open(fixture, args.store_dir)
     modes = offered_modes(None if args.mode == "all" else (args.mode,), system.modes, args.system)
     frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,
                                   modes=modes, output_dir=args.output_dir,
@@ -175,6 +184,20 @@ def run_bundle(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_replay_parser(commands: Commands) -> None:
+    replay = _command(commands, "replay", "ask the live system a run's queries again; prints JSON (the validator "
+                                          "uses it for a lane it cannot recompute on its own)")
+    replay.add_argument("--aggregate", type=path_argument, required=True, help="the run's aggregate receipt")
+    replay.add_argument("--store-dir", type=path_argument, default=None,
+                        help="where the system is now, if it moved since the run")
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    cli_paths.input_file("--aggregate", args.aggregate, "pass a run's *.aggregate.json")
+    print(json.dumps(replay(args.aggregate, args.store_dir), sort_keys=True))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="python -m harness", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
@@ -183,8 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     add_run_parser(commands)
     add_freeze_parser(commands)
     add_bundle_parser(commands)
+    add_replay_parser(commands)
     args = parser.parse_args(argv)
-    commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle}
+    commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle,
+                        "replay": run_replay}
     try:
         with sigterm_raises():
             return commands_by_name[args.command](args)

@@ -30,6 +30,7 @@ class Evaluation:
     modes: tuple[str, ...] | None = None  # None: every mode the system offers
     config: SearchConfig = field(default_factory=SearchConfig)
     system: str = BUILTIN  # harness.systems.registry.select: builtin, a registered name, or module:attribute
+    system_options: tuple[tuple[str, str], ...] = ()  # keyword arguments of the system (--milvus-uri)
     replace: bool = False
     argv: tuple[str, ...] = ()
 
@@ -54,7 +55,8 @@ def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixt
     fixture = fixture if fixture is not None else load_fixture(evaluation.corpus)
     check_fixture_contract(fixture, contract)
     is_contract = fixture.data["profile"]["is_contract"]
-    builder = make_builder(contract.namespace, evaluation.config, evaluation.system) if system is None else None
+    builder = make_builder(contract.namespace, evaluation.config, evaluation.system,
+                           dict(evaluation.system_options)) if system is None else None
     offered = builder.modes if builder is not None else system.modes if system is not None else MODES
     modes = offered_modes(evaluation.modes, offered, evaluation.system)
     check_split_gate(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract)

@@ -105,6 +105,8 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         except BaseException:
             ledger.finish_run(state, ticket.run_id, "failed", _now())
             raise
+        finally:
+            system.release()  # a connection or lock the searches held, until the next search
         # The history says complete before the files appear: an aggregate on disk always has a finished run.
         ledger.finish_run(state, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
         pair.commit(ticket.run_id, rows, aggregate_bytes(aggregate))

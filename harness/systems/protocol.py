@@ -91,6 +91,10 @@ class SystemUnderTest(Protocol):
         """The timed call: rank documents for one query, with ties broken by the system's declared rule. `vector` is
         the fixture's vector of the query text, None for a mode without a dense lane."""
 
+    def release(self) -> None:
+        """Let go of what the searches hold open (a connection, a database lock) until the next search, so that
+        another process (the validator's replay) can open the system."""
+
     def search_receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
         """The per-query search receipt, assembled after (outside) the timed call."""
 

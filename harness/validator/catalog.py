@@ -79,6 +79,8 @@ CHECKS: dict[str, str] = {
 ATTESTATIONS: dict[str, str] = {
     "system.source": "the system's source is not on this machine: its digest is the run's statement",
     "system.attested": "what a system holds beyond its local files (a server's collection) is its own statement",
+    "replay.through_system": "a lane of the system's own engine was replayed by asking the live system again: the "
+                             "rows are its answers, but nothing here recomputed them independently",
     "latency": "per-query latency was measured by the run on its machine; it cannot be re-measured afterwards",
     "machine": "the machine a receipt names (CPU, cores, memory, OS, BLAS threads) is the run's own statement",
     "history": "the run ledger lives beside the store on the run's machine; whoever can write the store can "

@@ -120,7 +120,13 @@ def _exactness(document_count: int, backends: set[str]) -> Callable[[Row], tuple
     return probe
 
 
-def _fusion(k: int, depth: int) -> Callable[[Row], tuple[Any, Any] | None]:
+def _same_fused(recomputed: float, reported: float, float32: bool) -> bool:
+    """Exact in float64; an engine that sums in float32 (declared) within two float32 ulps, which covers the
+    rounding of each reciprocal and of their sum."""
+    return recomputed == reported if not float32 else abs(recomputed - reported) <= 2.0 ** -23 * abs(recomputed)
+
+
+def _fusion(k: int, depth: int, float32: bool = False) -> Callable[[Row], tuple[Any, Any] | None]:
     def probe(row: Row) -> tuple[Any, Any] | None:
         keys = []
         for result in row["results"]:
@@ -132,9 +138,10 @@ def _fusion(k: int, depth: int) -> Callable[[Row], tuple[Any, Any] | None]:
                     if not 1 <= rank <= depth:
                         return f"lane ranks within the candidate depth {depth}", rank
                     fused += 1.0 / (k + rank)
-            if fused != lanes["fusion"]["fused_score"] or fused != result["score"] or lanes["fusion"]["k"] != k:
-                return fused, (lanes["fusion"]["fused_score"], result["score"])
-            keys.append((-fused, result["doc_id"]))
+            reported = lanes["fusion"]["fused_score"]
+            if not _same_fused(fused, reported, float32) or reported != result["score"] or lanes["fusion"]["k"] != k:
+                return fused, (reported, result["score"])
+            keys.append((-reported, result["doc_id"]))
         return None if keys == sorted(keys) else ("fused score descending, ties by doc_id", keys)
     return probe
 
@@ -171,7 +178,8 @@ def check_rows(ctx: Context, report: Report) -> None:
         report.fail("rows.fusion", "the system declares no reciprocal rank fusion (k, candidate depth) to "
                     "recompute its fused scores from", "declarations.fusion", None)
     elif fused(ctx.mode):
-        _each(report, "rows.fusion", rows, _fusion(parameters["rrf_k"], parameters["depth"]),
+        _each(report, "rows.fusion", rows, _fusion(parameters["rrf_k"], parameters["depth"],
+                                                    parameters.get("score_dtype") == "float32"),
               "fused scores recomputed from lane ranks (RRF) and fused order")
     else:
         _each(report, "rows.order", rows, _score_order(), "scores descending, ties by doc_id")

@@ -101,4 +101,5 @@ def replay_parameters(ctx: Context) -> dict[str, Any]:
         config = retrieval["config"]
         return {"top_k": retrieval["top_k"], "depth": config["hybrid_candidate_depth"], "rrf_k": config["rrf_k"]}
     fusion = ctx.receipt["system"]["declarations"].get("fusion") or {}
-    return {"top_k": retrieval["top_k"], "depth": fusion.get("candidate_depth"), "rrf_k": fusion.get("k")}
+    return {"top_k": retrieval["top_k"], "depth": fusion.get("candidate_depth"), "rrf_k": fusion.get("k"),
+            "score_dtype": fusion.get("score_dtype", "float64")}

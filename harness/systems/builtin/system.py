@@ -75,6 +75,9 @@ class BuiltinSystem:
     def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
         return self.searcher.search(mode, text, vector, top_k)
 
+    def release(self) -> None:
+        """Nothing to let go of: the store's files are read into memory when it opens."""
+
     def search_receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
         return self.searcher.receipt(outcome, text, request_id)
 

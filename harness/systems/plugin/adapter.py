@@ -86,6 +86,11 @@ class PluginSystem:
         return SearchOutcome(mode, top_k, hits_of(results, mode, top_k, self.position, self.declarations),
                              {"vector": vector})
 
+    def release(self) -> None:
+        close = getattr(self.plugin, "close", None)
+        if callable(close):
+            close()
+
     def search_receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
         return search_receipt(outcome, text, request_id, backend=self.backend, declarations=self.declarations,
                               config_sha256=self.config_sha256, store_sha256=self.sha256, namespace=self.namespace)

@@ -18,7 +18,9 @@ and optionally:
   "rrf", "k": 60, "candidate_depth": 100}}` states the hybrid fusion;
 - `engine() -> dict[str, str]`: the engine's own name and version (default: the plugin's);
 - `attested() -> dict`: what cannot be hashed (a remote server's storage): what was asked of it, recorded as
-  attested, not proven.
+  attested, not proven;
+- `close() -> None`: let go of connections and locks after a run (the next `search` reopens what it needs), so
+  the validator can ask the live system again from another process.
 """
 
 from collections.abc import Mapping

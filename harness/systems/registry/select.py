@@ -52,12 +52,17 @@ def _load(spec: str) -> Any:
                               f"({type(exc).__name__}: {exc})") from exc
 
 
-def load_plugin(spec: str) -> RetrievalSystem:
-    """The plugin `spec` names, checked for the interface: what is missing is named."""
+def load_plugin(spec: str, options: dict[str, str] | None = None) -> RetrievalSystem:
+    """The plugin `spec` names, checked for the interface: what is missing is named. `options` (from the command
+    line, such as --milvus-uri) are keyword arguments of a class or factory."""
     found = _load(spec)
-    if isinstance(found, type) or (callable(found) and not hasattr(found, "search")):
+    factory = isinstance(found, type) or (callable(found) and not hasattr(found, "search"))
+    if options and not factory:
+        raise SystemSpecError(f"--system {spec} is an object, not a class or factory: it takes no options "
+                              f"({', '.join(sorted(options))})")
+    if factory:
         try:
-            found = found()
+            found = found(**(options or {}))
         except Exception as exc:
             raise SystemSpecError(f"--system {spec}: making the system failed ({type(exc).__name__}: {exc})") from exc
     missing = [m for m in REQUIRED_METHODS if not callable(getattr(found, m, None))]
@@ -72,7 +77,10 @@ def load_plugin(spec: str) -> RetrievalSystem:
     return plugin
 
 
-def make_builder(namespace: str, config: SearchConfig, name: str = BUILTIN) -> SystemBuilder:
+def make_builder(namespace: str, config: SearchConfig, name: str = BUILTIN,
+                 options: dict[str, str] | None = None) -> SystemBuilder:
     if name == BUILTIN:
+        if options:
+            raise SystemSpecError(f"the built-in system takes no options ({', '.join(sorted(options))})")
         return BuiltinBuilder(namespace, config)
-    return PluginBuilder(load_plugin(name), name, namespace)
+    return PluginBuilder(load_plugin(name, options), name, namespace)

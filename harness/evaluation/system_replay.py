@@ -1,0 +1,58 @@
+"""Every row of a run asked again of the live system that made it, for the validator's `replay.through_system`.
+
+A lane the validator cannot recompute on its own (a system's own lexical engine) is checked by asking the system
+the same queries again, outside the run: the answers are printed as JSON (`python -m harness replay`), and the
+validator compares them with the rows using its own code. This shows the rows are what the live system answers;
+it is not an independent recomputation, and the validator says so.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.evaluation.query_vectors import QueryVectors
+from harness.fixture.corpus_fixture import load_fixture
+from harness.modes import mode as declared_mode
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.registry.select import make_builder
+
+
+class ReplayInputError(HarnessError):
+    """The aggregate to replay is not readable or names no system that can be opened."""
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ReplayInputError(f"aggregate {path} is not readable JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ReplayInputError(f"aggregate {path} is not a JSON object")
+    return value
+
+
+def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, list[dict[str, Any]]]:
+    """query id -> the system's hits now: doc id, score and lane evidence, best first."""
+    aggregate = _read(aggregate_path)
+    try:
+        receipt, mode = aggregate["receipt"], aggregate["mode"]
+        spec, namespace = receipt["system"]["spec"], receipt["store"]["namespace"]
+        fixture = load_fixture(Path(receipt["corpus"]["fixture_path"]))
+        directory = store_dir or Path(receipt["store"]["directory"])
+        top_k = int(receipt["retrieval"]["top_k"])
+        rows_path = aggregate_path.parent / aggregate["per_query_path"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
+    system = make_builder(namespace, SearchConfig(), spec).open(fixture, directory)
+    texts = {q["query_id"]: q["text"] for q in fixture.data["queries"]}
+    vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
+    answers: dict[str, list[dict[str, Any]]] = {}
+    for line in rows_path.read_text(encoding="utf-8").splitlines():
+        query_id = json.loads(line)["query_id"]
+        if query_id not in texts:
+            continue
+        text = texts[query_id]
+        outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
+        answers[query_id] = [{"doc_id": hit.doc_id, "score": hit.score, "lanes": hit.lanes} for hit in outcome.hits]
+    return answers
