@@ -11,7 +11,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
 	$(VENV)/bin/pip install --quiet -c constraints.txt torch==2.13.0
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[local,dev]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[local,dev,milvus]'
 	touch $@
 
 setup: $(VENV)/.installed

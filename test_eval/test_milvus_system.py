@@ -1,0 +1,134 @@
+"""Milvus (embedded Milvus Lite, the real engine, no mock) as the system under test on the tiny corpus: the three
+modes, validated; the dense lane the built-in system's ranking exactly; builds idempotent, resumable and refusing;
+a forged row refused through the live system; without the live system, not verified."""
+
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.corpus.contract import Contract
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.evaluation.runner import ModeRun
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.milvus import settings
+from harness.systems.milvus.collection import MilvusMismatchError, connect
+from harness.systems.milvus.system import MilvusSystem
+from harness.systems.plugin.adapter import corpus_of
+from harness.systems.registry.select import make_builder
+from harness.validator.pipeline import validate
+
+from .test_plugin_system import _forge_first_row
+
+pytest.importorskip("pymilvus")
+GIT = {"source.git", "source.clean"}
+
+
+@pytest.fixture(scope="module")
+def milvus_runs(tiny_corpus: CorpusFixture, tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModeRun]:
+    from fixtures.archives import tiny_contract
+
+    root = tmp_path_factory.mktemp("milvus")
+    runs = run_split(Evaluation(corpus=tiny_corpus.path, store_dir=root / "store", output_dir=root / "out",
+                                split="calibration", system="milvus"), tiny_contract())
+    return {run.mode: run for run in runs}
+
+
+def test_every_mode_runs_and_validates(milvus_runs: dict[str, ModeRun]) -> None:
+    assert sorted(milvus_runs) == sorted(MODES)
+    for mode, run in milvus_runs.items():
+        report = validate(run.aggregate_path)
+        problems = [c.line() for c in report.checks if c.status != "pass" and c.name not in GIT]
+        assert not problems, "\n".join(problems)
+        through = [a for a in report.attestations if a.name == "replay.through_system"]
+        assert bool(through) == (mode != "vector_only"), mode  # the dense lane alone is replayed independently
+        receipt = run.aggregate["receipt"]
+        assert receipt["system"]["engine"]["name"] == "milvus-lite" and set(receipt["store"]["parts"]) == {
+            "milvus-lite"}
+        assert run.aggregate["metrics"]["failures"] == 0
+
+
+def test_the_dense_lane_is_the_builtin_systems_exact_ranking(milvus_runs: dict[str, ModeRun], tiny: Contract,
+                                                             tiny_corpus: CorpusFixture, tmp_path: Path) -> None:
+    [builtin] = run_split(Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "store", output_dir=tmp_path / "o",
+                                     split="calibration", modes=("vector_only",)), tiny)
+
+    def ranked(run: ModeRun) -> list[list[str]]:
+        return [json.loads(line)["ranked_doc_ids"] for line in run.rows_path.read_text().splitlines()]
+    assert ranked(milvus_runs["vector_only"]) == ranked(builtin)
+
+
+def test_hybrid_fuses_the_lanes_it_reports(milvus_runs: dict[str, ModeRun]) -> None:
+    for line in milvus_runs["hybrid"].rows_path.read_text().splitlines():
+        for result in json.loads(line)["results"]:
+            lanes = result["lanes"]
+            fused = sum(1.0 / (60 + lanes[n]["rank"]) for n in ("lexical", "dense") if lanes[n]["rank"] is not None)
+            assert abs(fused - result["score"]) <= 2.0 ** -23 * fused
+
+
+def test_a_forged_row_is_refused_through_the_live_system(milvus_runs: dict[str, ModeRun], tmp_path: Path) -> None:
+    original = milvus_runs["fts_only"]
+    copy = tmp_path / "out"
+    shutil.copytree(original.aggregate_path.parent, copy)
+    run = ModeRun("fts_only", "calibration", copy / original.rows_path.name, copy / original.aggregate_path.name,
+                  original.aggregate, None)
+    _forge_first_row(run)
+    report = validate(run.aggregate_path)
+    failed = next(c for c in report.failed if c.name == "replay.lexical")
+    assert "the system answers" in str(failed.found)
+
+
+def test_without_the_live_system_the_lexical_lane_is_not_verified(milvus_runs: dict[str, ModeRun],
+                                                                  tmp_path: Path) -> None:
+    store = Path(milvus_runs["fts_only"].aggregate["receipt"]["store"]["directory"])
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(store, moved)
+    shutil.rmtree(moved / settings.LITE_FILE)
+    report = validate(milvus_runs["fts_only"].aggregate_path, store_dir=moved)
+    assert "replay.lexical" in {c.name for c in report.not_verified} and not report.eligible
+
+
+def test_a_rebuild_changes_nothing_and_another_configuration_is_refused(
+        milvus_runs: dict[str, ModeRun], tiny_corpus: CorpusFixture, tiny: Contract,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Path(milvus_runs["vector_only"].aggregate["receipt"]["store"]["directory"])
+    builder = make_builder(tiny.namespace, SearchConfig(), "milvus")
+    system, changed = builder.build(tiny_corpus, store)
+    assert not changed and system.sha256 == milvus_runs["vector_only"].aggregate["receipt"]["store"]["store_sha256"]
+    monkeypatch.setattr(settings, "RRF_K", 61)
+    with pytest.raises(MilvusMismatchError, match="built from another configuration"):
+        make_builder(tiny.namespace, SearchConfig(), "milvus").build(tiny_corpus, store)
+
+
+def test_an_interrupted_build_resumes_and_another_fixture_is_refused(tiny_corpus: CorpusFixture, tiny: Contract,
+                                                                      tmp_path: Path) -> None:
+    plugin = MilvusSystem()
+    corpus = corpus_of(tiny_corpus, tiny.namespace)
+    partial = connect(str(tmp_path / settings.LITE_FILE), None, lite=True)  # a build stopped after three documents
+    partial._create(plugin._marker(corpus), corpus.dimensions)
+    partial.client.insert(partial.name, [{"fact_id": i + 1, "doc_id": corpus.doc_ids[i], "text": corpus.texts[i],
+                                          "dense": corpus.vectors[i].tolist()} for i in range(3)])
+    partial.close()
+    with pytest.raises(MilvusMismatchError, match=f"holds 3 of {len(corpus.doc_ids)} documents"):
+        plugin.open(corpus, tmp_path)
+    assert plugin.build(corpus, tmp_path) is True
+    plugin.open(corpus, tmp_path)  # complete now
+    assert plugin.build(corpus, tmp_path) is False
+    with pytest.raises(MilvusMismatchError, match="built from another fixture"):
+        plugin.build(dataclasses.replace(corpus, fixture_sha256="sha256:" + "0" * 64), tmp_path)
+
+
+def test_a_milvus_uri_for_the_builtin_system_is_refused_in_one_line(tiny_corpus: CorpusFixture,
+                                                                     tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "fixtures.tiny_cli", "run", "--corpus", str(tiny_corpus.path),
+                           "--store-dir", str(tmp_path / "s"), "--output-dir", str(tmp_path / "o"), "--split",
+                           "calibration", "--milvus-uri", "http://127.0.0.1:9"], capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        "error: the built-in system takes no options (uri)"]
