@@ -36,6 +36,14 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
     return [*lines, ""]
 
 
+def _system_line(system: dict[str, Any]) -> str:
+    package = system["package"]
+    shipped = f", package {package['name']} {package['version']}" if package else ""
+    return (f"- System under test: `{system['name']}` {system['version']} (`--system {system['spec']}`{shipped}); "
+            f"engine {system['engine']['name']} ({system['engine']['version']}); source `{system['source']['sha256']}` "
+            f"({len(system['source']['files'])} files); declares {json.dumps(system['declarations'], sort_keys=True)}")
+
+
 def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]]) -> str:
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
@@ -55,6 +63,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         f"`{payload['documents']}`, queries `{payload['queries']}`, qrels `{payload['qrels']}`",
         f"- Embedding: `{receipt['embedding']['model']}` ({receipt['embedding']['dimensions']} dimensions, identity "
         f"`{receipt['embedding']['identity_sha256']}`), profile `{receipt['profile']['name']}`",
+        _system_line(receipt["system"]),
         f"- Store: `{receipt['store']['store_sha256']}` ({receipt['store']['document_count']} documents), mapping "
         f"`{receipt['store']['mapping_sha256']}`",
         f"- Configuration: `{receipt['retrieval']['config_sha256']}` (`configuration.json`)",

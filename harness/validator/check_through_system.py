@@ -51,7 +51,8 @@ def _difference(row: dict[str, Any], answer: list[dict[str, Any]] | None) -> str
         return None
     if found is None:
         return f"query {row['query_id']}: the system gave no answer"
-    rank = next((i for i, (a, b) in enumerate(zip(wanted, found)) if a != b), min(len(wanted), len(found)))
+    rank = next((i for i, (a, b) in enumerate(zip(wanted, found, strict=False)) if a != b),
+                min(len(wanted), len(found)))  # the first difference, or where the shorter one ends
     return (f"query {row['query_id']} rank {rank + 1}: the row has {wanted[rank] if rank < len(wanted) else None}, "
             f"the system answers {found[rank] if rank < len(found) else None}")
 
