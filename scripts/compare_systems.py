@@ -23,7 +23,8 @@ def main() -> int:
     parser.add_argument("--system", action="append", default=None)
     args = parser.parse_args()
     systems = args.system or ["builtin", "milvus"]
-    print("| system | mode | nDCG@10 | R@10 | p50 ms | p95 ms | failures |\n| --- | --- | --- | --- | --- | --- | --- |")
+    print("| system | mode | nDCG@10 | R@10 | p50 ms | p95 ms | failures |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for system in systems:
         root = args.out / system
         runs = run_split(Evaluation(corpus=args.corpus, store_dir=root / "store", output_dir=root / "results",
