@@ -1,0 +1,1 @@
+"""Evaluation: the split, metrics, runs, receipts, aggregates, artifacts, the freeze and comparisons."""

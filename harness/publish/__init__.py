@@ -1,0 +1,1 @@
+"""Publishing: the bundle, CLAIMS.md, reports and exports for other tools."""
