@@ -1,4 +1,5 @@
-"""Command line: `python -m harness build|run|freeze|bundle ...`; exit codes in `harness.cli_errors`."""
+"""Command line: `python -m harness build|run|freeze|bundle|compare|report|export ...`; exit codes in
+`harness.cli_errors`."""
 
 import argparse
 import json
@@ -19,6 +20,7 @@ from .evaluate import Evaluation, evaluate
 from .fixture import load_fixture
 from .freeze import freeze_configuration
 from .profiles import PROFILES, text_profile
+from .publish import commands as publish_commands
 from .retrieval.config import MODES, SearchConfig
 from .runner import check_fixture_contract
 from .signals import sigterm_raises
@@ -171,8 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     add_run_parser(commands)
     add_freeze_parser(commands)
     add_bundle_parser(commands)
+    publish_commands.add_all(commands)
     args = parser.parse_args(argv)
-    commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle}
+    commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle,
+                        **publish_commands.HANDLERS}
     try:
         with sigterm_raises():
             return commands_by_name[args.command](args)

@@ -108,8 +108,9 @@ def eligible_verdicts(inputs: Sequence[ModeInput], split: str,
             refused.append(f"{entry.aggregate_path.name}: NOT ELIGIBLE ({detail})")
     if refused:
         forced = " or, for a calibration comparison only, --no-validate" if split == "calibration" else ""
-        raise ComparisonRefused("\n".join(refused) + f"\na {split} comparison reads only aggregates the validator "
-                                f"finds ELIGIBLE: fix what `python -m harness.validator AGGREGATE` reports{forced}")
+        raise ComparisonRefused(f"{len(refused)} of the {split} aggregates are not ELIGIBLE under the validator, and a "
+                                f"comparison reads only eligible ones: fix what `python -m harness.validator "
+                                f"AGGREGATE` reports{forced}\n" + "\n".join(refused))
     return verdicts
 
 
