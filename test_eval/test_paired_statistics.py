@@ -57,9 +57,9 @@ def test_the_t_test_is_scipys_to_1e_12(rows: dict[str, list[dict[str, Any]]], a:
 def _exact_sign_flip(d: list[float]) -> float:
     """P(|S*| >= |S|) over all 2^n sign vectors, the randomization test's exact value."""
     observed = abs(math.fsum(d))
-    hits = sum(abs(math.fsum(s * x for s, x in zip(signs, d, strict=True))) >= observed - stats.TIE_MARGIN
+    hits: int = sum(abs(math.fsum(s * x for s, x in zip(signs, d, strict=True))) >= observed - stats.TIE_MARGIN
                for signs in itertools.product((1.0, -1.0), repeat=len(d)))
-    return hits / 2 ** len(d)
+    return hits / float(2 ** len(d))
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS)

@@ -17,6 +17,7 @@ from harness.freeze import freeze_configuration
 from harness.retrieval.config import MODES, SearchConfig
 from harness.store.store import build_store
 
+from .comparisons import Compared, compared_once
 from .support import CleanRun, RunCopy
 
 
@@ -43,3 +44,9 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory, local_embedder: LocalEmb
 def run_copy(clean_run: CleanRun, tmp_path: Path) -> RunCopy:
     """This test's own copy of the output directory (the fixture and store stay shared)."""
     return RunCopy.make(clean_run, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def compared_heldout(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -> Compared:
+    """The clean run's held-out comparison (receipts from a clean HEAD) and the validator's reports on its inputs."""
+    return compared_once(clean_run, tmp_path_factory.mktemp("compared-heldout"))
