@@ -54,15 +54,17 @@ def write_files(html_path: Path, markdown_path: Path, data: ReportData) -> None:
     write_bytes_atomic(markdown_path, markdown.encode("utf-8"))
 
 
-def write_report(output_dir: Path, html_path: Path, markdown_path: Path, *, validated: bool,
-                 replace: bool) -> dict[str, Any]:
+def write_report(output_dir: Path, html_path: Path, markdown_path: Path, *, validated: bool, replace: bool,
+                 known: Mapping[str, Report] | None = None) -> dict[str, Any]:
+    """Validate (unless `validated` is False), render and write both files; `known` holds validator reports this
+    process made already, by aggregate sha256."""
     existing = [str(p) for p in (html_path, markdown_path) if p.exists()]
     if existing and not replace:
         raise ReportRefused(f"{', '.join(existing)} already exist(s); a report is never overwritten silently: use "
                             "--replace, or another --out")
     data = load_report_data(output_dir, validated=validated)
     if validated:
-        validate_artifacts(data)
+        validate_artifacts(data, known)
     write_files(html_path, markdown_path, data)
     return {"validated": validated, "splits": [s.split for s in data.splits],
             "comparisons": [(s.split, c) for s in data.splits if s.comparison for c in s.comparison["comparisons"]]}
