@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- documented-path:start -->", "<!-- documented-path:end -->"
 STEPS = ("make calibration", "-m harness freeze", "-m pytest -m heldout", "-m pytest -m final", "-m harness.validator",
-         "-m harness bundle")
+         "-m harness compare", "-m harness bundle", "make report")
 
 
 def documented_block(readme: Path = ROOT / "README.md") -> str:
@@ -61,6 +61,8 @@ def test_the_documented_path_runs_verbatim_from_the_clone_root() -> None:
     assert result.returncode == 0, output[-4000:]
     assert output.count("ELIGIBLE for a claim") == 9 and "NOT ELIGIBLE" not in output, output[-4000:]
     for shown in ("== SciFact results ==", "next, after committing: freeze the configuration",
-                  "next: the held-out run", "then the bundle:", "bundle: work-dir/bundle"):
+                  "next: the held-out run", "then the bundle:", "bundle: work-dir/bundle",
+                  "comparison ", "inputs ELIGIBLE under the validator", "after Holm",
+                  "work-dir/results/report.html"):
         assert shown in output, shown
     assert "Loading weights" not in output and "Traceback" not in output
