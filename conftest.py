@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.build import BuildReport
-from harness.contract import scifact_contract
-from harness.embedders import make_embedder
-from harness.embedders.select import BACKENDS
+from fixtures.session import locked_build
+from harness.corpus.contract import scifact_contract
+from harness.embedding.embedders import make_embedder
+from harness.embedding.embedders.select import BACKENDS
 from harness.errors import HarnessError
-from harness.session import locked_build
+from harness.fixture.build import BuildReport
 
 if TYPE_CHECKING:
-    from harness.embedders.local import LocalEmbedder
-    from harness.fixture import CorpusFixture
-    from harness.store.store import Store
+    from harness.embedding.embedders.local import LocalEmbedder
+    from harness.fixture.corpus_fixture import CorpusFixture
+    from harness.systems.builtin.store.store import Store
 
 ROOT = Path(__file__).parent
 
@@ -91,7 +91,7 @@ def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
 
 @pytest.fixture(scope="session")
 def scifact_corpus(scifact_build: BuildReport) -> "CorpusFixture":
-    from harness.fixture import load_fixture
+    from harness.fixture.corpus_fixture import load_fixture
 
     return load_fixture(scifact_build.fixture)
 
@@ -104,8 +104,8 @@ def output_dir(pytestconfig: pytest.Config, work_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def scifact_store(pytestconfig: pytest.Config, work_dir: Path, scifact_corpus: "CorpusFixture") -> "Store":
     """Built once; the store's own lock makes concurrent xdist workers wait and then reuse it."""
-    from harness.retrieval.config import LexicalConfig
-    from harness.store.store import build_store
+    from harness.systems.builtin.config.search_config import LexicalConfig
+    from harness.systems.builtin.store.store import build_store
 
     directory = Path(pytestconfig.getoption("--store-dir") or work_dir / "store").resolve()
     store, _ = build_store(directory, scifact_corpus, scifact_contract().namespace, LexicalConfig())
@@ -115,7 +115,7 @@ def scifact_store(pytestconfig: pytest.Config, work_dir: Path, scifact_corpus: "
 @pytest.fixture(scope="session")
 def local_embedder() -> "LocalEmbedder":
     """The packaged all-MiniLM-L6-v2, loaded once per worker."""
-    from harness.embedders.local import LocalEmbedder
+    from harness.embedding.embedders.local import LocalEmbedder
 
     return LocalEmbedder()
 
@@ -125,8 +125,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     """One line per mode and split with its metrics, latency, failures, the validator's verdict and the
     artifact path, then the next step. The lines come from the tests' recorded properties, which xdist
     carries from its workers to this process."""
-    from harness.retrieval.config import MODES
-    from harness.summary import SUMMARY_PROPERTY, next_step
+    from harness.cli.summary import SUMMARY_PROPERTY, next_step
+    from harness.modes import MODES
 
     recorded: list[dict[str, str]] = []
     for reports in terminalreporter.stats.values():

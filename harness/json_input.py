@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import HarnessError
-from .schema_check import SchemaViolation, validate
+from harness.errors import HarnessError
+from harness.schema_check import SchemaViolation, validate
 
 
 def read_document(path: Path, what: str, schema: str | None, fix: str,

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from .errors import HarnessError, LockTimeout
+from harness.errors import HarnessError, LockTimeout
 
 NOTICE_SECONDS = 1.0
 POLL_SECONDS = 0.05
@@ -72,4 +72,14 @@ def file_lock(path: Path, what: str, *, exclusive: bool = True, timeout: float |
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as handle:
         acquire(handle, path, what, exclusive=exclusive, timeout=timeout)
+        yield
+
+
+STORE_LOCK = ".store.lock"
+
+
+@contextmanager
+def store_lock(directory: Path, *, exclusive: bool) -> Iterator[None]:
+    """The store directory's advisory lock, shared by the system that builds the store and the run ledger kept in it."""
+    with file_lock(directory / STORE_LOCK, f"the store {directory}", exclusive=exclusive):
         yield

@@ -8,7 +8,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from .errors import HarnessError
+from harness.errors import HarnessError
 
 
 class SchemaViolation(HarnessError):

@@ -111,9 +111,9 @@ def _worker(spec_path: Path, out_path: Path) -> None:
         torch.set_num_threads(condition.threads)
     torch.backends.mkldnn.enabled = condition.mkldnn  # type: ignore[assignment]
 
-    from harness.embedders.base import EmbeddingRequest
-    from harness.embedders.local import LocalEmbedder
-    from harness.vectors import check_and_normalize
+    from harness.embedding.embedders.base import EmbeddingRequest
+    from harness.embedding.embedders.local import LocalEmbedder
+    from harness.embedding.vectors import check_and_normalize
 
     embedder = LocalEmbedder()
     model = embedder._load()
@@ -184,7 +184,7 @@ class Prompts:
 
 
 def fixture_prompts(data: dict[str, Any]) -> Prompts:
-    """Every prompt in fixture row order, made as harness.build and harness.embedding_run make them."""
+    """Every prompt in fixture row order, made as harness.fixture.build and harness.embedding.run make them."""
     profile = data["profile"]
     retried = {r["text_id"]: r["embedded_chars"] for r in data["embedding"]["retried_prompts"]}
     text_ids, prompts = [], []
@@ -203,7 +203,7 @@ def fixture_prompts(data: dict[str, Any]) -> Prompts:
 def token_counts(prompts: list[str]) -> list[int]:
     from tokenizers import Tokenizer
 
-    from harness.embedders.local import DEFAULT_MODEL, resolve_model_dir
+    from harness.embedding.embedders.local import DEFAULT_MODEL, resolve_model_dir
 
     tokenizer = Tokenizer.from_file(str(resolve_model_dir(DEFAULT_MODEL) / "tokenizer.json"))
     tokenizer.no_truncation()
@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown conditions {unknown}; see --list")
         conditions = [known[name] for name in names]
 
-    from harness.fixture import load_fixture
+    from harness.fixture.corpus_fixture import load_fixture
 
     started = time.perf_counter()
     fixture = load_fixture(args.fixture)

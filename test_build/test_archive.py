@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import harness.dataset
+import harness.corpus.dataset
 from fixtures import hostile
 from fixtures.archives import tiny_archive, tiny_contract, tiny_members
-from harness.archive import SafeArchive
-from harness.dataset import load_dataset
+from harness.corpus.archive import SafeArchive
+from harness.corpus.dataset import load_dataset
 from harness.errors import ArchiveSafetyError
 
 Builder = Callable[[Path], Path]
@@ -148,13 +148,13 @@ def parse_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every call load_dataset makes into the BEIR parsers (they still run)."""
     calls: list[str] = []
     for name in ("parse_corpus", "parse_queries", "parse_qrels", "check_references"):
-        real = getattr(harness.dataset, name)
+        real = getattr(harness.corpus.dataset, name)
 
         def spy(*args: object, _name: str = name, _real: Callable[..., object] = real) -> object:
             calls.append(_name)
             return _real(*args)
 
-        monkeypatch.setattr(harness.dataset, name, spy)
+        monkeypatch.setattr(harness.corpus.dataset, name, spy)
     return calls
 
 

@@ -17,7 +17,7 @@ from fixtures.archives import tiny_archive
 from fixtures.cli import assert_clean_failure, run_tiny_cli
 from fixtures.ollama_server import FakeOllama
 from fixtures.unwritable import unwritable
-from harness.embedding_cache import CachedVector, EmbeddingCache
+from harness.embedding.cache import CachedVector, EmbeddingCache
 from harness.errors import CacheAccessError, CacheCorruptionError, LockTimeout
 from harness.hashing import canonical_json, sha256_bytes
 

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from fixtures.archives import tiny_members, write_zip
-from harness.contract import scifact_contract
+from harness.corpus.contract import scifact_contract
 
 ROOT = Path(__file__).resolve().parent.parent
 

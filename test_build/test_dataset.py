@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from fixtures.archives import TINY_DIR, TINY_FILES, tiny_archive, tiny_contract, tiny_members
-from harness.beir import parse_corpus, parse_qrels, parse_queries
-from harness.dataset import load_dataset
+from harness.corpus.beir import parse_corpus, parse_qrels, parse_queries
+from harness.corpus.dataset import load_dataset
 from harness.errors import DatasetFormatError, PayloadDigestMismatch, ShapeMismatchError
 
 CORPUS = "tiny/corpus.jsonl"

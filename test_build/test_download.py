@@ -11,12 +11,12 @@ import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.http_server import LoopbackServer, Route
-from harness.build import build_fixture, obtain_archive
-from harness.contract import Contract
-from harness.dataset import load_dataset
-from harness.download import ArchiveFile, download_archive, fetch_or_reuse, record_path
+from harness.corpus.contract import Contract
+from harness.corpus.dataset import load_dataset
+from harness.corpus.download import ArchiveFile, download_archive, fetch_or_reuse, record_path
+from harness.corpus.partials import remove_stale_partials
 from harness.errors import DownloadError
-from harness.partials import remove_stale_partials
+from harness.fixture.build import build_fixture, obtain_archive
 
 ARCHIVE = "/scifact.zip"
 SHORT_TIMEOUT = (2.0, 0.3)  # connect, read: the stalling routes below wait far longer
@@ -262,7 +262,7 @@ def test_obtain_archive_applies_no_pins_to_an_override_url(
 def test_build_fixture_records_the_download_source(
     server: LoopbackServer, served: bytes, tmp_path: Path
 ) -> None:
-    from harness.embedders.local import LocalEmbedder
+    from harness.embedding.embedders.local import LocalEmbedder
 
     contract = loopback_contract(server, served)
     out = tmp_path / "fixture.json"

@@ -18,10 +18,10 @@ import pytest
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.http_server import LoopbackServer, Route
 from fixtures.ollama_server import FakeOllama
-from harness.build import obtain_archive
-from harness.download import deadline_seconds, download_archive, record_path
+from harness.corpus.download import deadline_seconds, download_archive, record_path
+from harness.corpus.partials import remove_stale_partials
 from harness.errors import DownloadError, HarnessError
-from harness.partials import remove_stale_partials
+from harness.fixture.build import obtain_archive
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = "/scifact.zip"
@@ -30,7 +30,7 @@ CHILD_DOWNLOAD = """
 import sys
 from pathlib import Path
 
-from harness.download import download_archive
+from harness.corpus.download import download_archive
 
 download_archive(sys.argv[1], Path(sys.argv[2]))
 print("downloaded")

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.embedding_cache import CachedVector, EmbeddingCache
+from harness.embedding.cache import CachedVector, EmbeddingCache
 from harness.errors import CacheCorruptionError
 
 IDENTITY = {"backend": "test", "model": "m", "weights_sha256": "sha256:" + "1" * 64}

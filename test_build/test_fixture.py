@@ -11,13 +11,13 @@ import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
 from harness.atomic import atomic_writer
-from harness.beir import Document, Query
-from harness.build import BuildReport, build_fixture, payload_hashes
-from harness.dataset import Dataset
-from harness.embedders.base import EmbeddingRequest
-from harness.embedders.local import LocalEmbedder
+from harness.corpus.beir import Document, Query
+from harness.corpus.dataset import Dataset
+from harness.embedding.embedders.base import EmbeddingRequest
+from harness.embedding.embedders.local import LocalEmbedder
 from harness.errors import FixtureError
-from harness.fixture import load_fixture
+from harness.fixture.build import BuildReport, build_fixture, payload_hashes
+from harness.fixture.corpus_fixture import load_fixture
 
 pytestmark = pytest.mark.real_model
 

@@ -12,12 +12,12 @@ import pytest
 
 from fixtures.archives import TINY_DIR, tiny_archive, tiny_contract
 from fixtures.ollama_server import DETAILS, DIGEST, DIMENSIONS, MODEL, VERSION, FakeOllama, fake_vector
-from harness.build import BuildReport, build_fixture
-from harness.embedders.base import EmbeddingRequest
-from harness.embedders.ollama import DEFAULT_HOST, OllamaEmbedder, resolve_host
+from harness.embedding.embedders.base import EmbeddingRequest
+from harness.embedding.embedders.ollama import DEFAULT_HOST, OllamaEmbedder, resolve_host
+from harness.embedding.semantic_text import document_text, query_text
 from harness.errors import EmbeddingError, InvalidVectorError
-from harness.fixture import load_fixture
-from harness.semantic_text import document_text, query_text
+from harness.fixture.build import BuildReport, build_fixture
+from harness.fixture.corpus_fixture import load_fixture
 
 CONTRACT = tiny_contract()
 DOC_PREFIX = CONTRACT.document_prefix

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.build import BuildReport
-from harness.contract import scifact_contract
-from harness.dataset import load_dataset
-from harness.fixture import load_fixture
+from harness.corpus.contract import scifact_contract
+from harness.corpus.dataset import load_dataset
+from harness.fixture.build import BuildReport
+from harness.fixture.corpus_fixture import load_fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 

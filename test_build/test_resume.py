@@ -18,9 +18,9 @@ import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.ollama_server import FakeOllama
-from harness.build import BuildReport, build_fixture
-from harness.embedders.ollama import OllamaEmbedder
-from harness.fixture import load_fixture
+from harness.embedding.embedders.ollama import OllamaEmbedder
+from harness.fixture.build import BuildReport, build_fixture
+from harness.fixture.corpus_fixture import load_fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXTS = 16  # 10 documents + 6 test queries
@@ -34,8 +34,8 @@ import sys
 from pathlib import Path
 
 from fixtures.archives import tiny_contract
-from harness.build import build_fixture
-from harness.embedders.ollama import OllamaEmbedder
+from harness.fixture.build import build_fixture
+from harness.embedding.embedders.ollama import OllamaEmbedder
 
 out, work_dir, host, archive = sys.argv[1:]
 build_fixture(tiny_contract(), out=Path(out), work_dir=Path(work_dir), embedder=OllamaEmbedder(host=host),

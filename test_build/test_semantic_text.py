@@ -2,8 +2,8 @@
 
 import pytest
 
+from harness.embedding.semantic_text import cut, document_text, query_text
 from harness.errors import EmbeddingError
-from harness.semantic_text import cut, document_text, query_text
 
 ASTRAL = "\U0001d6fd"  # MATHEMATICAL ITALIC SMALL BETA: one code point, two UTF-16 units, four UTF-8 bytes
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
-from harness.embedders.local import LocalEmbedder
+from fixtures.session import FIXTURE_NAME, locked_build
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.embedding.profiles import text_profile
 from harness.errors import FixtureError, HarnessError
-from harness.profiles import text_profile
-from harness.session import FIXTURE_NAME, locked_build
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.real_model

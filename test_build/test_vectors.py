@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
+from harness.embedding.vectors import check_and_normalize
 from harness.errors import InvalidVectorError
-from harness.vectors import check_and_normalize
 
 
 def test_normalizes_to_unit_length_float32() -> None:

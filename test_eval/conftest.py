@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
-from harness.build import build_fixture
-from harness.contract import Contract
-from harness.embedders.local import LocalEmbedder
-from harness.fixture import CorpusFixture, load_fixture
+from harness.corpus.contract import Contract
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,13 @@ import itertools
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from harness.contract import scifact_contract
-from harness.fixture import CorpusFixture
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher
-from harness.split import select
-from harness.store.store import Store
+from fixtures.systems import TextSearcher as Searcher
+from harness.corpus.contract import scifact_contract
+from harness.evaluation.split import select
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import Store
 
 
 @pytest.mark.benchmark(group="retrieval", min_rounds=300, warmup=True)

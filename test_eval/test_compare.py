@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from harness.artifacts import aggregate_name
-from harness.evaluation import paired_statistics as stats
-from harness.evaluation.comparison import (
+from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.comparison import paired_statistics as stats
+from harness.evaluation.comparison.artifact import (
     CompareRequest,
     Procedure,
     compare,
@@ -27,10 +27,10 @@ from harness.evaluation.comparison import (
     comparison_name,
     document_bytes,
 )
-from harness.evaluation.comparison_inputs import load_inputs
+from harness.evaluation.comparison.inputs import load_inputs
+from harness.modes import MODES
 from harness.publish.exports import export_texts
-from harness.retrieval.config import MODES
-from harness.validator.cli import validate, validate_comparison
+from harness.validator.pipeline import validate, validate_comparison
 from test_validate.trec_check import mean_gap, read_qrels, read_run, with_ir_measures, with_pytrec_eval, worst_gap
 
 SOURCE_CHECKS = {"source.git", "source.clean", "source.harness"}

@@ -11,18 +11,20 @@ from typing import Any
 
 import pytest
 
-from harness import cli, provenance, runner
-from harness.artifacts import aggregate_name, rows_name
-from harness.contract import Contract
+from harness.cli import app as cli
+from harness.corpus.contract import Contract
 from harness.errors import HarnessError
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import CorpusFixture
-from harness.freeze import FREEZE_NAME, FreezeError, Frozen, current_record, freeze_configuration
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher
-from harness.runner import run_mode
-from harness.store import ledger
-from harness.store.store import Store, build_store
+from harness.evaluation import ledger, provenance
+from harness.evaluation import receipt as receipt_module
+from harness.evaluation.artifacts import aggregate_name, rows_name
+from harness.evaluation.freeze import FREEZE_NAME, FreezeError, Frozen, current_record, freeze_configuration
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.evaluation.runner import run_mode
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import Store, build_store
+from harness.systems.builtin.system import BuiltinSystem
 
 
 @pytest.fixture
@@ -32,13 +34,14 @@ def store(tiny_corpus: CorpusFixture, tiny: Contract, store_dir: Path) -> Store:
 
 def _freeze(corpus: CorpusFixture, store: Store, contract: Contract, output: Path, *, modes: tuple[str, ...] = MODES,
             config: SearchConfig | None = None, replace: bool = False) -> Frozen:
-    return freeze_configuration(fixture=corpus, store=store, config=config or SearchConfig(), contract=contract,
-                                modes=modes, output_dir=output, argv=["test"], allow_dirty=True, replace=replace)
+    return freeze_configuration(fixture=corpus, system=BuiltinSystem(store, config or SearchConfig()),
+                                contract=contract, modes=modes, output_dir=output, argv=["test"], allow_dirty=True,
+                                replace=replace)
 
 
 def _evaluate(corpus: CorpusFixture, store: Store, contract: Contract, output: Path, split: str = "heldout",
               **kwargs: Any) -> list[Any]:
-    return evaluate(Evaluation(corpus=corpus.path, store_dir=store.directory, output_dir=output, split=split,
+    return run_split(Evaluation(corpus=corpus.path, store_dir=store.directory, output_dir=output, split=split,
                                **kwargs), contract)
 
 
@@ -220,8 +223,8 @@ def test_a_second_heldout_run_of_a_mode_is_refused_up_front(tiny_corpus: CorpusF
     with pytest.raises(ledger.HistoryError, match=message):  # all three modes: refused before the first one runs
         _heldout(tiny_corpus, store, tiny, tmp_path, replace=True)
     with pytest.raises(ledger.HistoryError, match=message):  # the runner itself, with a genuine freeze reference
-        run_mode(mode="hybrid", split="heldout", fixture=tiny_corpus, contract=tiny, store=store,
-                 searcher=Searcher(store, tiny_corpus, SearchConfig()), output_dir=tmp_path, replace=True,
+        run_mode(mode="hybrid", split="heldout", fixture=tiny_corpus, contract=tiny,
+                 system=BuiltinSystem(store, SearchConfig()), top_k=10, output_dir=tmp_path, replace=True,
                  argv=["test"], freeze={"path": str(frozen.path), "sha256": frozen.record["freeze_sha256"]})
     assert {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == artifacts
     assert not (tmp_path / "superseded").exists()
@@ -267,8 +270,8 @@ def test_calibration_runs_before_and_after_the_freeze_are_fine(tiny_corpus: Corp
 
 def test_a_freeze_record_written_by_hand_is_refused_by_the_runner(tiny_corpus: CorpusFixture, tiny: Contract,
                                                                    store: Store, tmp_path: Path) -> None:
-    record = current_record(fixture=tiny_corpus, store=store, config=SearchConfig(), contract=tiny, modes=MODES,
-                            argv=["by hand"], allow_dirty=True)
+    record = current_record(fixture=tiny_corpus, system=BuiltinSystem(store, SearchConfig()), contract=tiny,
+                            modes=MODES, argv=["by hand"], allow_dirty=True)
     (tmp_path / FREEZE_NAME).write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(ledger.HistoryError, match=rf"records no freeze {record['freeze_sha256']}"):
         _heldout(tiny_corpus, store, tiny, tmp_path)
@@ -294,7 +297,7 @@ def test_a_run_that_fails_is_recorded_and_still_counts(tiny_corpus: CorpusFixtur
     def broken() -> dict[str, Any]:
         raise RuntimeError("the claim boundary fell over")
     with monkeypatch.context() as patch:
-        patch.setattr(runner, "claim_boundary", broken)
+        patch.setattr(receipt_module, "claim_boundary", broken)
         with pytest.raises(RuntimeError, match="fell over"):
             _heldout(tiny_corpus, store, tiny, tmp_path, modes=("fts_only",))
     assert _history(store)[-1].event["status"] == "failed"
@@ -311,10 +314,10 @@ def test_a_dirty_tree_is_refused_unless_allowed_and_then_recorded(
              "status_sha256": "sha256:" + "2" * 64, "changed_paths": ["x.py"]}
     monkeypatch.setattr(provenance, "git_state", lambda root=None: dirty)
     with pytest.raises(FreezeError, match="uncommitted changes"):
-        freeze_configuration(fixture=tiny_corpus, store=store, config=SearchConfig(), contract=tiny, modes=MODES,
-                             output_dir=tmp_path, argv=[], allow_dirty=False, replace=False)
+        freeze_configuration(fixture=tiny_corpus, system=BuiltinSystem(store, SearchConfig()), contract=tiny,
+                             modes=MODES, output_dir=tmp_path, argv=[], allow_dirty=False, replace=False)
     assert _history(store) == []
-    freeze_configuration(fixture=tiny_corpus, store=store, config=SearchConfig(), contract=tiny, modes=MODES,
+    freeze_configuration(fixture=tiny_corpus, system=BuiltinSystem(store, SearchConfig()), contract=tiny, modes=MODES,
                          output_dir=tmp_path, argv=[], allow_dirty=True, replace=False)
     saved = json.loads((tmp_path / FREEZE_NAME).read_text())
     assert saved["source"]["git"]["dirty"] is True
@@ -342,10 +345,10 @@ def test_identity_is_content_a_relative_spelling_or_a_moved_copy_is_the_same_fre
     monkeypatch.chdir(tiny_corpus.path.parent.parent)
     relative = Path(tiny_corpus.path.parent.name) / tiny_corpus.path.name
     assert not relative.is_absolute() and relative.resolve() == tiny_corpus.path.resolve()
-    evaluate(Evaluation(corpus=relative, store_dir=store.directory, output_dir=output, split="heldout",
+    run_split(Evaluation(corpus=relative, store_dir=store.directory, output_dir=output, split="heldout",
                         modes=("fts_only",)), tiny)
     moved = _copy_fixture(tiny_corpus, tmp_path / "moved-work-dir")
-    evaluate(Evaluation(corpus=moved, store_dir=store.directory, output_dir=output, split="heldout",
+    run_split(Evaluation(corpus=moved, store_dir=store.directory, output_dir=output, split="heldout",
                         modes=("vector_only",)), tiny)
     frozen = json.loads((output / FREEZE_NAME).read_text(encoding="utf-8"))
     assert Path(frozen["corpus"]["fixture_path"]).is_absolute()
@@ -362,6 +365,6 @@ def test_a_different_fixture_under_the_frozen_name_is_refused_by_name(
     impostor = _copy_fixture(tiny_corpus, tmp_path / "impostor", edit)
     assert impostor.name == tiny_corpus.path.name
     with pytest.raises(HarnessError, match="fixture_sha256"):
-        evaluate(Evaluation(corpus=impostor, store_dir=store.directory, output_dir=output, split="heldout",
+        run_split(Evaluation(corpus=impostor, store_dir=store.directory, output_dir=output, split="heldout",
                             modes=("fts_only",)), tiny)
     assert not (output / aggregate_name("fts_only", "heldout")).exists()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from fixtures.cli import run_tiny_cli
 from fixtures.fuzz import FUZZ, LEFTOVERS
-from harness.fixture import CorpusFixture
+from harness.fixture.corpus_fixture import CorpusFixture
 
 OPTIONS = {
     "build": ["--out", "--work-dir", "--archive", "--download-deadline", "--embedder", "--model", "--profile"],

@@ -20,11 +20,13 @@ from hypothesis import strategies as st
 from fixtures.archives import tiny_contract
 from fixtures.cli import Outcome, run_tiny_cli
 from fixtures.fuzz import FUZZ, JSON, LEFTOVERS, encode, mutated, mutated_value
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import CorpusFixture, load_fixture
-from harness.freeze import freeze_configuration
-from harness.retrieval.config import MODES, SearchConfig
-from harness.store.store import build_store
+from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import build_store
+from harness.systems.builtin.system import BuiltinSystem
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,9 @@ def template(tiny_corpus: CorpusFixture, tmp_path_factory: pytest.TempPathFactor
     contract, config = tiny_contract(), SearchConfig()
     fixture = load_fixture(frozen.fixture)
     store, _ = build_store(frozen.store, fixture, contract.namespace, config.lexical)
-    evaluate(Evaluation(corpus=frozen.fixture, store_dir=frozen.store, output_dir=frozen.out, split="calibration"),
+    run_split(Evaluation(corpus=frozen.fixture, store_dir=frozen.store, output_dir=frozen.out, split="calibration"),
              contract)
-    freeze_configuration(fixture=fixture, store=store, config=config, contract=contract, modes=MODES,
+    freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
                          output_dir=frozen.out, argv=["fuzz"], allow_dirty=True, replace=False)
     return frozen
 

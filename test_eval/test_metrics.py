@@ -7,7 +7,8 @@ import ir_measures
 import pytest
 from ir_measures import AP, RR, R, Success, nDCG
 
-from harness.metrics import METRIC_KEYS, mean_metrics, nearest_rank, query_metrics
+from harness.evaluation.latency import nearest_rank
+from harness.evaluation.metrics import METRIC_KEYS, mean_metrics, query_metrics
 
 QRELS = {"a": 1, "b": 1, "c": 0}
 FILLER = [f"x{i}" for i in range(20)]

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from fixtures.cli import ROOT, assert_clean_failure, child_env, run_tiny_cli
-from harness.fixture import CorpusFixture
+from harness.fixture.corpus_fixture import CorpusFixture
 
 ROWS, AGGREGATE = "scifact-fts_only-calibration.jsonl", "scifact-fts_only-calibration.aggregate.json"
 KILLED_RUN = """
 import os, signal, sys
 
 from fixtures.archives import tiny_contract
-from harness import cli
+from harness.cli import app as cli
 
 when, argv = sys.argv[1], sys.argv[2:]
 real_replace = os.replace

@@ -19,10 +19,10 @@ import pytest
 import scipy.stats
 
 from fixtures.paired_rows import MODES, column, ranked_rows
-from harness.evaluation import paired_statistics as stats
-from harness.evaluation.comparison import Procedure, comparison_document, document_bytes
-from harness.evaluation.comparison_inputs import ModeInput
-from harness.metrics import METRIC_KEYS
+from harness.evaluation.comparison import paired_statistics as stats
+from harness.evaluation.comparison.artifact import Procedure, comparison_document, document_bytes
+from harness.evaluation.comparison.inputs import ModeInput
+from harness.evaluation.metrics import METRIC_KEYS
 from harness.validator import paired_stats as independent
 
 SEED = 11

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.fixture import CorpusFixture
+from harness.fixture.corpus_fixture import CorpusFixture
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = "fixtures/xdist_probe/test_probe_eval.py"

@@ -23,19 +23,26 @@ from bm25s.stopwords import STOPWORDS_EN
 from numpy.typing import NDArray
 
 from fixtures.archives import tiny_archive, tiny_members
-from harness.build import build_fixture
-from harness.contract import Contract
-from harness.embedders.local import LocalEmbedder
+from fixtures.systems import TextSearcher as Searcher
+from harness.corpus.contract import Contract
+from harness.embedding.embedders.local import LocalEmbedder
 from harness.errors import HarnessError
-from harness.fixture import CorpusFixture, load_fixture
-from harness.retrieval.config import ConfigError, LexicalConfig, SearchConfig, unavailable_capabilities
-from harness.retrieval.dense import DenseIndex
-from harness.retrieval.fusion import rrf_score
-from harness.retrieval.lexical import TOKENIZER_RECORD, LexicalIndex
-from harness.retrieval.ranking import tie_ranks, top_k
-from harness.retrieval.searcher import Hit, Searcher, SearchOutcome, UnknownQueryError
-from harness.retrieval.tokenizer import Tokenizer
-from harness.store.store import Store, build_store, store_digest
+from harness.evaluation.query_vectors import UnknownQueryError
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.systems.builtin.config.search_config import (
+    ConfigError,
+    LexicalConfig,
+    SearchConfig,
+    unavailable_capabilities,
+)
+from harness.systems.builtin.index.dense import DenseIndex
+from harness.systems.builtin.index.lexical import TOKENIZER_RECORD, LexicalIndex
+from harness.systems.builtin.index.ranking import tie_ranks, top_k
+from harness.systems.builtin.index.tokenizer import Tokenizer
+from harness.systems.builtin.search.fusion import rrf_score
+from harness.systems.builtin.store.store import Store, build_store, store_digest
+from harness.systems.protocol import Hit, SearchOutcome
 
 MODES = ("fts_only", "vector_only", "hybrid")
 K1, B, RRF_K = 1.5, 0.75, 60
@@ -274,7 +281,7 @@ def test_fts_only_matches_an_independent_lucene_bm25(searcher: Searcher, tiny_co
             assert hit.score == pytest.approx(reference[hit.doc_id], rel=1e-5), (text, hit.doc_id)
             assert hit.score > 0
             assert hit.lanes == {"lexical": {"rank": rank, "score": hit.score}}
-        evidence = outcome.lanes["lexical"].evidence
+        evidence = outcome.evidence["lexical"].evidence
         assert evidence["candidates"] == len(positive)
 
 
@@ -317,8 +324,8 @@ def test_fts_only_fact_ids_follow_the_mapping(searcher: Searcher, tiny_store: St
 def test_no_indexable_term_gives_no_lexical_hits(searcher: Searcher, text: str) -> None:
     outcome = searcher.search("fts_only", text)
     assert outcome.hits == []
-    assert outcome.lanes["lexical"].order.size == 0
-    assert outcome.lanes["lexical"].scores is None
+    assert outcome.evidence["lexical"].order.size == 0
+    assert outcome.evidence["lexical"].scores is None
     receipt = searcher.receipt(outcome, text, "r-empty")
     assert receipt["result_count"] == 0
     assert receipt["lanes"]["lexical"] == {"query_tokens": [], "candidates": 0, "depth": 0}
@@ -329,7 +336,7 @@ def test_hybrid_with_no_indexable_term_is_the_dense_lane_alone(twin_stores: dict
     searcher = Searcher(twin_stores["forward"], twin_corpus, SearchConfig())
     hybrid = searcher.search("hybrid", NO_TERM_QUERY)
     dense = searcher.search("vector_only", NO_TERM_QUERY)
-    assert hybrid.lanes["lexical"].order.size == 0
+    assert hybrid.evidence["lexical"].order.size == 0
     assert doc_ids(hybrid) == doc_ids(dense)
     assert doc_ids(hybrid) == ranked(dense_reference(twin_corpus, NO_TERM_QUERY))[:10]
     for rank, hit in enumerate(hybrid.hits, start=1):
@@ -606,7 +613,8 @@ def test_config_digest_is_stable_and_tracks_every_field() -> None:
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     assert config.sha256() == SearchConfig().sha256() == sha256_prefixed(canonical)
     other_process = subprocess.run(
-        [sys.executable, "-c", "from harness.retrieval.config import SearchConfig; print(SearchConfig().sha256())"],
+        [sys.executable, "-c",
+         "from harness.systems.builtin.config.search_config import SearchConfig; print(SearchConfig().sha256())"],
         capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent,
         env={"PYTHONHASHSEED": "12345", "PATH": ""})
     assert other_process.stdout.strip() == config.sha256()

@@ -5,18 +5,22 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
-from harness.artifacts import ArtifactExistsError
-from harness.contract import Contract
-from harness.evaluate import Evaluation, SplitGateError, check_split_gate, evaluate
-from harness.fixture import CorpusFixture
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher, SearchOutcome
-from harness.runner import ModeRun, run_mode
+from harness.corpus.contract import Contract
+from harness.evaluation.artifacts import ArtifactExistsError
+from harness.evaluation.run_split import Evaluation, SplitGateError, check_split_gate, run_split
+from harness.evaluation.runner import ModeRun, run_mode
+from harness.evaluation.split import select
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.modes import MODES
 from harness.schema_check import validate
-from harness.split import select
-from harness.store.store import Store, build_store
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import Store, build_store
+from harness.systems.builtin.system import BuiltinSystem
+from harness.systems.protocol import SearchOutcome
 
 
 @pytest.fixture
@@ -25,10 +29,10 @@ def store(tiny_corpus: CorpusFixture, tiny: Contract, store_dir: Path) -> Store:
 
 
 def _run(mode: str, split: str, corpus: CorpusFixture, contract: Contract, store: Store, output: Path,
-         searcher: Searcher | None = None, replace: bool = False) -> ModeRun:
-    return run_mode(mode=mode, split=split, fixture=corpus, contract=contract, store=store,
-                    searcher=searcher or Searcher(store, corpus, SearchConfig()), output_dir=output,
-                    replace=replace, argv=["test"])
+         system: BuiltinSystem | None = None, replace: bool = False) -> ModeRun:
+    return run_mode(mode=mode, split=split, fixture=corpus, contract=contract,
+                    system=system or BuiltinSystem(store, SearchConfig()), top_k=SearchConfig().top_k,
+                    output_dir=output, replace=replace, argv=["test"])
 
 
 def _rows(run: ModeRun) -> list[dict[str, Any]]:
@@ -69,15 +73,15 @@ def test_a_failed_query_keeps_its_row_and_counts_as_zero(tiny_corpus: CorpusFixt
     selected = select([q["query_id"] for q in tiny_corpus.data["queries"]], "heldout", tiny.calibration_count)
     doomed = next(q["text"] for q in tiny_corpus.data["queries"] if q["query_id"] == selected[0])
 
-    class Flaky(Searcher):
-        def search(self, mode: str, text: str) -> SearchOutcome:
+    class Flaky(BuiltinSystem):
+        def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
             if text == doomed:
                 raise RuntimeError("the backend fell over")
-            return super().search(mode, text)
+            return super().search(mode, text, vector, top_k)
 
     healthy = _run("fts_only", "heldout", tiny_corpus, tiny, store, tmp_path / "healthy")
     flaky = _run("fts_only", "heldout", tiny_corpus, tiny, store, tmp_path / "flaky",
-                 searcher=Flaky(store, tiny_corpus, SearchConfig()))
+                 system=Flaky(store, SearchConfig()))
     rows = _rows(flaky)
     assert len(rows) == len(selected) == 4
     failed = rows[0]
@@ -125,18 +129,18 @@ def test_all_needs_heldout_receipts_first(tmp_path: Path) -> None:
 
 
 def test_evaluate_refuses_a_fixture_of_another_contract(tiny_corpus: CorpusFixture, tmp_path: Path) -> None:
-    from harness.contract import scifact_contract
+    from harness.corpus.contract import scifact_contract
     from harness.errors import HarnessError
 
     evaluation = Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "s", output_dir=tmp_path / "o",
                             split="calibration")
     with pytest.raises(HarnessError, match="built under contract 'tiny-test'"):
-        evaluate(evaluation, scifact_contract())
+        run_split(evaluation, scifact_contract())
     assert not (tmp_path / "s").exists() and not (tmp_path / "o").exists()
 
 
 def test_evaluate_runs_every_mode(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path) -> None:
-    runs = evaluate(Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "s", output_dir=tmp_path / "o",
+    runs = run_split(Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "s", output_dir=tmp_path / "o",
                                split="calibration"), tiny)
     assert [run.mode for run in runs] == list(MODES)
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == sorted(

@@ -18,23 +18,24 @@ from typing import Any
 
 import pytest
 
-from harness.build import BuildReport
-from harness.contract import scifact_contract
-from harness.embedders import make_embedder
+from fixtures.session import locked_build
+from harness.cli.summary import SUMMARY_PROPERTY, result_line, verdict
+from harness.corpus.contract import scifact_contract
+from harness.embedding.embedders import make_embedder
+from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
-from harness.evaluate import check_split_gate, frozen_reference
-from harness.fixture import CorpusFixture, load_fixture
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.evaluation.runner import ModeRun
+from harness.evaluation.split import select, selected_ids_sha256
+from harness.fixture.build import BuildReport
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_bytes
-from harness.profiles import text_profile
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.fusion import rrf_score
-from harness.retrieval.searcher import Searcher
-from harness.runner import ModeRun, run_mode
-from harness.session import locked_build
-from harness.split import select, selected_ids_sha256
-from harness.store.store import Store, build_store, store_digest
-from harness.summary import SUMMARY_PROPERTY, result_line, verdict
-from harness.validator.cli import validate
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.search.fusion import rrf_score
+from harness.systems.builtin.store.store import Store, store_digest
+from harness.systems.builtin.system import BuiltinSystem
+from harness.validator.pipeline import validate
 
 RecordProperty = Callable[[str, object], None]  # pytest's record_property fixture
 MTEB_BM25S_NDCG10 = 0.687  # MTEB's bm25s SciFact baseline (0.68736), same tokenizer settings
@@ -42,23 +43,21 @@ MTEB_MINILM_NDCG10 = 0.64508  # MTEB's all-MiniLM-L6-v2 SciFact nDCG@10
 
 
 @pytest.fixture(scope="session")
-def scifact_searcher(scifact_store: Store, scifact_corpus: CorpusFixture) -> Searcher:
-    return Searcher(scifact_store, scifact_corpus, SearchConfig())
+def scifact_system(scifact_store: Store) -> BuiltinSystem:
+    return BuiltinSystem(scifact_store, SearchConfig())
 
 
-def _run(mode: str, split: str, corpus: CorpusFixture, store: Store, searcher: Searcher,
-         output_dir: Path) -> ModeRun:
-    """The same gates as the CLI: 'all' after held-out receipts; held-out and 'all' match the freeze and are in
-    turn in the store's history (a refusal fails the test with its message, and nothing is written)."""
-    is_contract = corpus.data["profile"]["is_contract"]
+def _run(mode: str, split: str, corpus: CorpusFixture, system: BuiltinSystem, output_dir: Path) -> ModeRun:
+    """The CLI's entry point, given the session's fixture and system: 'all' after held-out receipts; held-out
+    and 'all' match the freeze and are in turn in the store's history (a refusal fails the test with its
+    message, and nothing is written)."""
+    evaluation = Evaluation(corpus=corpus.path, store_dir=system.state_directory, output_dir=output_dir,
+                            split=split, modes=(mode,), replace=True, argv=tuple(sys.argv))
     try:
-        check_split_gate(split, (mode,), output_dir, is_contract=is_contract)
-        freeze = frozen_reference(split, (mode,), output_dir, is_contract=is_contract, fixture=corpus, store=store,
-                                  config=searcher.config, contract=scifact_contract())
-        return run_mode(mode=mode, split=split, fixture=corpus, contract=scifact_contract(), store=store,
-                        searcher=searcher, output_dir=output_dir, replace=True, argv=sys.argv, freeze=freeze)
+        [run] = run_split(evaluation, scifact_contract(), fixture=corpus, system=system)
     except HarnessError as exc:
         pytest.fail(str(exc), pytrace=False)
+    return run
 
 
 GIT_CHECKS = {"source.git", "source.clean"}
@@ -112,21 +111,21 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, store: Store) -> list[
                                                 pytest.param("heldout", 200, marks=pytest.mark.heldout)])
 @pytest.mark.parametrize("mode", MODES)
 def test_split(mode: str, split: str, queries: int, scifact_corpus: CorpusFixture, scifact_store: Store,
-               scifact_searcher: Searcher, output_dir: Path, record_property: RecordProperty) -> None:
-    run = _run(mode, split, scifact_corpus, scifact_store, scifact_searcher, output_dir)
+               scifact_system: BuiltinSystem, output_dir: Path, record_property: RecordProperty) -> None:
+    run = _run(mode, split, scifact_corpus, scifact_system, output_dir)
     assert len(check_invariants(run, scifact_corpus, scifact_store)) == queries
     check_validates(run, record_property)
 
 
 @pytest.mark.final
-def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: Store, scifact_searcher: Searcher,
+def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_store: Store, scifact_system: BuiltinSystem,
                                 output_dir: Path, record_property: RecordProperty) -> None:
     """The all-query receipts (after the held-out ones), then the quality bars: fts_only within 0.01
     of MTEB's bm25s; vector_only below MTEB's 0.645, since the 700-code-point ceiling cuts abstracts;
     hybrid above both lanes. One test, so the bars never read receipts another worker is writing."""
     ndcg = {}
     for mode in MODES:
-        run = _run(mode, "all", scifact_corpus, scifact_store, scifact_searcher, output_dir)
+        run = _run(mode, "all", scifact_corpus, scifact_system, output_dir)
         assert len(check_invariants(run, scifact_corpus, scifact_store)) == 300
         check_validates(run, record_property)
         ndcg[mode] = run.aggregate["metrics"]["ndcg_at_10"]
@@ -149,10 +148,9 @@ def test_mteb_parity(pytestconfig: pytest.Config, scifact_build: BuildReport, wo
     corpus = load_fixture(report.fixture)
     # A store of its own for this run: a store is bound to one fixture, and the parity fixture changes
     # whenever the model's identity does (a library upgrade, say).
-    store, _ = build_store(tmp_path / "store-mteb-parity", corpus, contract.namespace, SearchConfig().lexical)
-    run = run_mode(mode="vector_only", split="all", fixture=corpus, contract=contract, store=store,
-                   searcher=Searcher(store, corpus, SearchConfig()), output_dir=work_dir / "results-mteb-parity",
-                   replace=True, argv=sys.argv)
+    [run] = run_split(Evaluation(corpus=report.fixture, store_dir=tmp_path / "store-mteb-parity",
+                                 output_dir=work_dir / "results-mteb-parity", split="all", modes=("vector_only",),
+                                 replace=True, argv=tuple(sys.argv)), contract, fixture=corpus)
     profile = run.aggregate["receipt"]["profile"]
     assert (profile["name"], profile["is_contract"]) == ("mteb-parity", False)
     assert run.aggregate["row_count"] == 300 and run.aggregate["metrics"]["failures"] == 0

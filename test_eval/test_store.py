@@ -25,18 +25,21 @@ import numpy as np
 import pytest
 
 from fixtures.archives import tiny_archive
-from harness.build import build_fixture
-from harness.contract import Contract
-from harness.embedders.local import LocalEmbedder
+from fixtures.systems import TextSearcher as Searcher
+from harness.corpus.contract import Contract
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
-from harness.fixture import CorpusFixture, load_fixture
-from harness.profiles import text_profile
-from harness.retrieval.config import MODES, LexicalConfig, SearchConfig
-from harness.retrieval.searcher import Searcher
-from harness.store import facts_db, ledger
-from harness.store import store as store_module
-from harness.store.locking import LOCK, store_lock
-from harness.store.store import (
+from harness.evaluation import ledger
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.locks import STORE_LOCK as LOCK
+from harness.locks import store_lock
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import LexicalConfig, SearchConfig
+from harness.systems.builtin.store import facts_db
+from harness.systems.builtin.store import store as store_module
+from harness.systems.builtin.store.store import (
     DATABASE,
     DENSE,
     LEXICAL,
@@ -84,7 +87,7 @@ def manifest_parts(directory: Path) -> dict[str, str]:
 
 def digests_by_hand(directory: Path) -> tuple[dict[str, str], str]:
     """The part digests and the store digest by the manifest's definition, without harness.hashing or
-    harness.store: sha256 of each file; the lexical directory as canonical JSON of {relative path: sha256};
+    the store module: sha256 of each file; the lexical directory as canonical JSON of {relative path: sha256};
     the store as canonical JSON of the four part digests."""
     def of_bytes(data: bytes) -> str:
         return "sha256:" + hashlib.sha256(data).hexdigest()
@@ -525,9 +528,9 @@ import sys
 import time
 from pathlib import Path
 
-from harness.fixture import load_fixture
-from harness.retrieval.config import LexicalConfig
-from harness.store.store import build_store
+from harness.fixture.corpus_fixture import load_fixture
+from harness.systems.builtin.config.search_config import LexicalConfig
+from harness.systems.builtin.store.store import build_store
 
 fixture_path, store_dir, namespace, ready, go = sys.argv[1:]
 fixture = load_fixture(Path(fixture_path))

@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
-from harness.build import build_fixture
-from harness.embedders.local import LocalEmbedder
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import load_fixture
-from harness.freeze import freeze_configuration
-from harness.retrieval.config import MODES, SearchConfig
-from harness.store.store import build_store
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import build_store
+from harness.systems.builtin.system import BuiltinSystem
 
 from .comparisons import Compared, compared_once
 from .support import CleanRun, RunCopy
@@ -31,11 +33,11 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory, local_embedder: LocalEmb
     store, _ = build_store(root / "store", fixture, contract.namespace, config.lexical)
     out = root / "out"
     argv = ("pytest", "test_validate")
-    evaluate(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="calibration",
+    run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="calibration",
                         config=config, argv=argv), contract)
-    freeze_configuration(fixture=fixture, store=store, config=config, contract=contract, modes=MODES, output_dir=out,
-                         argv=list(argv), allow_dirty=True, replace=False)
-    evaluate(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="heldout",
+    freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
+                         output_dir=out, argv=list(argv), allow_dirty=True, replace=False)
+    run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="heldout",
                         config=config, argv=argv), contract)
     return CleanRun(root=root, fixture_path=fixture.path, store_dir=store.directory, out=out)
 

@@ -1,18 +1,19 @@
 """A careful forger: edits rankings, then re-derives every derived value with the project's own functions.
 
-Metrics come from `harness.metrics.query_metrics`, digests from `harness.hashing`, the rows file from
-`harness.artifacts.rows_bytes` and the aggregate from `harness.aggregate.aggregate_metrics`, exactly as the
-runner computes them, so every check that only recomputes derived values from the rows passes. Only a
-check that goes back to primary data (the fixture's text and vectors, the live store) can object.
+Metrics come from `harness.evaluation.metrics.query_metrics`, digests from `harness.hashing`, the rows file
+from `harness.evaluation.artifacts.rows_bytes` and the aggregate from
+`harness.evaluation.aggregate.aggregate_metrics`, exactly as the runner computes them, so every check that
+only recomputes derived values from the rows passes. Only a check that goes back to primary data (the
+fixture's text and vectors, the live store) can object.
 """
 
 from collections.abc import Callable
 from typing import Any
 
-from harness.aggregate import aggregate_metrics
-from harness.artifacts import rows_bytes
+from harness.evaluation.aggregate import aggregate_metrics
+from harness.evaluation.artifacts import rows_bytes
+from harness.evaluation.metrics import query_metrics
 from harness.hashing import sha256_bytes, sha256_canonical
-from harness.metrics import query_metrics
 
 from .support import Json, Row, RunCopy
 

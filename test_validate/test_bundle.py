@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.bundle import BundleError, make_bundle
 from harness.errors import RefusedError
-from harness.evaluation.comparison import CompareRequest, compare
+from harness.evaluation.comparison.artifact import CompareRequest, compare
+from harness.publish.bundle import BundleError, make_bundle
+from harness.publish.verdicts import validator_judgement
 
 from .report_check import check_report
 from .support import MODES, SPLITS, RunCopy, sha256_bytes, sha256_canonical, sha256_file
@@ -88,7 +89,7 @@ def test_missing_heldout_receipts_and_an_existing_bundle_are_refused(run_copy: R
 def test_a_stale_comparison_refuses_the_bundle(run_copy: RunCopy, tmp_path: Path) -> None:
     """A comparison in the output directory that no longer matches the rows is refused, not bundled."""
     as_clean_checkout(run_copy)
-    compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False))
+    compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
     edit = json.loads((run_copy.out / "scifact-comparison-calibration.json").read_text())
     edit["inputs"][0]["rows_sha256"] = sha256_bytes(b"other rows")
     (run_copy.out / "scifact-comparison-calibration.json").write_text(json.dumps(edit, indent=1))

@@ -13,7 +13,7 @@ import pytest
 from numpy.typing import NDArray
 
 from harness.validator.catalog import CHECKS
-from harness.validator.cli import validate
+from harness.validator.pipeline import validate
 
 from . import forger
 from . import test_mutations as mutations

@@ -15,23 +15,27 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.ollama_server import FakeOllama
-from harness.build import build_fixture
-from harness.embedders.base import Embedder
-from harness.embedders.local import LocalEmbedder
-from harness.embedders.ollama import OllamaEmbedder
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import load_fixture
-from harness.profiles import TextProfile, text_profile
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher, SearchOutcome
-from harness.runner import run_mode
+from harness.embedding.embedders.base import Embedder
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.embedding.embedders.ollama import OllamaEmbedder
+from harness.embedding.profiles import TextProfile, text_profile
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.evaluation.runner import run_mode
+from harness.evaluation.split import select
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
+from harness.modes import MODES
 from harness.schema_check import SchemaViolation, validate
-from harness.split import select
-from harness.store.store import open_store
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import open_store
+from harness.systems.builtin.system import BuiltinSystem
+from harness.systems.protocol import SearchOutcome
 from harness.validator.schemas import SCHEMA_DIR, violation
 from harness.validator.self_test_run import generate
 
@@ -167,7 +171,7 @@ def side_run(root: Path, embedder: Embedder, profile: TextProfile | None = None)
     contract = tiny_contract()
     report = build_fixture(contract, out=root / "fixture" / "tiny.json", work_dir=root / "work", embedder=embedder,
                            archive=tiny_archive(root / "tiny.zip"), progress=False, profile=profile)
-    [run] = evaluate(Evaluation(corpus=report.fixture, store_dir=root / "store", output_dir=root / "out",
+    [run] = run_split(Evaluation(corpus=report.fixture, store_dir=root / "store", output_dir=root / "out",
                                 split="calibration", modes=("hybrid",), argv=("pytest",)), contract)
     return SideRun(load(report.fixture), load(root / "store" / "store.json"), load(root / "store" / "mapping.json"),
                    lines(run.rows_path), run.aggregate)
@@ -203,16 +207,16 @@ def failed_runs(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -
     queries = {query["query_id"]: query["text"] for query in fixture.data["queries"]}
     doomed = queries[select(list(queries), "calibration", contract.calibration_count)[0]]
 
-    class Failing(Searcher):
-        def search(self, mode: str, text: str) -> SearchOutcome:
+    class Failing(BuiltinSystem):
+        def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
             if text == doomed:
                 raise RuntimeError("the backend fell over")
-            return super().search(mode, text)
+            return super().search(mode, text, vector, top_k)
 
     runs = {}
     for mode in ("fts_only", "hybrid"):
-        run = run_mode(mode=mode, split="calibration", fixture=fixture, contract=contract, store=store,
-                       searcher=Failing(store, fixture, config), output_dir=root / "out", replace=False,
+        run = run_mode(mode=mode, split="calibration", fixture=fixture, contract=contract,
+                       system=Failing(store, config), top_k=config.top_k, output_dir=root / "out", replace=False,
                        argv=["pytest"])
         runs[mode] = FailedRun(lines(run.rows_path), run.aggregate)
     return runs

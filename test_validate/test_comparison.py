@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from fixtures.cli import run_tiny_cli
-from harness.evaluation.comparison import CompareRequest, compare
-from harness.evaluation.comparison_inputs import ComparisonInputError, ComparisonRefused
+from harness.evaluation.comparison.artifact import CompareRequest, compare
+from harness.evaluation.comparison.inputs import ComparisonInputError, ComparisonRefused
+from harness.publish.verdicts import validator_judgement
 from harness.validator.catalog import CHECKS
 from harness.validator.cli import main as validator_main
-from harness.validator.cli import validate_comparison
+from harness.validator.pipeline import validate_comparison
 
 from .comparisons import Compared, compared, comparison_path, edit_comparison, taken_as_eligible, varied_output
 from .support import MODES, RunCopy, describe, failed_names, sha256_file
@@ -41,16 +42,17 @@ def test_a_heldout_comparison_of_eligible_runs_validates(compared_heldout: Compa
 
 
 def test_the_same_rows_and_seed_give_a_byte_identical_file(run_copy: RunCopy) -> None:
-    first, _, _ = compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False))
+    first, _, _ = compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
     before = first.read_bytes()
-    second, _, moved = compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False, replace=True))
+    again = CompareRequest(run_copy.out, "calibration", validate_inputs=False, replace=True)
+    second, _, moved = compare(again, validator_judgement)
     assert moved is not None and moved.read_bytes() == before == second.read_bytes()
     assert moved.parent.parent == run_copy.out / "superseded"
 
 
 def test_varied_rows_recompute_in_the_validator(run_copy: RunCopy) -> None:
     varied_output(run_copy)
-    path, document, _ = compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False))
+    path, document, _ = compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
     assert document["inputs_validation"] == {"rule": document["inputs_validation"]["rule"], "validated": False,
                                              "verdicts": None}
     stats = document["comparisons"][1]["metrics"]["ndcg_at_10"]  # hybrid - fts_only
@@ -78,9 +80,9 @@ def test_refusals(run_copy: RunCopy) -> None:
     with pytest.raises(ComparisonInputError, match=r"scifact-fts_only-heldout.aggregate.json does not exist"):
         compare(request, taken_as_eligible)
     assert not comparison_path(run_copy, "heldout").exists()
-    compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False))
+    compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
     with pytest.raises(ComparisonRefused, match="never overwritten"):
-        compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False))
+        compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
 
 
 @pytest.mark.real_model

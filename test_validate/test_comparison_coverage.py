@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.validator.cli import validate_comparison
+from harness.validator.pipeline import validate_comparison
 
 from .comparisons import Compared, edit_comparison, reseal_input
 from .support import Json, RunCopy, describe, failed_names, sha256_bytes

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from harness.validator.cli import validate
+from harness.validator.pipeline import validate
 from harness.validator.report import NOT_VERIFIED
 
 from .support import GIT_CHECKS, CleanRun, RunCopy, assert_fails, check_named, describe, sha256_bytes, sha256_file

@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
-from harness.build import build_fixture
-from harness.bundle import BundleError, make_bundle
-from harness.embedders.local import LocalEmbedder
-from harness.embedding_cache import CachedVector, EmbeddingCache
-from harness.evaluate import Evaluation, evaluate
-from harness.fixture import load_fixture
-from harness.retrieval.config import SearchConfig
-from harness.store import store as store_module
-from harness.store.store import StoreIntegrityError, build_store
-from harness.validator.cli import validate
+from harness.embedding.cache import CachedVector, EmbeddingCache
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
+from harness.publish.bundle import BundleError, make_bundle
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store import store as store_module
+from harness.systems.builtin.store.store import StoreIntegrityError, build_store
+from harness.validator.pipeline import validate
 from harness.validator.report import Report
 
 from . import forger
@@ -121,7 +121,7 @@ def test_a_store_whose_text_was_edited_is_refused_on_resume_and_by_the_validator
     monkeypatch.setattr(store_module, "_check_facts", lambda *args: None)
     build_store(store, fixture, contract.namespace, config.lexical)
     out = run_copy.scratch / "poisoned-out"
-    evaluate(Evaluation(corpus=fixture.path, store_dir=store, output_dir=out, split="calibration",
+    run_split(Evaluation(corpus=fixture.path, store_dir=store, output_dir=out, split="calibration",
                         modes=("fts_only",), config=config), contract)
     report = validate(out / "scifact-fts_only-calibration.aggregate.json", embeddings=False)
     refused_by(report, "store.facts")
@@ -150,7 +150,7 @@ def _build_and_run_vector_only(root: Path, embedder: LocalEmbedder) -> Path:
                            archive=tiny_archive(root / "tiny.zip"), progress=False)
     fixture = load_fixture(report.fixture)
     build_store(root / "store", fixture, contract.namespace, config.lexical)
-    evaluate(Evaluation(corpus=fixture.path, store_dir=root / "store", output_dir=root / "out",
+    run_split(Evaluation(corpus=fixture.path, store_dir=root / "store", output_dir=root / "out",
                         split="calibration", modes=("vector_only",), config=config), contract)
     return root / "out" / "scifact-vector_only-calibration.aggregate.json"
 

@@ -11,15 +11,16 @@ from dataclasses import dataclass
 import pytest
 
 from fixtures.archives import tiny_contract
-from harness.artifacts import aggregate_name, rows_name
-from harness.fixture import CorpusFixture, load_fixture
-from harness.freeze import current_record
-from harness.retrieval.config import MODES, SearchConfig
-from harness.retrieval.searcher import Searcher
-from harness.runner import ModeRun, run_mode
-from harness.store import ledger
-from harness.store.store import Store, open_store
-from harness.validator.cli import validate
+from harness.evaluation import ledger
+from harness.evaluation.artifacts import aggregate_name, rows_name
+from harness.evaluation.freeze import current_record
+from harness.evaluation.runner import ModeRun, run_mode
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import Store, open_store
+from harness.systems.builtin.system import BuiltinSystem
+from harness.validator.pipeline import validate
 from harness.validator.report import Report
 
 from .support import RunCopy, append_event, assert_fails, check_named, describe, history_event
@@ -40,8 +41,8 @@ class Harness:
                                              SearchConfig().lexical))
 
     def run(self, mode: str, split: str, freeze: dict[str, str] | None) -> ModeRun:
-        return run_mode(mode=mode, split=split, fixture=self.fixture, contract=tiny_contract(), store=self.store,
-                        searcher=Searcher(self.store, self.fixture, SearchConfig()), output_dir=self.copy.out,
+        return run_mode(mode=mode, split=split, fixture=self.fixture, contract=tiny_contract(),
+                        system=BuiltinSystem(self.store, SearchConfig()), top_k=10, output_dir=self.copy.out,
                         replace=True, argv=["test"], freeze=freeze)
 
 
@@ -49,7 +50,7 @@ def _forged_freeze(harness: Harness) -> dict[str, str]:
     """A freeze record written by hand: valid, with its own freeze_sha256, never recorded by the freeze command;
     the held-out receipt of fts_only deleted."""
     copy = harness.copy
-    record = current_record(fixture=harness.fixture, store=harness.store, config=SearchConfig(),
+    record = current_record(fixture=harness.fixture, system=BuiltinSystem(harness.store, SearchConfig()),
                             contract=tiny_contract(), modes=MODES, argv=["by hand"], allow_dirty=True)
     copy.freeze_path.write_text(json.dumps(record, indent=1), encoding="utf-8")
     for name in (rows_name("fts_only", "heldout"), aggregate_name("fts_only", "heldout")):

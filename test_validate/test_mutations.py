@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from harness.aggregate import aggregate_metrics
-from harness.store.ledger import LEDGER
-from harness.validator.cli import validate
+from harness.evaluation.aggregate import aggregate_metrics
+from harness.evaluation.ledger import LEDGER
 from harness.validator.ir_metrics import KEYS
+from harness.validator.pipeline import validate
 from harness.validator.report import Report
 
 from .support import (
@@ -267,8 +267,8 @@ def profile_switched(copy: RunCopy) -> Edit:
 
 def git_marked_dirty(copy: RunCopy) -> Edit:
     path = copy.edit_receipt("fts_only", "calibration", lambda r: r["source"]["git"].update(
-        dirty=True, changed_paths=["harness/runner.py (tampered)"]))
-    return Edit(path, {"source.clean": "harness/runner.py (tampered)"})
+        dirty=True, changed_paths=["harness/evaluation/runner.py (tampered)"]))
+    return Edit(path, {"source.clean": "harness/evaluation/runner.py (tampered)"})
 
 
 def interpreter_digest_changed(copy: RunCopy) -> Edit:

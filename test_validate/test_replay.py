@@ -6,13 +6,13 @@ import bm25s
 import numpy as np
 import pytest
 
-from harness.retrieval.config import LexicalConfig
-from harness.retrieval.lexical import LexicalIndex
-from harness.retrieval.tokenizer import Tokenizer as HarnessTokenizer
-from harness.store.store import lexical_text
+from harness.systems.builtin.config.search_config import LexicalConfig
+from harness.systems.builtin.index.lexical import LexicalIndex
+from harness.systems.builtin.index.tokenizer import Tokenizer as HarnessTokenizer
+from harness.systems.builtin.store.store import lexical_text
 from harness.validator.bm25 import BM25, Tokenizer
-from harness.validator.cli import validate
 from harness.validator.lanes import dense_tolerance, lexical_tolerance
+from harness.validator.pipeline import validate
 from harness.validator.ranking import Lane, groups_of, id_ranks
 
 from . import forger

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from fixtures.cli import run_tiny_cli
-from harness.evaluation.comparison import CompareRequest, compare
+from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.publish.report import ReportRefused, write_report
+from harness.publish.verdicts import validator_judgement
 
 from .comparisons import Compared, varied_output
 from .report_check import check_report, parse
@@ -50,7 +51,7 @@ def test_a_validated_report(compared_heldout: Compared, tmp_path: Path) -> None:
 
 def test_an_unvalidated_report_of_varied_rows(run_copy: RunCopy, tmp_path: Path) -> None:
     varied_output(run_copy)
-    compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False))
+    compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
     html, markdown = tmp_path / "report.html", tmp_path / "report.md"
     write_report(run_copy.out, html, markdown, validated=False, replace=False)
     assert check_report(html, run_copy.out) == ["heldout", "calibration"]

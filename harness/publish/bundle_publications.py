@@ -12,15 +12,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import RefusedError
-from ..evaluation.comparison import Procedure, comparison_document, comparison_name, document_bytes
-from ..evaluation.comparison_inputs import load_inputs
-from ..retrieval.config import MODES
-from ..validator.cli import validate_comparison
-from ..validator.report import Report
-from .exports import export_texts
-from .report import write_files
-from .report_data import load_report_data
+from harness.errors import RefusedError
+from harness.evaluation.comparison.artifact import Procedure, comparison_document, comparison_name, document_bytes
+from harness.evaluation.comparison.inputs import load_inputs
+from harness.modes import MODES
+from harness.publish.exports import export_texts
+from harness.publish.report import write_files
+from harness.publish.report_data import load_report_data
+from harness.validator.pipeline import validate_comparison
+from harness.validator.report import Report
 
 COMPARISON_REPORTS = "validation/comparisons"
 

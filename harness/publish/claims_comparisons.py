@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from .report_text import (
+from harness.publish.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
     METRIC_LABELS,

@@ -7,13 +7,13 @@ does); nothing existing is overwritten without --replace, and each file is writt
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..artifacts import aggregate_name
-from ..atomic import write_bytes_atomic
-from ..errors import RefusedError
-from ..evaluation.comparison_inputs import ModeInput, load_inputs
-from ..retrieval.config import MODES
-from .per_query_csv import per_query_name, per_query_text
-from .trec_export import qrels_name, qrels_text, run_name, run_text, scores_name, scores_text
+from harness.atomic import write_bytes_atomic
+from harness.errors import RefusedError
+from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.comparison.inputs import ModeInput, load_inputs
+from harness.modes import MODES
+from harness.publish.per_query_csv import per_query_name, per_query_text
+from harness.publish.trec_export import qrels_name, qrels_text, run_name, run_text, scores_name, scores_text
 
 SPLITS = ("calibration", "heldout", "all")
 

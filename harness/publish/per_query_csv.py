@@ -5,7 +5,7 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from ..evaluation.comparison_inputs import METRICS
+from harness.evaluation.comparison.inputs import METRICS
 
 COLUMNS = ("query_id", "mode", "split", *METRICS, "latency_ms", "failed")
 

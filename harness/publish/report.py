@@ -8,13 +8,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..atomic import write_bytes_atomic
-from ..errors import RefusedError
-from ..validator.cli import validate, validate_comparison
-from ..validator.report import Report
-from .report_data import ReportData, load_report_data
-from .report_html import render_html
-from .report_markdown import render_markdown
+from harness.atomic import write_bytes_atomic
+from harness.errors import RefusedError
+from harness.publish.report_data import ReportData, load_report_data
+from harness.publish.report_html import render_html
+from harness.publish.report_markdown import render_markdown
+from harness.validator.pipeline import validate, validate_comparison
+from harness.validator.report import Report
 
 
 class ReportRefused(RefusedError):

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import HarnessError
-from ..evaluation.comparison import comparison_name
-from ..evaluation.comparison_inputs import ModeInput, load_inputs
-from ..json_input import read_document
-from ..retrieval.config import MODES
-from .exports import present_splits
-from .report_text import SPLIT_ORDER
+from harness.errors import HarnessError
+from harness.evaluation.comparison.artifact import comparison_name
+from harness.evaluation.comparison.inputs import ModeInput, load_inputs
+from harness.json_input import read_document
+from harness.modes import MODES
+from harness.publish.exports import present_splits
+from harness.publish.report_text import SPLIT_ORDER
 
 CUTOFFS = tuple(range(1, 11))
 LANE_KINDS = ("lexical only", "dense only", "both", "neither")

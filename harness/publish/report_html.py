@@ -2,10 +2,10 @@
 
 from html import escape
 
-from ..retrieval.config import MODES
-from . import report_plots as plots
-from .report_data import TOP_DEPTH, ReportData, SplitData, curves, differences, lane_counts, latencies
-from .report_tables import (
+from harness.modes import MODES
+from harness.publish import report_plots as plots
+from harness.publish.report_data import TOP_DEPTH, ReportData, SplitData, curves, differences, lane_counts, latencies
+from harness.publish.report_tables import (
     Table,
     all_metrics_table,
     comparison_table,
@@ -15,7 +15,7 @@ from .report_tables import (
     metrics_table,
     receipt_items,
 )
-from .report_text import (
+from harness.publish.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
     HOW_TO_READ,

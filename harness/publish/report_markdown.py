@@ -1,7 +1,7 @@
 """The report's Markdown version: the same tables, verdicts, receipt and claim boundary; the plots are in the HTML."""
 
-from .report_data import ReportData, SplitData
-from .report_tables import (
+from harness.publish.report_data import ReportData, SplitData
+from harness.publish.report_tables import (
     Table,
     all_metrics_table,
     comparison_table,
@@ -11,7 +11,7 @@ from .report_tables import (
     metrics_table,
     receipt_items,
 )
-from .report_text import COMPARISON_DOES_NOT, COMPARISON_SUPPORTS, HOW_TO_READ, SPLIT_LABELS, verdict
+from harness.publish.report_text import COMPARISON_DOES_NOT, COMPARISON_SUPPORTS, HOW_TO_READ, SPLIT_LABELS, verdict
 
 
 def _cell(text: str) -> str:

@@ -3,9 +3,9 @@
 from dataclasses import dataclass
 from typing import Any
 
-from ..evaluation.comparison_inputs import METRICS
-from ..retrieval.config import MODES
-from .report_data import (
+from harness.evaluation.comparison.inputs import METRICS
+from harness.modes import MODES
+from harness.publish.report_data import (
     CANDIDATE_DEPTH,
     CUTOFFS,
     LANE_KINDS,
@@ -15,7 +15,7 @@ from .report_data import (
     curves,
     lane_counts,
 )
-from .report_text import (
+from harness.publish.report_text import (
     METRIC_LABELS,
     interval,
     number,

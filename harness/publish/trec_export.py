@@ -13,7 +13,7 @@ count it as zero (trec_eval -c) to get the receipt's mean over every query.
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import HarnessError
+from harness.errors import HarnessError
 
 RUN_RULE = ("score = n - rank + 1 for a query with n results: strictly decreasing in rank; the original scores are in "
             ".scores.tsv")

@@ -3,6 +3,7 @@
 from . import split_rule
 from .context import Context
 from .digests import sha256_canonical, sha256_file, sha256_text
+from .modes import has_lane
 from .report import Report
 from .schemas import violation
 
@@ -78,7 +79,7 @@ def check_receipt_identity(ctx: Context, report: Report) -> None:
         report.equal("receipt.embedding", {k: fixture[k] for k in keys}, {k: receipt["embedding"].get(k) for k in keys},
                      "the receipt's embedding model, identity and dimensions are the fixture's")
     backend = receipt["retrieval"]["backend"]
-    if ctx.mode != "fts_only":
+    if has_lane(ctx.mode, "dense"):
         found = (backend or {}).get("exact"), (backend or {}).get("candidates_scored")
         report.equal("receipt.exact_backend", (True, receipt["store"]["document_count"]), found,
                      "the run's dense backend is exact and scores every document")

@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 from .context import Context
 from .digests import sha256_bytes
 from .live_store import read_vectors
+from .modes import has_lane
 from .report import Report
 
 
@@ -22,7 +23,7 @@ def fixture_query_vectors(ctx: Context) -> dict[str, NDArray[np.float32]]:
 
 
 def check_query_vectors(ctx: Context, report: Report, vectors: dict[str, NDArray[np.float32]]) -> None:
-    if ctx.mode == "fts_only":
+    if not has_lane(ctx.mode, "dense"):
         return
 
     def used(row: dict[str, Any]) -> Any:

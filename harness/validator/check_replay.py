@@ -17,6 +17,7 @@ from .context import Context
 from .digests import sha256_file, sha256_text
 from .lanes import Replay, Replayed, score_of
 from .live_store import LiveStore
+from .modes import LANES, fused, has_lane
 from .ranking import id_ranks
 from .replay_rows import Ranked, Row, Tally, fused_cut, lane_of_hit, single_lane
 from .report import Report
@@ -66,17 +67,17 @@ class RowReplayer:
                 self.tallies[name].rows += 1
                 self.tallies[name].note(f"query {row['query_id']} is not a query of the fixture: nothing to replay")
             return
-        if self.mode == "fts_only":
+        if fused(self.mode):
+            self._hybrid(row)
+        elif has_lane(self.mode, "lexical"):
             tally, ranked = self.tallies["lexical"], self._lexical(row, self.top_k)
             tally.rows += 1
             if ranked is not None:
                 tally.note(single_lane(row, "lexical", ranked, self.index_of, tally))
-        elif self.mode == "vector_only":
+        else:
             tally = self.tallies["dense"]
             tally.rows += 1
             tally.note(single_lane(row, "dense", self._dense(row, self.top_k), self.index_of, tally))
-        else:
-            self._hybrid(row)
 
     def _hybrid(self, row: Row) -> None:
         lexical, dense = self._lexical(row, self.depth), self._dense(row, self.depth)
@@ -91,7 +92,7 @@ class RowReplayer:
                                                self.index_of))
 
 
-CHECKS = {"fts_only": ("lexical",), "vector_only": ("dense",), "hybrid": ("lexical", "dense", "fusion")}
+CHECKS = {mode: (*lanes, *(("fusion",) if fused(mode) else ())) for mode, lanes in LANES.items()}
 WHAT = {"lexical": "BM25 lane replayed from the fixture's text", "dense": "dense lane replayed from the fixture's "
         "query vectors and every stored vector", "fusion": "reciprocal rank fusion of the replayed lanes"}
 
@@ -150,7 +151,7 @@ def load_replay(ctx: Context, store: LiveStore) -> Replay | None:
     if set(by_fact) != set(texts) or store.vectors.shape[0] != len(by_fact):
         return None
     bm25 = None
-    if ctx.mode != "vector_only":
+    if has_lane(ctx.mode, "lexical"):
         lexical = ctx.receipt["retrieval"]["config"]["lexical"]
         record = json.dumps(store.tokenizer, sort_keys=True)
         key = sha256_file(ctx.fixture_path) + sha256_text(record) + f"/{lexical['k1']!r}/{lexical['b']!r}"

@@ -6,6 +6,7 @@ from typing import Any
 from . import ir_metrics
 from .context import Context
 from .digests import sha256_canonical
+from .modes import fused, has_lane
 from .report import Report
 from .schemas import violation
 
@@ -153,10 +154,10 @@ def check_rows(ctx: Context, report: Report) -> None:
           "search receipt digests recomputed; request, mode, query, results, config and store bound")
     _request_ids(ctx, report)
     document_count = ctx.receipt["store"]["document_count"]
-    if ctx.mode in ("vector_only", "hybrid"):
+    if has_lane(ctx.mode, "dense"):
         _each(report, "rows.exact_backend", rows, _exactness(document_count),
               f"exact dense backend scored every one of {document_count} documents")
-    if ctx.mode == "hybrid":
+    if fused(ctx.mode):
         _each(report, "rows.fusion", rows, _fusion(config["rrf_k"], config["hybrid_candidate_depth"]),
               "fused scores recomputed from lane ranks (RRF) and fused order")
     else:

@@ -51,6 +51,13 @@ def _strict(path: Path, what: str) -> Any:
         raise StrictJSONError(f"{what} {path}: {exc}") from exc
 
 
+def _named_path(receipt: Any, section: str, key: str) -> Path | None:
+    """The path a receipt names, when the receipt has that shape; a malformed receipt fails its schema check."""
+    named = receipt.get(section) if isinstance(receipt, dict) else None
+    value = named.get(key) if isinstance(named, dict) else None
+    return Path(value) if isinstance(value, str) and value else None
+
+
 def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
          freeze_path: Path | None, store_dir: Path | None = None) -> Context:
     aggregate = _strict(aggregate_path, "aggregate")
@@ -61,11 +68,9 @@ def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None
     if not rows_path.is_file():
         raise InputError(f"rows {rows_path} do not exist (the aggregate names {aggregate.get('per_query_path')!r})")
     rows = load_lines(rows_path)
-    receipt = aggregate.get("receipt") or {}
-    if fixture_path is None and receipt.get("corpus", {}).get("fixture_path"):
-        fixture_path = Path(receipt["corpus"]["fixture_path"])
+    receipt = aggregate.get("receipt")
+    fixture_path = fixture_path or _named_path(receipt, "corpus", "fixture_path")
     fixture = _strict(fixture_path, "fixture") if fixture_path is not None and fixture_path.is_file() else None
-    if freeze_path is None and (receipt.get("freeze") or {}).get("path"):
-        freeze_path = Path(receipt["freeze"]["path"])
+    freeze_path = freeze_path or _named_path(receipt, "freeze", "path")
     freeze = _strict(freeze_path, "freeze record") if freeze_path is not None and freeze_path.is_file() else None
     return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze, store_dir)

@@ -15,7 +15,9 @@ from typing import Any
 from . import ir_metrics
 from .digests import canonical, sha256_bytes, sha256_canonical
 from .ledger_chain import LEDGER
-from .self_test_run import generate, write_json
+from .pipeline import validate
+from .self_test_inputs import write_json
+from .self_test_run import generate
 
 
 def _edit_history(aggregate: Path) -> None:
@@ -75,8 +77,6 @@ def _edit_fact_text(database: Path) -> None:
 
 
 def run_self_test() -> int:
-    from .cli import validate
-
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         clean = generate(Path(tmp) / "clean")

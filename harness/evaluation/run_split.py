@@ -1,0 +1,76 @@
+"""An evaluation of one split: fixture -> system under test -> one run per mode, behind the split's gates."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.corpus.contract import Contract
+from harness.errors import HarnessError, RefusedError
+from harness.evaluation import ledger
+from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.freeze import current_record, verify_freeze
+from harness.evaluation.runner import ModeRun, check_fixture_contract, run_mode
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.protocol import SystemUnderTest
+from harness.systems.registry.select import make_builder
+
+
+class SplitGateError(RefusedError):
+    """A split was requested before the steps that must precede it."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    corpus: Path
+    store_dir: Path
+    output_dir: Path
+    split: str
+    modes: tuple[str, ...] = MODES
+    config: SearchConfig = field(default_factory=SearchConfig)
+    replace: bool = False
+    argv: tuple[str, ...] = ()
+
+
+def check_split_gate(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool) -> None:
+    """'all' only after a held-out receipt per mode (the freeze is checked by `frozen_reference`).
+    A non-contract profile (mteb-parity) is a parity check, never a claim, so its 'all' is not gated."""
+    if split == "all" and is_contract:
+        missing = [m for m in modes if not (output_dir / aggregate_name(m, "heldout")).exists()]
+        if missing:
+            raise SplitGateError(f"--split all needs a held-out receipt first; none in {output_dir} "
+                                 f"for {', '.join(missing)}. 'all' is a final receipt, not a tuning surface.")
+
+
+def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixture | None = None,
+              system: SystemUnderTest | None = None) -> list[ModeRun]:
+    """The one entry point of the CLI and the pytest session: the gates, then one run per mode. A caller that
+    already holds the fixture and the built system (a pytest session) passes them instead of paths to load."""
+    unknown = [m for m in evaluation.modes if m not in MODES]
+    if unknown:
+        raise HarnessError(f"unknown mode(s) {unknown}; choose from {', '.join(MODES)}")
+    fixture = fixture if fixture is not None else load_fixture(evaluation.corpus)
+    check_fixture_contract(fixture, contract)
+    is_contract = fixture.data["profile"]["is_contract"]
+    check_split_gate(evaluation.split, evaluation.modes, evaluation.output_dir, is_contract=is_contract)
+    if system is None:
+        system, _ = make_builder(contract.namespace, evaluation.config).build(fixture, evaluation.store_dir)
+    freeze = frozen_reference(evaluation.split, evaluation.modes, evaluation.output_dir, is_contract=is_contract,
+                              fixture=fixture, system=system, contract=contract)
+    return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, system=system,
+                     top_k=evaluation.config.top_k, output_dir=evaluation.output_dir, replace=evaluation.replace,
+                     argv=list(evaluation.argv), freeze=freeze)
+            for mode in evaluation.modes]
+
+
+def frozen_reference(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool,
+                     fixture: CorpusFixture, system: SystemUnderTest, contract: Contract) -> dict[str, str] | None:
+    """Calibration (and a parity profile) needs no freeze; held-out and all-query runs must match it, and each
+    mode must be in turn in the system's history (checked for every mode before the first one runs)."""
+    if split == "calibration" or not is_contract:
+        return None
+    now = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=[], allow_dirty=True)
+    reference = verify_freeze(output_dir, now, modes)
+    for mode in modes:
+        ledger.check_turn(system.state_directory, mode, split, reference["sha256"])
+    return reference

@@ -1,0 +1,139 @@
+"""Run one mode on one split: a JSONL of per-query rows and one aggregate receipt, written atomically."""
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.corpus.contract import Contract
+from harness.errors import HarnessError
+from harness.evaluation import ledger
+from harness.evaluation.aggregate import aggregate_metrics
+from harness.evaluation.artifact_writer import PairWriter, exclusive_pair
+from harness.evaluation.artifacts import aggregate_bytes, clear_the_way, rows_bytes
+from harness.evaluation.metrics import query_metrics
+from harness.evaluation.query_vectors import QueryVectors
+from harness.evaluation.receipt import run_receipt
+from harness.evaluation.split import select
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
+from harness.modes import mode as declared_mode
+from harness.schema_check import validate
+from harness.systems.protocol import SystemUnderTest
+
+ROW_SCHEMA = "semantic-memory-scifact-query-v1"
+AGGREGATE_SCHEMA = "semantic-memory-scifact-aggregate-v1"
+
+
+@dataclass(frozen=True)
+class ModeRun:
+    mode: str
+    split: str
+    rows_path: Path
+    aggregate_path: Path
+    aggregate: dict[str, Any]
+    superseded: Path | None
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def check_fixture_contract(fixture: CorpusFixture, contract: Contract) -> None:
+    if fixture.data["contract"] != contract.summary():
+        raise HarnessError(f"fixture {fixture.path} was built under contract {fixture.data['contract']['name']!r} "
+                           f"with other terms than {contract.name!r}; build the fixture for this contract")
+
+
+def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: SystemUnderTest,
+         vectors: QueryVectors | None, top_k: int) -> dict[str, Any]:
+    """`vectors` is None for a mode without a dense lane, which needs no query vector."""
+    text = query["text"]
+    error, hits, receipt = None, [], None
+    started = time.perf_counter_ns()
+    try:
+        outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
+        latency_ms = (time.perf_counter_ns() - started) / 1e6
+        hits, receipt = outcome.hits, system.search_receipt(outcome, text, request_id)
+    except Exception as exc:  # a failed query keeps its row and counts as zero in every mean
+        latency_ms = (time.perf_counter_ns() - started) / 1e6
+        error = f"{type(exc).__name__}: {exc}"
+        receipt = {"request_id": request_id, "mode": mode, "query_sha256": sha256_text(text), "error": error,
+                   "result_count": 0}
+    ranked = [hit.doc_id for hit in hits]
+    return {
+        "schema": ROW_SCHEMA,
+        "mode": mode,
+        "split": split,
+        "query_id": query["query_id"],
+        "query_sha256": sha256_text(text),
+        "qrels": query["qrels"],
+        "ranked_doc_ids": ranked,
+        "results": [{"rank": rank, "doc_id": hit.doc_id, "fact_id": hit.fact_id, "score": hit.score,
+                     "lanes": hit.lanes} for rank, hit in enumerate(hits, start=1)],
+        "latency_ms": latency_ms,
+        "error": error,
+        "metrics": query_metrics(ranked, query["qrels"]),
+        "request_id": request_id,
+        "search_receipt": receipt,
+        "search_receipt_sha256": sha256_canonical(receipt),
+    }
+
+
+def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
+             top_k: int, output_dir: Path, replace: bool, argv: list[str],
+             freeze: dict[str, str] | None = None) -> ModeRun:
+    """Run one mode on one split. `freeze` is the verified freeze reference (held-out and all-query runs); such a
+    run must also be in turn in the system's history (`ledger.check_turn`), or nothing is written."""
+    declared_mode(mode, system.modes)
+    queries = {query["query_id"]: query for query in fixture.data["queries"]}
+    selected = select(queries, split, contract.calibration_count)
+    state = system.state_directory
+    gated = freeze["sha256"] if freeze is not None and split in ledger.HELD_OUT else None
+    if gated is not None:
+        ledger.check_turn(state, mode, split, gated)
+    with exclusive_pair(output_dir, mode, split, replace=replace) as pair:
+        superseded = clear_the_way(output_dir, mode, split, replace)
+        before = sha256_canonical(system.part_digests())
+        started_at = _now()
+        ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at, freeze_sha256=gated)
+        try:
+            rows, aggregate = _results(
+                mode=mode, split=split, fixture=fixture, contract=contract, system=system, top_k=top_k,
+                pair=pair, argv=argv, freeze=freeze, ticket=ticket, selected=selected, before=before,
+                started_at=started_at)
+        except BaseException:
+            ledger.finish_run(state, ticket.run_id, "failed", _now())
+            raise
+        # The history says complete before the files appear: an aggregate on disk always has a finished run.
+        ledger.finish_run(state, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
+        pair.commit(ticket.run_id, rows, aggregate_bytes(aggregate))
+    return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded)
+
+
+def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
+             top_k: int, pair: PairWriter, argv: list[str], freeze: dict[str, str] | None, ticket: ledger.RunTicket,
+             selected: list[str], before: str, started_at: str) -> tuple[bytes, dict[str, Any]]:
+    """The rows (as the JSONL's bytes) and the aggregate; nothing is written here."""
+    queries = {query["query_id"]: query for query in fixture.data["queries"]}
+    vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
+    rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k) for qid in selected]
+    after = system.part_digests()
+    finished_at = _now()
+    for row in rows:
+        validate(row, "query-row")
+    data = rows_bytes(rows)
+    aggregate = {
+        "schema": AGGREGATE_SCHEMA,
+        "mode": mode,
+        "split": split,
+        "row_count": len(rows),
+        "per_query_path": pair.rows_path.name,
+        "per_query_sha256": sha256_bytes(data),
+        "metrics": aggregate_metrics(rows),
+        "receipt": run_receipt(mode=mode, split=split, top_k=top_k, fixture=fixture, contract=contract,
+                               system=system, argv=argv, freeze=freeze, ticket=ticket, selected=selected,
+                               before=before, after=after, started_at=started_at, finished_at=finished_at),
+    }
+    validate(aggregate, "aggregate")
+    return data, aggregate

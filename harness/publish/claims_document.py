@@ -1,0 +1,89 @@
+"""CLAIMS.md, generated from the receipts: what the bundled runs support and what they do not prove."""
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from harness.publish.claims_comparisons import comparisons_section
+
+METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
+           ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
+           ("S@10", "success_at_10"))
+
+
+def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
+    rows = [a for a in aggregates if a["split"] == split]
+    header = "| mode | queries | " + " | ".join(name for name, _ in METRICS) + " | p50 ms | p95 ms | failures |"
+    lines = [header, "|" + " --- |" * (len(METRICS) + 5)]
+    for a in rows:
+        m = a["metrics"]
+        values = " | ".join(f"{m[key]:.4f}" for _, key in METRICS)
+        lines.append(f"| `{a['mode']}` | {a['row_count']} | {values} | {m['latency_ms']['p50']:.3f} | "
+                     f"{m['latency_ms']['p95']:.3f} | {m['failures']} |")
+    return lines
+
+
+def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]]) -> list[str]:
+    """What the independent validator established for each aggregate, and what it could only take on trust."""
+    lines = ["## What the validator established", "",
+             "Every ranking of every row was replayed from the fixture and the live store (no sample):", ""]
+    for aggregate, report in zip(aggregates, reports, strict=True):
+        replays = [c for c in report["checks"] if c["name"].startswith("replay.")]
+        lines.append(f"- `{aggregate['mode']}` {aggregate['split']}: " + "; ".join(
+            f"{c['name']}: {c['detail'].split(': ', 1)[-1]}" for c in replays))
+    embedding = {json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports}
+    lines += ["", f"Re-embedding with the declared model: {'; '.join(sorted(embedding))}.", "",
+              "## What was taken on the run's word", ""]
+    attested = {a["name"]: a["detail"] for r in reports for a in r.get("attested", [])}
+    lines += [f"- {name}: {detail}" for name, detail in sorted(attested.items())]
+    return [*lines, ""]
+
+
+def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
+                    comparisons: Sequence[dict[str, Any]] = ()) -> str:
+    receipt = aggregates[0]["receipt"]
+    payload = receipt["corpus"]["payload_hashes"]
+    heldout_start = min(a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout")
+    boundary = receipt["claim_boundary"]
+    lines = [
+        "# Claims: BEIR SciFact retrieval evaluation",
+        "",
+        "Generated from the bundled receipts. Every aggregate here passed the independent validator",
+        "(`validation/`); `MANIFEST.json` holds the sha256 of every file.",
+        "",
+        "## What was run",
+        "",
+        f"- Source: commit `{receipt['source']['git'].get('commit')}`, harness digest "
+        f"`{receipt['source']['harness']['sha256']}`",
+        f"- Corpus: fixture `{receipt['corpus']['fixture_sha256']}`; payload hashes documents "
+        f"`{payload['documents']}`, queries `{payload['queries']}`, qrels `{payload['qrels']}`",
+        f"- Embedding: `{receipt['embedding']['model']}` ({receipt['embedding']['dimensions']} dimensions, identity "
+        f"`{receipt['embedding']['identity_sha256']}`), profile `{receipt['profile']['name']}`",
+        f"- Store: `{receipt['store']['store_sha256']}` ({receipt['store']['document_count']} documents), mapping "
+        f"`{receipt['store']['mapping_sha256']}`",
+        f"- Configuration: `{receipt['retrieval']['config_sha256']}` (`configuration.json`)",
+        f"- Split: {receipt['split']['algorithm']}; calibration count {receipt['split']['calibration_count']}",
+        f"- Freeze: `{freeze['freeze_sha256']}`, created {freeze['created_at']}; first held-out run started "
+        f"{heldout_start}",
+        f"- Machine: {receipt['machine']['cpu_model']}, {receipt['machine']['logical_cores']} logical cores, "
+        f"{receipt['machine']['os']}",
+        "",
+        "## Results",
+        "",
+    ]
+    for split in ("calibration", "heldout", "all"):
+        if any(a["split"] == split for a in aggregates):
+            lines += [f"### {split}", "", *_table(aggregates, split), ""]
+    lines += _verification(aggregates, reports)
+    if comparisons:
+        lines += comparisons_section(comparisons)
+    lines += ["Calibration numbers served diagnosis and configuration choices; the held-out numbers are the",
+              "ones measured after the freeze.", "", "## What these runs support", "", boundary["supports_lead"], ""]
+    lines += [f"- {item}" for item in boundary["supports"]]
+    lines += ["", "## What they do not prove", ""]
+    lines += [f"- {item}" for item in boundary["does_not_establish"]]
+    lines += ["", "Unavailable capabilities (the frozen baseline has none of them):", ""]
+    lines += [f"- {name}: {c['reason']}" for name, c in receipt["capabilities"].items()]
+    lines += ["", f"Latency scope: {receipt['retrieval']['latency_scope']}; measured on the machine above only.",
+              "", boundary["statement"], ""]
+    return "\n".join(lines)

@@ -1,1 +1,0 @@
-"""Retrieval: the lexical (BM25) and dense (exact cosine) lanes, reciprocal rank fusion, the modes."""

@@ -1,1 +1,0 @@
-"""The persisted store: SQLite fact database, BEIR-id mapping sidecar, lexical index, dense matrix."""

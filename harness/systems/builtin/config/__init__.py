@@ -1,0 +1,1 @@
+"""The built-in system's complete search configuration, and the capabilities it does not have."""

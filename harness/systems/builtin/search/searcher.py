@@ -1,0 +1,114 @@
+"""The built-in system's search: the lanes of each declared mode over one store, and their fusion.
+
+`search` is the timed retrieval call: lane scoring, candidate selection and fusion. `receipt` turns
+its outcome into the per-query search receipt afterwards, outside the timed region.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from harness import modes
+from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.index.ranking import top_k as best_first
+from harness.systems.builtin.search.fusion import rrf_score
+from harness.systems.builtin.store.store import Store
+from harness.systems.protocol import Hit, SearchOutcome
+
+
+@dataclass(frozen=True)
+class Lane:
+    order: NDArray[np.intp]  # document indices, best first
+    scores: NDArray[np.float32] | None  # over every document; None when the lane scored nothing
+    evidence: dict[str, Any]
+
+
+class Searcher:
+    def __init__(self, store: Store, config: SearchConfig) -> None:
+        self.store = store
+        self.config = config
+        self.config_sha256 = config.sha256()
+
+    def _lexical(self, text: str, depth: int) -> Lane:
+        scored = self.store.lexical.score(text)
+        if scored.scores is None:  # no indexable term: an empty lane, never zero-score padding
+            return Lane(np.empty(0, dtype=np.intp), None, {"query_tokens": [], "candidates": 0})
+        candidates = np.flatnonzero(scored.scores > 0)
+        return Lane(best_first(scored.scores, self.store.ties, depth, candidates), scored.scores,
+                    {"query_tokens": scored.query_tokens, "candidates": int(candidates.size)})
+
+    def _dense(self, vector: NDArray[np.float32], depth: int) -> Lane:
+        scores = self.store.dense.score(vector)
+        return Lane(best_first(scores, self.store.ties, depth), scores, {"query_vector": vector})
+
+    def _single(self, name: str, lane: Lane) -> list[Hit]:
+        if lane.scores is None:  # a lane that scored nothing ranks nothing
+            return []
+        scores = lane.scores
+        return [Hit(self.store.doc_ids[i], int(self.store.fact_ids[i]), float(scores[i]),
+                    {name: {"rank": rank, "score": float(scores[i])}})
+                for rank, i in enumerate(lane.order, start=1)]
+
+    def _hybrid(self, lexical: Lane, dense: Lane, top_k: int) -> list[Hit]:
+        ranks: dict[int, dict[str, int | None]] = {}
+        for name, lane in (("lexical", lexical), ("dense", dense)):
+            for rank, index in enumerate(lane.order, start=1):
+                ranks.setdefault(int(index), {"lexical": None, "dense": None})[name] = rank
+        fused = {index: rrf_score(lane_ranks, self.config.rrf_k) for index, lane_ranks in ranks.items()}
+        chosen = sorted(fused, key=lambda i: (-fused[i], self.store.doc_ids[i]))[:top_k]
+        hits = []
+        for index in chosen:
+            lanes: dict[str, dict[str, Any]] = {}
+            for name, lane in (("lexical", lexical), ("dense", dense)):
+                lane_rank = ranks[index][name]
+                score = float(lane.scores[index]) if lane_rank is not None and lane.scores is not None else None
+                lanes[name] = {"rank": lane_rank, "score": score}
+            lanes["fusion"] = {"method": "rrf", "k": self.config.rrf_k, "fused_score": fused[index]}
+            hits.append(Hit(self.store.doc_ids[index], int(self.store.fact_ids[index]), fused[index], lanes))
+        return hits
+
+    def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
+        declared = modes.mode(mode)
+        depth = self.config.hybrid_candidate_depth if declared.fusion else top_k
+        lanes: dict[str, Lane] = {}
+        if declared.lexical:
+            lanes["lexical"] = self._lexical(text, depth)
+        if declared.dense:
+            if vector is None:
+                raise ValueError(f"mode {mode!r} has a dense lane and needs the query's vector")
+            lanes["dense"] = self._dense(vector, depth)
+        if declared.fusion == "rrf":
+            hits = self._hybrid(lanes["lexical"], lanes["dense"], top_k)
+        else:
+            (name, lane), = lanes.items()
+            hits = self._single(name, lane)
+        return SearchOutcome(mode, top_k, hits, lanes)
+
+    def receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
+        evidence: dict[str, Lane] = outcome.evidence
+        lanes: dict[str, Any] = {}
+        if "lexical" in evidence:
+            lanes["lexical"] = {**evidence["lexical"].evidence, "depth": int(evidence["lexical"].order.size)}
+        if "dense" in evidence:
+            vector = evidence["dense"].evidence["query_vector"]
+            lanes["dense"] = {**self.store.dense.evidence(), "query_vector_sha256": sha256_bytes(vector.tobytes()),
+                              "depth": int(evidence["dense"].order.size)}
+        if outcome.mode == "hybrid":
+            lanes["fusion"] = {"method": "rrf", "k": self.config.rrf_k,
+                               "candidate_depth": self.config.hybrid_candidate_depth,
+                               "lane_order": ["lexical", "dense"]}
+        return {
+            "request_id": request_id,
+            "mode": outcome.mode,
+            "query_sha256": sha256_text(text),
+            "top_k": outcome.top_k,
+            "config_sha256": self.config_sha256,
+            "store_sha256": self.store.sha256,
+            "namespace": self.store.namespace,
+            "lanes": lanes,
+            "result_count": len(outcome.hits),
+            "results_sha256": sha256_canonical([[hit.doc_id, hit.fact_id, hit.score] for hit in outcome.hits]),
+        }

@@ -1,0 +1,113 @@
+"""The built-in system behind the system-under-test interface: the SQLite store and its lexical and dense lanes."""
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from harness import BUILDER_VERSION, modes
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.hashing import sha256_canonical
+from harness.source_digest import harness_digest
+from harness.systems.builtin.config.search_config import SearchConfig, unavailable_capabilities
+from harness.systems.builtin.search.searcher import Searcher
+from harness.systems.builtin.store.store import Store, build_store, open_store, part_digests
+from harness.systems.protocol import SearchOutcome, SystemIdentity
+
+NAME = "builtin"
+
+
+def _absolute(path: Path) -> str:
+    """Receipts record absolute paths, so the validator finds the parts from any working directory; symlinks are
+    kept as they are, so a part is looked up beside the same name the harness used."""
+    return os.path.abspath(path)
+
+
+@dataclass
+class BuiltinSystem:
+    store: Store
+    config: SearchConfig
+
+    def __post_init__(self) -> None:
+        self.searcher = Searcher(self.store, self.config)
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return modes.MODES
+
+    @property
+    def state_directory(self) -> Path:
+        return self.store.directory
+
+    @property
+    def sha256(self) -> str:
+        return self.store.sha256
+
+    @property
+    def namespace(self) -> str:
+        return self.store.namespace
+
+    def identity(self) -> SystemIdentity:
+        return SystemIdentity(NAME, BUILDER_VERSION, self.config.to_dict(), self.config.sha256(),
+                              harness_digest()["sha256"])
+
+    def part_digests(self) -> dict[str, str]:
+        return part_digests(self.store.directory)
+
+    def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
+        return self.searcher.search(mode, text, vector, top_k)
+
+    def search_receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
+        return self.searcher.receipt(outcome, text, request_id)
+
+    def store_receipt(self, before: str, after: dict[str, str]) -> dict[str, Any]:
+        """`after` are the part digests hashed after the run; the after-run digest is derived from them."""
+        store = self.store
+        return {
+            "directory": _absolute(store.directory),
+            "namespace": store.namespace,
+            "document_count": len(store.doc_ids),
+            "database_path": _absolute(store.database_path),
+            "database_sha256": after["database"],
+            "mapping_path": _absolute(store.mapping_path),
+            "mapping_sha256": after["mapping"],
+            "lexical_sha256": after["lexical"],
+            "dense_sha256": after["dense"],
+            "store_sha256": store.sha256,
+            "before_run_sha256": before,
+            "after_run_sha256": sha256_canonical(after),
+            "digest_rule": "sha256 of canonical JSON {database, mapping, lexical, dense: sha256}",
+        }
+
+    def retrieval_receipt(self, mode: str, top_k: int) -> dict[str, Any]:
+        declared = modes.mode(mode)
+        return {"mode": mode, "top_k": top_k, "config": self.config.to_dict(),
+                "config_sha256": self.searcher.config_sha256,
+                "backend": self.store.dense.evidence() if declared.dense else None,
+                "lexical": self.store.lexical.tokenizer.record() if declared.lexical else None}
+
+    def capabilities(self) -> dict[str, dict[str, Any]]:
+        return unavailable_capabilities()
+
+    def freeze_record(self) -> dict[str, Any]:
+        return {"directory": str(self.store.directory.resolve()), "store_sha256": self.store.sha256,
+                "mapping_path": str(self.store.mapping_path.resolve()),
+                "mapping_sha256": part_digests(self.store.directory)["mapping"]}
+
+
+@dataclass(frozen=True)
+class BuiltinBuilder:
+    """Builds the built-in system under a contract's namespace with one search configuration."""
+
+    namespace: str
+    config: SearchConfig
+
+    def build(self, fixture: CorpusFixture, directory: Path) -> tuple[BuiltinSystem, bool]:
+        store, changed = build_store(directory, fixture, self.namespace, self.config.lexical)
+        return BuiltinSystem(store, self.config), changed
+
+    def open(self, fixture: CorpusFixture, directory: Path) -> BuiltinSystem:
+        return BuiltinSystem(open_store(directory, fixture, self.namespace, self.config.lexical), self.config)

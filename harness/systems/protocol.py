@@ -1,0 +1,96 @@
+"""The system under test, as the evaluation sees it: the one interface a retrieval system implements.
+
+A system is built (or opened) from a corpus fixture and never embeds text itself: document vectors come
+from the fixture, and each query's vector is handed to `search` by the evaluation. The runner, the
+receipts, the freeze and the bundle speak to a system only through these two protocols.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from harness.fixture.corpus_fixture import CorpusFixture
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked document: its BEIR id, the system's own integer id for it, its score, and per-lane evidence."""
+
+    doc_id: str
+    fact_id: int
+    score: float
+    lanes: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What one timed search returned: the hits, best first, and the lane evidence its receipt is made from."""
+
+    mode: str
+    top_k: int
+    hits: list[Hit]
+    evidence: Any
+
+
+@dataclass(frozen=True)
+class SystemIdentity:
+    """What the system is: its name and version, its complete configuration and the digest of its source."""
+
+    name: str
+    version: str
+    configuration: dict[str, Any]
+    configuration_sha256: str
+    source_sha256: str
+
+
+class SystemUnderTest(Protocol):
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The declared modes (harness.modes) this system offers."""
+
+    @property
+    def state_directory(self) -> Path:
+        """The system's own directory; the evaluation keeps the run ledger of this system there."""
+
+    @property
+    def namespace(self) -> str:
+        """The namespace the system holds the corpus under (the contract's), recorded in the run ledger."""
+
+    @property
+    def sha256(self) -> str:
+        """The digest of the system as built, from its persisted parts."""
+
+    def identity(self) -> SystemIdentity: ...
+
+    def part_digests(self) -> dict[str, str]:
+        """The sha256 of each persisted part, hashed now (before and after a run they must agree)."""
+
+    def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
+        """The timed call: rank documents for one query, with ties broken by the system's declared rule. `vector` is
+        the fixture's vector of the query text, None for a mode without a dense lane."""
+
+    def search_receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
+        """The per-query search receipt, assembled after (outside) the timed call."""
+
+    def store_receipt(self, before: str, after: dict[str, str]) -> dict[str, Any]:
+        """The run receipt's account of the persisted system: its parts before and after the run."""
+
+    def retrieval_receipt(self, mode: str, top_k: int) -> dict[str, Any]:
+        """The run receipt's account of how `mode` retrieves: configuration, backends, tokenizer."""
+
+    def capabilities(self) -> dict[str, dict[str, Any]]:
+        """Retrieval capabilities the system does not have, each with its baseline setting and the reason."""
+
+    def freeze_record(self) -> dict[str, Any]:
+        """What a freeze binds of the system (compared by digest, never by path)."""
+
+
+class SystemBuilder(Protocol):
+    def build(self, fixture: CorpusFixture, directory: Path) -> tuple[SystemUnderTest, bool]:
+        """Build, resume or reuse the system in `directory` from `fixture`; also whether anything changed on disk."""
+
+    def open(self, fixture: CorpusFixture, directory: Path) -> SystemUnderTest:
+        """Open a complete system built earlier from `fixture`; never build."""

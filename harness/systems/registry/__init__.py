@@ -1,0 +1,1 @@
+"""The systems a run can evaluate, found by name."""

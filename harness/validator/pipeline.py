@@ -1,0 +1,71 @@
+"""The validation of one aggregate (every check, in order, from the artifacts and the primary data they name), and of
+a comparison artifact (recomputed from its rows, each aggregate it read validated in full)."""
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from .check_aggregate import check_aggregate, check_artifact_files
+from .check_bindings import (
+    check_config,
+    check_corpus,
+    check_freeze,
+    check_receipt_identity,
+    check_split_and_queries,
+)
+from .check_comparison import check_comparison
+from .check_dense import check_query_vectors, fixture_query_vectors
+from .check_embeddings import check_embeddings
+from .check_environment import check_environment
+from .check_history import check_history
+from .check_replay import check_replay, load_replay
+from .check_rows import check_row_schemas, check_rows
+from .check_store import check_store
+from .context import InputError, load
+from .report import Report
+from .strict_json import StrictJSONError
+
+
+def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None = None, freeze: Path | None = None,
+             embeddings: bool = True, full_embedding: bool = False, store_dir: Path | None = None) -> Report:
+    report = Report(str(aggregate))
+    try:
+        ctx = load(aggregate, rows, fixture, freeze, store_dir)
+    except StrictJSONError as exc:
+        report.fail("json.strict", "artifacts parse as strict JSON (no NaN, Infinity or duplicate keys)",
+                    "strict JSON", str(exc))
+        return report
+    except InputError as exc:
+        report.fail("inputs", "the artifacts named exist", "present", str(exc))
+        return report
+    report.ok("json.strict", "aggregate and rows parse as strict JSON")
+    check_artifact_files(ctx, report)
+    if report.failed or not check_row_schemas(ctx, report):
+        return report  # malformed artifacts: the checks below read the fields the schemas require
+    check_rows(ctx, report)
+    check_aggregate(ctx, report)
+    if check_corpus(ctx, report):
+        check_split_and_queries(ctx, report)
+        live = check_store(ctx, report)
+        vectors = fixture_query_vectors(ctx)
+        check_query_vectors(ctx, report, vectors)
+        texts = {q["query_id"]: q["text"] for q in ctx.fixture["queries"]} if ctx.fixture else {}
+        check_replay(ctx, report, load_replay(ctx, live) if live else None, vectors, texts)
+    check_receipt_identity(ctx, report)
+    check_config(ctx, report)
+    check_freeze(ctx, report)
+    check_history(ctx, report)
+    check_environment(ctx, report)
+    if embeddings:
+        check_embeddings(ctx, report, full=full_embedding)
+    else:
+        report.unverified("embeddings.model", "skipped on request (--no-embedding-check)")
+    return report
+
+
+def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, embeddings: bool = True,
+                        full_embedding: bool = False, known: Mapping[str, Report] | None = None) -> Report:
+    """A comparison artifact, recomputed from its rows; each input aggregate validated in full (or its report taken
+    from `known`, keyed by the aggregate's sha256, when this process validated it already)."""
+    return check_comparison(comparison, lambda aggregate: validate(aggregate, embeddings=embeddings,
+                                                                   full_embedding=full_embedding),
+                            artifacts_dir=artifacts_dir, known=known)
