@@ -119,7 +119,13 @@ def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.Capt
     assert len(outcome.err.strip().splitlines()) == 1
     outcome = run_tiny_cli(["compare", "--output-dir", str(run_copy.out), "--split", "calibration", "--permutations",
                             "500", "--no-validate"], capsys)
-    assert outcome.code == 3 and "at least 10000 permutations" in outcome.err
+    assert outcome.code == 2 and "--permutations: 500: give a whole number of at least 10000" in outcome.err
+    for option, value, problem in (("--seed", "-1", "from 0 to 9223372036854775807"), ("--seed", str(2**63), "from 0"),
+                                   ("--resamples", "999", "of at least 1000"), ("--resamples", "1e4", "not a whole")):
+        outcome = run_tiny_cli(["compare", "--output-dir", str(run_copy.out), "--split", "calibration", option, value],
+                               capsys)
+        assert outcome.code == 2 and problem in outcome.err and "Traceback" not in outcome.err, outcome.err
+    assert not comparison_path(run_copy, "calibration").exists()
     outcome = run_tiny_cli(["compare", "--output-dir", str(run_copy.out), "--split", "calibration", "--no-validate"],
                            capsys)
     assert outcome.code == 0, outcome.err

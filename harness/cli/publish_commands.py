@@ -1,6 +1,7 @@
 """The `compare`, `report` and `export` subcommands: their arguments and handlers (registered by harness.cli.app)."""
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -14,6 +15,7 @@ from harness.evaluation.comparison.artifact import (
     Procedure,
     compare,
 )
+from harness.evaluation.comparison.paired_statistics import MIN_PERMUTATIONS, MIN_RESAMPLES
 from harness.modes import MODES
 from harness.publish.exports import SPLITS, export
 from harness.publish.report_text import p_value, pair_label, signed, verdict
@@ -29,14 +31,18 @@ def _command(commands: Commands, name: str, help: str) -> argparse.ArgumentParse
     return parser
 
 
-def _count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative; give a whole number >= 0")
-    return number
+def _whole(low: int, high: int | None, why: str) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], else a usage error saying the range and why."""
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if number < low or (high is not None and number > high):
+            bound = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise argparse.ArgumentTypeError(f"{value}: give a whole number {bound} ({why})")
+        return number
+    return parse
 
 
 def add_compare(commands: Commands) -> None:
@@ -47,10 +53,13 @@ def add_compare(commands: Commands) -> None:
     parser.add_argument("--split", choices=SPLITS, required=True)
     parser.add_argument("--baseline", choices=MODES, default=None,
                         help="compare each mode against this one (default: every pair of modes)")
-    parser.add_argument("--seed", type=_count, default=DEFAULT_SEED, help=f"PCG64 seed (default {DEFAULT_SEED})")
-    parser.add_argument("--resamples", type=_count, default=DEFAULT_RESAMPLES,
+    parser.add_argument("--seed", type=_whole(0, 2**63 - 1, "a PCG64 seed"), default=DEFAULT_SEED,
+                        help=f"PCG64 seed (default {DEFAULT_SEED})")
+    parser.add_argument("--resamples", type=_whole(MIN_RESAMPLES, None, "fewer make the interval's ends noisy"),
+                        default=DEFAULT_RESAMPLES,
                         help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}, at least 1000)")
-    parser.add_argument("--permutations", type=_count, default=DEFAULT_PERMUTATIONS,
+    parser.add_argument("--permutations", type=_whole(MIN_PERMUTATIONS, None, "the smallest p-value is "
+                                                      "1 / (permutations + 1)"), default=DEFAULT_PERMUTATIONS,
                         help=f"sign-flip permutations (default {DEFAULT_PERMUTATIONS}, at least 10000)")
     parser.add_argument("--no-validate", action="store_true",
                         help="calibration only: do not require the validator's ELIGIBLE verdict (recorded)")

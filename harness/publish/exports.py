@@ -1,14 +1,15 @@
 """`python -m harness export`: TREC runs, original scores, qrels and per-query CSVs, written beside the results.
 
 Every file is derived from rows whose digest is their aggregate's per_query_sha256 (the same reading a comparison
-does); nothing existing is overwritten without --replace, and each file is written atomically.
+does); nothing existing is overwritten without --replace, and the files are written together: a failure while
+writing them changes none.
 """
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.atomic import write_bytes_atomic
-from harness.errors import RefusedError
+from harness.atomic import write_all_atomic
+from harness.errors import HarnessError, RefusedError
 from harness.evaluation.artifacts import aggregate_name
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
 from harness.modes import MODES
@@ -19,7 +20,11 @@ SPLITS = ("calibration", "heldout", "all")
 
 
 class ExportRefused(RefusedError):
-    """Export files exist already, or there is nothing to export."""
+    """Export files exist already."""
+
+
+class NothingToExport(HarnessError):
+    """The output directory holds no split with all three modes."""
 
 
 def present_splits(output_dir: Path) -> list[str]:
@@ -41,7 +46,7 @@ def export(output_dir: Path, export_dir: Path, splits: Sequence[str] | None = No
            replace: bool = False) -> list[Path]:
     chosen = list(splits) if splits else present_splits(output_dir)
     if not chosen:
-        raise ExportRefused(f"{output_dir} holds no split with all three modes' aggregates; run "
+        raise NothingToExport(f"{output_dir} holds no split with all three modes' aggregates; run "
                             "`python -m harness run --split calibration` (or heldout) into it first")
     files: dict[str, str] = {}
     for split in chosen:
@@ -51,8 +56,6 @@ def export(output_dir: Path, export_dir: Path, splits: Sequence[str] | None = No
         more = " ..." if len(existing) > 4 else ""
         raise ExportRefused(f"{export_dir} already holds {', '.join(existing[:4])}{more}; exports are never "
                             "overwritten silently: use --replace, or another --export-dir")
-    written = []
-    for name, text in sorted(files.items()):
-        write_bytes_atomic(export_dir / name, text.encode("utf-8"))
-        written.append(export_dir / name)
-    return written
+    written = {export_dir / name: text.encode("utf-8") for name, text in sorted(files.items())}
+    write_all_atomic(written)
+    return list(written)

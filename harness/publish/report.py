@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.atomic import write_bytes_atomic
+from harness.atomic import write_all_atomic
 from harness.errors import RefusedError
 from harness.publish.report_data import ReportData, load_report_data
 from harness.publish.report_html import render_html
@@ -50,8 +50,7 @@ def render(data: ReportData) -> tuple[str, str]:
 
 def write_files(html_path: Path, markdown_path: Path, data: ReportData) -> None:
     html, markdown = render(data)
-    write_bytes_atomic(html_path, html.encode("utf-8"))
-    write_bytes_atomic(markdown_path, markdown.encode("utf-8"))
+    write_all_atomic({html_path: html.encode("utf-8"), markdown_path: markdown.encode("utf-8")})
 
 
 def write_report(output_dir: Path, html_path: Path, markdown_path: Path, *, validated: bool, replace: bool,
