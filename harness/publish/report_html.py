@@ -54,6 +54,8 @@ dl.receipt dt { font-weight: 600; margin-top: 6px; }
 dl.receipt dd { margin-left: 16px; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.78rem;
                 overflow-wrap: anywhere; }
 .note { color: #555; font-size: 0.86rem; }
+nav { font-size: 0.9rem; margin: 4px 0 12px; }
+nav a { color: #0b57a4; }
 """
 
 
@@ -136,7 +138,8 @@ def _split_section(split: SplitData) -> list[str]:
 
 def _boundary(data: ReportData) -> list[str]:
     boundary = data.receipt["claim_boundary"]
-    parts = ["<h2>What these results support, and what they do not</h2>", f"<p>{escape(boundary['supports_lead'])}</p>",
+    parts = ["<h2 id=\"boundary\">What these results support, and what they do not</h2>",
+             f"<p>{escape(boundary['supports_lead'])}</p>",
              "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in boundary["supports"]) + "</ul>",
              "<p>They do not establish:</p>",
              "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in boundary["does_not_establish"]) + "</ul>",
@@ -144,6 +147,12 @@ def _boundary(data: ReportData) -> list[str]:
              "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in COMPARISON_DOES_NOT) + "</ul>",
              f"<p class=\"note\">{escape(boundary['statement'])}</p>"]
     return parts
+
+
+def _contents(data: ReportData) -> str:
+    links = [(f"split-{split.split}", SPLIT_LABELS[split.split].capitalize()) for split in data.splits]
+    links += [("receipt", "Receipt"), ("boundary", "What they support")]
+    return "<nav>" + " \u00b7 ".join(f"<a href=\"#{target}\">{escape(text)}</a>" for target, text in links) + "</nav>"
 
 
 def render_html(data: ReportData) -> str:
@@ -159,13 +168,14 @@ def render_html(data: ReportData) -> str:
              f"<h1>SciFact retrieval evaluation{stamp}</h1>",
              "<p>BEIR SciFact, three retrieval modes: fts_only (BM25), vector_only (exact dense), hybrid (RRF).</p>",
              status]
+    parts.append(_contents(data))
     first = data.splits[0]
     if first.comparison is not None:
         parts += [f"<h2>Verdicts on {escape(SPLIT_LABELS[first.split])}</h2>", _verdicts(first)]
     parts += [f"<p class=\"note\">{escape(note)}</p>" for note in data.notes]
     for split in data.splits:
         parts += _split_section(split)
-    parts += ["<h2>Receipt</h2>", "<dl class=\"receipt\">" + "".join(
+    parts += ["<h2 id=\"receipt\">Receipt</h2>", "<dl class=\"receipt\">" + "".join(
         f"<dt>{escape(label)}</dt>" + "".join(f"<dd>{escape(line)}</dd>" for line in lines)
         for label, lines in receipt_items(data)) + "</dl>"]
     parts += _boundary(data)

@@ -2,6 +2,7 @@
 fixed element ids, so the same data gives the same SVG)."""
 
 import io
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -12,6 +13,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from harness.publish.report_data import CUTOFFS, LANE_KINDS
 
@@ -64,6 +66,17 @@ def curves_chart(curves: dict[str, dict[str, list[float]]]) -> str:
         return _svg(figure, "Success@k and Recall@k per mode")
 
 
+def _plain(value: float, _position: int | None = None) -> str:
+    """A log axis's tick as a plain number (0.05, 0.2, 30), not as a power of ten."""
+    return f"{value:.6g}"
+
+
+def _one_two_five(value: float, _position: int | None = None) -> str:
+    """Minor ticks of a log axis over decades: only 2 and 5 times a power of ten are labelled, so labels never crowd."""
+    leading = value / 10 ** math.floor(math.log10(value)) if value > 0 else 0.0
+    return _plain(value) if round(leading, 6) in (2.0, 5.0) else ""
+
+
 def latency_chart(latencies: dict[str, list[float]]) -> str:
     """Empirical CDF of per-query latency, log-scaled milliseconds."""
     with plt.rc_context(STYLE):
@@ -72,6 +85,9 @@ def latency_chart(latencies: dict[str, list[float]]) -> str:
             fractions = [(i + 1) / len(values) for i in range(len(values))]
             axes.step(values, fractions, where="post", color=COLOURS[mode], label=mode)
         axes.set_xscale("log")
+        axes.xaxis.set_major_formatter(FuncFormatter(_plain))
+        low, high = axes.get_xlim()
+        axes.xaxis.set_minor_formatter(FuncFormatter(_plain if high < 10 * low else _one_two_five))
         axes.set_xlabel("latency of the retrieval call (ms, log scale)")
         axes.set_ylabel("fraction of queries")
         axes.set_ylim(0.0, 1.0)

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.evaluation.comparison.inputs import METRICS
+from harness.hashing import sha256_file
 from harness.modes import MODES
 from harness.publish.report_data import (
     CANDIDATE_DEPTH,
@@ -17,6 +18,7 @@ from harness.publish.report_data import (
 )
 from harness.publish.report_text import (
     METRIC_LABELS,
+    SPLIT_LABELS,
     interval,
     number,
     optional,
@@ -136,7 +138,9 @@ def receipt_items(data: ReportData) -> list[tuple[str, list[str]]]:
     if data.freeze is not None:
         items.append(("Freeze", [f"{data.freeze['freeze_sha256']}, created {data.freeze['created_at']}"]))
     for split in data.splits:
-        items.append((f"Rows, {split.split}", [f"{e.mode} {e.rows_sha256}" for e in split.inputs]))
+        label = SPLIT_LABELS[split.split]
+        items.append((f"Rows, {label}", [f"{e.mode} {e.rows_sha256}" for e in split.inputs]))
         if split.comparison_path is not None:
-            items.append((f"Comparison, {split.split}", [split.comparison_path.name]))
+            items.append((f"Comparison, {label}",
+                          [f"{split.comparison_path.name} {sha256_file(split.comparison_path)}"]))
     return items
