@@ -55,6 +55,7 @@ dl.receipt dd { margin-left: 16px; font-family: ui-monospace, "DejaVu Sans Mono"
                 overflow-wrap: anywhere; }
 .note { color: #555; font-size: 0.86rem; }
 nav { font-size: 0.9rem; margin: 4px 0 12px; }
+div.wide { overflow-x: auto; }  /* a wide table scrolls on its own on a narrow screen, not the whole page */
 nav a { color: #0b57a4; }
 """
 
@@ -71,8 +72,8 @@ def table_html(table: Table) -> str:
             else:
                 cells.append(f"<td class=\"num\">{escape(cell)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f"<table id=\"{escape(table.id)}\"><caption>{escape(table.caption)}</caption><thead><tr>{head}</tr>"
-            f"</thead><tbody>{''.join(body)}</tbody></table>")
+    return (f"<div class=\"wide\"><table id=\"{escape(table.id)}\"><caption>{escape(table.caption)}</caption><thead>"
+            f"<tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
 
 
 def _figure(svg: str, caption: str) -> str:
