@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from harness.embedding.embedders.local import LocalEmbedder
     from harness.fixture.corpus_fixture import CorpusFixture
     from harness.systems.builtin.store.store import Store
+    from harness.systems.protocol import SystemUnderTest
 
 ROOT = Path(__file__).parent
 
@@ -34,6 +35,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--model", default=None, help="embedding model (default: $SCIFACT_EMBED_MODEL or the backend's)")
     group.addoption("--store-dir", default=None, help="persisted store (default: WORK_DIR/store)")
     group.addoption("--output-dir", default=None, help="artifacts (default: WORK_DIR/results)")
+    group.addoption("--system", default="builtin",
+                    help="the system under test: builtin (default), a name registered in the "
+                         "'scifact_harness.systems' entry-point group, or module:attribute")
     group.addoption("--no-progress", action="store_true",
                     help="no progress bar while embedding (there is none anyway when the terminal is not a TTY)")
 
@@ -113,6 +117,22 @@ def scifact_store(pytestconfig: pytest.Config, work_dir: Path, scifact_corpus: "
 
 
 @pytest.fixture(scope="session")
+def scifact_system(pytestconfig: pytest.Config, work_dir: Path, scifact_corpus: "CorpusFixture") -> "SystemUnderTest":
+    """The system under test (--system), built once from the real fixture in --store-dir; the built-in system
+    is the session's store."""
+    from harness.systems.builtin.config.search_config import SearchConfig
+    from harness.systems.registry.select import make_builder
+
+    spec = pytestconfig.getoption("--system")
+    directory = Path(pytestconfig.getoption("--store-dir") or work_dir / "store").resolve()
+    try:
+        system, _ = make_builder(scifact_contract().namespace, SearchConfig(), spec).build(scifact_corpus, directory)
+    except HarnessError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return system
+
+
+@pytest.fixture(scope="session")
 def local_embedder() -> "LocalEmbedder":
     """The packaged all-MiniLM-L6-v2, loaded once per worker."""
     from harness.embedding.embedders.local import LocalEmbedder
@@ -146,6 +166,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     terminalreporter.write_line("")
     if exitstatus == 0:
         terminalreporter.write_line(next_step(last, work_dir=work_dir, corpus=work_dir / "scifact-corpus.json",
-                                              store_dir=store_dir, output_dir=output_dir))
+                                              store_dir=store_dir, output_dir=output_dir,
+                                              system=config.getoption("--system")))
     else:
         terminalreporter.write_line("not every test passed: fix what failed above before the next step")

@@ -38,3 +38,9 @@ def sha256_file(path: Path, chunk_size: int = 1 << 20) -> str:
         while chunk := handle.read(chunk_size):
             digest.update(chunk)
     return prefixed(digest.hexdigest())
+
+
+def sha256_tree(directory: Path) -> str:
+    """A directory by content: canonical JSON {relative path: sha256} over every file under it."""
+    files = sorted(p for p in directory.rglob("*") if p.is_file())
+    return sha256_canonical({p.relative_to(directory).as_posix(): sha256_file(p) for p in files})

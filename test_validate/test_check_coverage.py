@@ -134,6 +134,11 @@ def _nudged_fixture_vector(copy: RunCopy) -> Path:
     return rewrite_document_vector(copy, 1, nudge)
 
 
+def _source_file_digest(receipt: Json) -> None:
+    files = receipt["system"]["source"]["files"]
+    files[min(files)] = OTHER_DIGEST
+
+
 def _forged(mode: str) -> Violation:
     def apply(copy: RunCopy) -> Path:
         forger.forge_single_lane(copy, mode, "calibration", every_row=False)
@@ -218,6 +223,7 @@ VIOLATIONS: dict[str, Violation] = {
     "machine.identity": _receipt("fts_only", "calibration", lambda r: r["machine"].update(logical_cores=None)),
     "profile.contract": _from_mutation(mutations.profile_switched),
     "embeddings.model": Violation(_nudged_fixture_vector, full_embedding=True),
+    "system.source": _receipt("fts_only", "calibration", _source_file_digest),
 }
 
 

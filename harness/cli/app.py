@@ -18,7 +18,7 @@ from harness.embedding.embedders import make_embedder
 from harness.embedding.embedders.select import BACKENDS
 from harness.embedding.profiles import PROFILES, text_profile
 from harness.evaluation.freeze import freeze_configuration
-from harness.evaluation.run_split import Evaluation, run_split
+from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
 from harness.evaluation.split import SPLITS
 from harness.fixture.build import build_fixture
@@ -27,7 +27,8 @@ from harness.modes import MODES
 from harness.publish.bundle import make_bundle
 from harness.signals import sigterm_raises
 from harness.systems.builtin.config.search_config import SearchConfig
-from harness.systems.registry.select import make_builder
+from harness.systems.builtin.system import NAME as BUILTIN
+from harness.systems.registry.select import ENTRY_POINT_GROUP, make_builder
 from harness.validator.pipeline import validate
 
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
@@ -86,13 +87,20 @@ def _evaluation_paths(args: argparse.Namespace) -> None:
     cli_paths.directory("--output-dir", args.output_dir)
 
 
+def _system_option(parser: Parser) -> None:
+    parser.add_argument("--system", type=text_argument, default=BUILTIN, metavar="NAME",
+                        help=f"the system under test: {BUILTIN} (default), a name registered in the "
+                             f"{ENTRY_POINT_GROUP!r} entry-point group, or module:attribute")
+
+
 def add_run_parser(commands: Commands) -> None:
     run = _command(commands, "run", "evaluate retrieval modes on a split; writes rows and aggregate receipts")
     run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
     run.add_argument("--store-dir", type=path_argument, required=True, help="persisted store (built or reused)")
     run.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
     run.add_argument("--split", choices=SPLITS, required=True)
-    run.add_argument("--mode", choices=(*MODES, "all"), default="all")
+    run.add_argument("--mode", choices=(*MODES, "all"), default="all", help="default: every mode the system offers")
+    _system_option(run)
     run.add_argument("--replace", action="store_true",
                      help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
     run.add_argument("--no-validate", action="store_true",
@@ -101,9 +109,10 @@ def add_run_parser(commands: Commands) -> None:
 
 def run_evaluation(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
-    modes = MODES if args.mode == "all" else (args.mode,)
+    modes = None if args.mode == "all" else (args.mode,)
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
-                            split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv))
+                            split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv),
+                            system=args.system)
     runs = run_split(evaluation, scifact_contract())
     for run in runs:
         judged = "not validated (--no-validate)" if args.no_validate else verdict(validate(run.aggregate_path))
@@ -111,7 +120,7 @@ def run_evaluation(args: argparse.Namespace) -> int:
         if run.superseded:
             print(f"{'':<12} earlier artifacts moved to {shown(run.superseded)}")
     print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
-                    output_dir=args.output_dir))
+                    output_dir=args.output_dir, system=args.system))
     return 0
 
 
@@ -121,7 +130,9 @@ def add_freeze_parser(commands: Commands) -> None:
     freeze.add_argument("--store-dir", type=path_argument, required=True, help="the store calibration used")
     freeze.add_argument("--output-dir", type=path_argument, required=True,
                         help="where freeze.json and the receipts go")
-    freeze.add_argument("--mode", choices=(*MODES, "all"), default="all", help="modes to freeze")
+    freeze.add_argument("--mode", choices=(*MODES, "all"), default="all",
+                        help="modes to freeze (default: every mode the system offers)")
+    _system_option(freeze)
     freeze.add_argument("--allow-dirty", action="store_true",
                         help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
     freeze.add_argument("--replace", action="store_true",
@@ -133,15 +144,16 @@ def run_freeze(args: argparse.Namespace) -> int:
     contract = scifact_contract()
     fixture = load_fixture(args.corpus)
     check_fixture_contract(fixture, contract)
-    system = make_builder(contract.namespace, SearchConfig()).open(fixture, args.store_dir)
+    system = make_builder(contract.namespace, SearchConfig(), args.system).open(fixture, args.store_dir)
+    modes = offered_modes(None if args.mode == "all" else (args.mode,), system.modes, args.system)
     frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,
-                                  modes=MODES if args.mode == "all" else (args.mode,), output_dir=args.output_dir,
+                                  modes=modes, output_dir=args.output_dir,
                                   argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace)
     record = frozen.record
     print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
           f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
           f"run ledger position {frozen.event.position}")
-    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir))
+    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=args.system))
     return 0
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.validator.report import Report
 
+BUILTIN = "builtin"  # the default system, named on no command line
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
 
 def shown(path: Path | str) -> str:
@@ -45,24 +46,29 @@ def command(*words: str | Path) -> str:
     return " ".join(shlex.quote(str(word)) for word in words)
 
 
-def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, output_dir: Path) -> str:
+def _system(system: str) -> list[str]:
+    return [] if system == BUILTIN else ["--system", system]
+
+
+def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, output_dir: Path,
+              system: str = BUILTIN) -> str:
     """The command that follows a finished split on the documented path."""
     if split == "calibration":
         return "next, after committing: freeze the configuration:\n  " + command(
             python(), "-m", "harness", "freeze", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
-            "--output-dir", shown(output_dir))
+            "--output-dir", shown(output_dir), *_system(system))
     bundle = command(python(), "-m", "harness", "bundle", "--output-dir", shown(output_dir), "--bundle-dir",
                      shown(work_dir / "bundle"))
     if split == "heldout":
         final = command(python(), "-m", "pytest", "-m", "final",
-                        *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir))
+                        *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
         return f"next: optionally the all-query receipts and quality bars:\n  {final}\nthen the bundle:\n  {bundle}"
     return f"next: the bundle:\n  {bundle}"
 
 
-def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path) -> list[str]:
-    """--work-dir, plus --store-dir and --output-dir where they are not the work dir's defaults."""
-    options = [f"--work-dir={shown(work_dir)}"]
+def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path, system: str = BUILTIN) -> list[str]:
+    """--work-dir, plus --store-dir, --output-dir and --system where they are not the defaults."""
+    options = [f"--work-dir={shown(work_dir)}"] + ([] if system == BUILTIN else [f"--system={system}"])
     if store_dir.resolve() != (work_dir / "store").resolve():
         options.append(f"--store-dir={shown(store_dir)}")
     if output_dir.resolve() != (work_dir / "results").resolve():
@@ -70,10 +76,11 @@ def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path) -> list
     return options
 
 
-def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path) -> str:
+def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path, system: str = BUILTIN) -> str:
     """The held-out step; the work dir is taken to be the fixture's directory, where the builder puts it."""
     pytest_form = command(python(), "-m", "pytest", "-m", "heldout",
-                          *pytest_options(work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir))
+                          *pytest_options(work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir,
+                                          system=system))
     cli_form = command(python(), "-m", "harness", "run", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
-                       "--output-dir", shown(output_dir), "--split", "heldout")
+                       "--output-dir", shown(output_dir), "--split", "heldout", *_system(system))
     return f"next: the held-out run (once per mode and store):\n  {pytest_form}\n  or: {cli_form}"

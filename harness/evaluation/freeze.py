@@ -67,6 +67,7 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
         "embedding": {"model": fixture.data["embedding"]["model"],
                       "identity_sha256": fixture.data["embedding"]["identity_sha256"],
                       "dimensions": fixture.data["embedding"]["dimensions"]},
+        "system": identity.record(),
         "store": system.freeze_record(),
         "modes": sorted(modes, key=MODES.index),
         "search_config": identity.configuration,

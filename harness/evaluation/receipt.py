@@ -63,6 +63,7 @@ def run_receipt(*, mode: str, split: str, top_k: int, fixture: CorpusFixture, co
         "dependencies": provenance.dependency_versions(),
         "corpus": corpus_receipt(fixture),
         "embedding": embedding_receipt(fixture),
+        "system": system.identity().record(),
         "store": system.store_receipt(before, after),
         "retrieval": {**system.retrieval_receipt(mode, top_k), "latency_scope": LATENCY_SCOPE,
                       "latency_timer": LATENCY_TIMER},

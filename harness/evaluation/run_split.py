@@ -12,6 +12,7 @@ from harness.evaluation.runner import ModeRun, check_fixture_contract, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES
 from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.system import NAME as BUILTIN
 from harness.systems.protocol import SystemUnderTest
 from harness.systems.registry.select import make_builder
 
@@ -26,8 +27,9 @@ class Evaluation:
     store_dir: Path
     output_dir: Path
     split: str
-    modes: tuple[str, ...] = MODES
+    modes: tuple[str, ...] | None = None  # None: every mode the system offers
     config: SearchConfig = field(default_factory=SearchConfig)
+    system: str = BUILTIN  # harness.systems.registry.select: builtin, a registered name, or module:attribute
     replace: bool = False
     argv: tuple[str, ...] = ()
 
@@ -46,21 +48,36 @@ def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixt
               system: SystemUnderTest | None = None) -> list[ModeRun]:
     """The one entry point of the CLI and the pytest session: the gates, then one run per mode. A caller that
     already holds the fixture and the built system (a pytest session) passes them instead of paths to load."""
-    unknown = [m for m in evaluation.modes if m not in MODES]
+    unknown = [m for m in evaluation.modes or () if m not in MODES]
     if unknown:
         raise HarnessError(f"unknown mode(s) {unknown}; choose from {', '.join(MODES)}")
     fixture = fixture if fixture is not None else load_fixture(evaluation.corpus)
     check_fixture_contract(fixture, contract)
     is_contract = fixture.data["profile"]["is_contract"]
-    check_split_gate(evaluation.split, evaluation.modes, evaluation.output_dir, is_contract=is_contract)
-    if system is None:
-        system, _ = make_builder(contract.namespace, evaluation.config).build(fixture, evaluation.store_dir)
-    freeze = frozen_reference(evaluation.split, evaluation.modes, evaluation.output_dir, is_contract=is_contract,
+    builder = make_builder(contract.namespace, evaluation.config, evaluation.system) if system is None else None
+    offered = builder.modes if builder is not None else system.modes if system is not None else MODES
+    modes = offered_modes(evaluation.modes, offered, evaluation.system)
+    check_split_gate(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract)
+    if builder is not None:
+        system, _ = builder.build(fixture, evaluation.store_dir)
+    assert system is not None
+    freeze = frozen_reference(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract,
                               fixture=fixture, system=system, contract=contract)
     return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, system=system,
                      top_k=evaluation.config.top_k, output_dir=evaluation.output_dir, replace=evaluation.replace,
                      argv=list(evaluation.argv), freeze=freeze)
-            for mode in evaluation.modes]
+            for mode in modes]
+
+
+def offered_modes(requested: tuple[str, ...] | None, offered: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """The requested modes (None: all the system offers); one it does not offer is refused, with what it offers."""
+    if requested is None:
+        return tuple(m for m in MODES if m in offered)
+    missing = [m for m in requested if m not in offered]
+    if missing:
+        raise HarnessError(f"system {name!r} does not offer {', '.join(missing)}; it offers {', '.join(offered)}: "
+                           "pass --mode with one of those, or all")
+    return requested
 
 
 def frozen_reference(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool,

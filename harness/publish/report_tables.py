@@ -123,7 +123,10 @@ def receipt_items(data: ReportData) -> list[tuple[str, list[str]]]:
     """(label, lines) for the receipt summary."""
     receipt: dict[str, Any] = data.receipt
     payload = receipt["corpus"]["payload_hashes"]
+    system = receipt["system"]
     items = [
+        ("System", [f"{system['name']} {system['version']} ({system['spec']})",
+                    f"source {system['source']['sha256']}"]),
         ("Source", [f"commit {receipt['source']['git'].get('commit')}",
                     f"harness {receipt['source']['harness']['sha256']}"]),
         ("Corpus", [f"fixture {receipt['corpus']['fixture_sha256']}", f"documents {payload['documents']}",

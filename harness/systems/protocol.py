@@ -14,6 +14,10 @@ from numpy.typing import NDArray
 
 from harness.fixture.corpus_fixture import CorpusFixture
 
+# A system's declaration that its dense lane scores every document by the float32 inner product of the fixture's
+# unit vectors: the validator then replays that lane on its own, from the fixture.
+DENSE_EXACT = "exact_inner_product"
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -37,13 +41,28 @@ class SearchOutcome:
 
 @dataclass(frozen=True)
 class SystemIdentity:
-    """What the system is: its name and version, its complete configuration and the digest of its source."""
+    """What the system is: how it was named, its version and package, its complete configuration, its source by
+    content, its engine, and what it declares the validator may replay (see harness.systems.plugin.api)."""
 
     name: str
+    spec: str
     version: str
+    package: dict[str, str] | None
     configuration: dict[str, Any]
     configuration_sha256: str
-    source_sha256: str
+    source: dict[str, Any]  # harness.systems.source.source_record
+    engine: dict[str, str]
+    declarations: dict[str, Any]
+
+    @property
+    def source_sha256(self) -> str:
+        return str(self.source["sha256"])
+
+    def record(self) -> dict[str, Any]:
+        """The receipts' and the freeze's `system` block."""
+        return {"name": self.name, "spec": self.spec, "version": self.version, "package": self.package,
+                "configuration_sha256": self.configuration_sha256, "source": self.source, "engine": self.engine,
+                "declarations": self.declarations}
 
 
 class SystemUnderTest(Protocol):
@@ -89,6 +108,10 @@ class SystemUnderTest(Protocol):
 
 
 class SystemBuilder(Protocol):
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The declared modes the systems this builder makes offer."""
+
     def build(self, fixture: CorpusFixture, directory: Path) -> tuple[SystemUnderTest, bool]:
         """Build, resume or reuse the system in `directory` from `fixture`; also whether anything changed on disk."""
 

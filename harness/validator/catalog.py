@@ -73,6 +73,7 @@ CHECKS: dict[str, str] = {
     "machine.identity": "the machine identity (CPU, cores, OS) is not recorded",
     "profile.contract": "the text profile is not the SciFact contract (a parity run is never a claim)",
     "embeddings.model": "a re-embedded text differs from the fixture's vector beyond the rounding bound",
+    "system.source": "the system's source files on disk are not the ones the run recorded",
     # A comparison artifact (python -m harness.validator --comparison PATH)
     "comparison.schema": "the comparison is not strict JSON or does not match its closed schema",
     "comparison.inputs": "a rows file or aggregate the comparison names is missing, has another sha256, or does not "
@@ -90,6 +91,8 @@ CHECKS: dict[str, str] = {
 }
 
 ATTESTATIONS: dict[str, str] = {
+    "system.source": "the system's source is not on this machine: its digest is the run's statement",
+    "system.attested": "what a system holds beyond its local files (a server's collection) is its own statement",
     "latency": "per-query latency was measured by the run on its machine; it cannot be re-measured afterwards",
     "machine": "the machine a receipt names (CPU, cores, memory, OS, BLAS threads) is the run's own statement",
     "history": "the run ledger lives beside the store on the run's machine; whoever can write the store can "

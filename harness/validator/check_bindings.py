@@ -1,6 +1,7 @@
 """What the receipt binds the run to, resolved against the files: corpus, split, store, configuration."""
 
 from . import split_rule
+from .check_system import is_builtin
 from .context import Context
 from .digests import sha256_canonical, sha256_file, sha256_text
 from .modes import has_lane
@@ -88,11 +89,17 @@ def check_receipt_identity(ctx: Context, report: Report) -> None:
 def check_config(ctx: Context, report: Report) -> None:
     retrieval = ctx.receipt["retrieval"]
     config = retrieval["config"]
-    report.equal("config.sha256", retrieval["config_sha256"], sha256_canonical(config), "configuration digest")
+    digest = sha256_canonical(config)
+    report.equal("config.sha256", (retrieval["config_sha256"], ctx.receipt["system"]["configuration_sha256"]),
+                 (digest, digest), "configuration digest, as the retrieval and the system identity record it")
+    contract_top_k = ctx.receipt["corpus"]["contract"]["top_k"]
+    if not is_builtin(ctx):  # a system of its own: its configuration is its own; the cut is the contract's
+        report.equal("config.top_k", contract_top_k, retrieval["top_k"], "top_k of receipt and contract agree")
+        return
     off = {k: config.get(k) for k, v in FROZEN_BASELINE.items() if config.get(k) != v}
     report.expect("config.frozen_baseline", not off, "sparse, late interaction, Matryoshka, recency and derived "
                   "vectors at their frozen baseline", FROZEN_BASELINE, off)
-    report.equal("config.top_k", (retrieval["top_k"], ctx.receipt["corpus"]["contract"]["top_k"]),
+    report.equal("config.top_k", (retrieval["top_k"], contract_top_k),
                  (config["top_k"], config["top_k"]), "top_k of receipt, configuration and contract agree")
 
 
@@ -115,6 +122,7 @@ def check_freeze(ctx: Context, report: Report) -> None:
                  "the receipt names this freeze record")
     receipt = ctx.receipt
     pairs = {
+        "system": (freeze["system"], receipt["system"]),
         "search_config": (freeze["search_config"], receipt["retrieval"]["config"]),
         "fixture_sha256": (freeze["corpus"]["fixture_sha256"], receipt["corpus"]["fixture_sha256"]),
         "model_identity_sha256": (freeze["embedding"]["identity_sha256"], receipt["embedding"]["identity_sha256"]),

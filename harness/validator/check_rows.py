@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ir_metrics
+from .check_system import DENSE_EXACT, is_builtin, replay_parameters
 from .context import Context
 from .digests import sha256_canonical
 from .modes import fused, has_lane
@@ -108,12 +109,12 @@ def _request_ids(ctx: Context, report: Report) -> None:
                   "request ids are unique and follow <run_id>/<query_id>", expected[:3], ids[:3])
 
 
-def _exactness(document_count: int) -> Callable[[Row], tuple[Any, Any] | None]:
+def _exactness(document_count: int, backends: set[str]) -> Callable[[Row], tuple[Any, Any] | None]:
     def probe(row: Row) -> tuple[Any, Any] | None:
         if row["error"] is not None:
             return None
         dense = row["search_receipt"].get("lanes", {}).get("dense", {})
-        found = (dense.get("backend") in EXACT_BACKENDS, dense.get("exact"), dense.get("candidates_scored"))
+        found = (dense.get("backend") in backends, dense.get("exact"), dense.get("candidates_scored"))
         want = (True, True, document_count)
         return None if found == want else (want, found)
     return probe
@@ -138,6 +139,15 @@ def _fusion(k: int, depth: int) -> Callable[[Row], tuple[Any, Any] | None]:
     return probe
 
 
+def exact_backends(ctx: Context) -> set[str]:
+    """The built-in system's exact backends; a system of its own is exact only by declaring it (its engine then
+    scores every document, and the replay holds it to that)."""
+    if is_builtin(ctx):
+        return set(EXACT_BACKENDS)
+    system = ctx.receipt["system"]
+    return {system["engine"]["name"]} if system["declarations"].get("dense") == DENSE_EXACT else set()
+
+
 def check_row_schemas(ctx: Context, report: Report) -> bool:
     before = len(report.failed)
     _each(report, "rows.schema", ctx.rows, _schema, "every row matches the row schema")
@@ -145,9 +155,9 @@ def check_row_schemas(ctx: Context, report: Report) -> bool:
 
 
 def check_rows(ctx: Context, report: Report) -> None:
-    rows, config = ctx.rows, ctx.receipt["retrieval"]["config"]
+    rows, parameters = ctx.rows, replay_parameters(ctx)
     _each(report, "rows.identity", rows, _identity(ctx), "schema id, mode and split of every row")
-    _each(report, "rows.results", rows, _results(config["top_k"]),
+    _each(report, "rows.results", rows, _results(parameters["top_k"]),
           "results agree with ranked ids; unique ids, contiguous ranks, at most top_k")
     _each(report, "rows.metrics", rows, _metrics, "per-query metrics recomputed from ranking and qrels")
     _each(report, "rows.search_receipts", rows, _receipt_digest(ctx),
@@ -155,10 +165,13 @@ def check_rows(ctx: Context, report: Report) -> None:
     _request_ids(ctx, report)
     document_count = ctx.receipt["store"]["document_count"]
     if has_lane(ctx.mode, "dense"):
-        _each(report, "rows.exact_backend", rows, _exactness(document_count),
+        _each(report, "rows.exact_backend", rows, _exactness(document_count, exact_backends(ctx)),
               f"exact dense backend scored every one of {document_count} documents")
-    if fused(ctx.mode):
-        _each(report, "rows.fusion", rows, _fusion(config["rrf_k"], config["hybrid_candidate_depth"]),
+    if fused(ctx.mode) and (parameters["rrf_k"] is None or parameters["depth"] is None):
+        report.fail("rows.fusion", "the system declares no reciprocal rank fusion (k, candidate depth) to "
+                    "recompute its fused scores from", "declarations.fusion", None)
+    elif fused(ctx.mode):
+        _each(report, "rows.fusion", rows, _fusion(parameters["rrf_k"], parameters["depth"]),
               "fused scores recomputed from lane ranks (RRF) and fused order")
     else:
         _each(report, "rows.order", rows, _score_order(), "scores descending, ties by doc_id")

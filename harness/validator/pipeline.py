@@ -20,6 +20,7 @@ from .check_history import check_history
 from .check_replay import check_replay, load_replay
 from .check_rows import check_row_schemas, check_rows
 from .check_store import check_store
+from .check_system import check_system_source, check_system_store, fixture_replay, is_builtin
 from .context import InputError, load
 from .report import Report
 from .strict_json import StrictJSONError
@@ -43,13 +44,20 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
         return report  # malformed artifacts: the checks below read the fields the schemas require
     check_rows(ctx, report)
     check_aggregate(ctx, report)
+    builtin = is_builtin(ctx)
     if check_corpus(ctx, report):
         check_split_and_queries(ctx, report)
-        live = check_store(ctx, report)
+        if builtin:
+            live = check_store(ctx, report)
+            replay = load_replay(ctx, live) if live else None
+        else:
+            check_system_store(ctx, report)
+            replay = fixture_replay(ctx)
         vectors = fixture_query_vectors(ctx)
         check_query_vectors(ctx, report, vectors)
         texts = {q["query_id"]: q["text"] for q in ctx.fixture["queries"]} if ctx.fixture else {}
-        check_replay(ctx, report, load_replay(ctx, live) if live else None, vectors, texts)
+        check_replay(ctx, report, replay, vectors, texts)
+    check_system_source(ctx, report)
     check_receipt_identity(ctx, report)
     check_config(ctx, report)
     check_freeze(ctx, report)

@@ -14,7 +14,7 @@ from typing import Any
 from . import ir_metrics, split_rule
 from .bm25 import BM25, Tokenizer
 from .check_bindings import FROZEN_BASELINE
-from .check_environment import harness_source_digest, harness_source_files
+from .check_environment import HARNESS_DIR, harness_source_digest, harness_source_files
 from .digests import canonical, sha256_bytes, sha256_canonical, sha256_file, sha256_text
 from .self_test_inputs import (
     CAPABILITIES,
@@ -46,6 +46,17 @@ def _ranking(text: str, config: dict[str, Any]) -> list[tuple[str, float]]:
     scores = bm25.score(text).scores
     ranked = sorted((i for i in range(len(DOCS)) if scores[i] > 0), key=lambda i: (-scores[i], list(DOCS)[i]))
     return [(list(DOCS)[i], struct.unpack("<f", struct.pack("<f", scores[i]))[0]) for i in ranked][:10]
+
+
+def _system(config: dict[str, Any]) -> dict[str, Any]:
+    root = HARNESS_DIR.parent
+    files = {p.relative_to(root).as_posix(): sha256_file(p) for p in harness_source_files()}
+    return {"name": "builtin", "spec": "builtin", "version": "self-test", "package": None,
+            "configuration_sha256": sha256_canonical(config),
+            "source": {"sha256": harness_source_digest(), "rule": "self-test", "root": str(root), "files": files},
+            "engine": {"name": "self-test", "version": "self-test"},
+            "declarations": {"dense": "exact_inner_product", "lexical": "self-test",
+                             "fusion": {"method": "rrf", "k": 60, "candidate_depth": 100}}}
 
 
 def _row(query_id: str, store: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
@@ -105,6 +116,7 @@ def generate(root: Path) -> Path:
                    "payload_hashes": fixture["payload_hashes"], "contract": CONTRACT, "counts": fixture["counts"],
                    "builder_version": fixture["builder_version"]},
         "embedding": embedding,
+        "system": _system(config),
         "store": store,
         "retrieval": {"mode": "fts_only", "top_k": 10, "config": config, "config_sha256": sha256_canonical(config),
                       "backend": None,

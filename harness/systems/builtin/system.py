@@ -1,6 +1,8 @@
 """The built-in system behind the system-under-test interface: the SQLite store and its lexical and dense lanes."""
 
+import importlib.metadata
 import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,13 +13,20 @@ from numpy.typing import NDArray
 from harness import BUILDER_VERSION, modes
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical
-from harness.source_digest import harness_digest
+from harness.source_digest import PACKAGE_ROOT, source_files
 from harness.systems.builtin.config.search_config import SearchConfig, unavailable_capabilities
 from harness.systems.builtin.search.searcher import Searcher
 from harness.systems.builtin.store.store import Store, build_store, open_store, part_digests
-from harness.systems.protocol import SearchOutcome, SystemIdentity
+from harness.systems.protocol import DENSE_EXACT, SearchOutcome, SystemIdentity
+from harness.systems.source import source_record
 
 NAME = "builtin"
+
+
+def engine() -> dict[str, str]:
+    versions = {"sqlite": sqlite3.sqlite_version, "bm25s": importlib.metadata.version("bm25s"),
+                "numpy": np.__version__}
+    return {"name": "sqlite3 + bm25s + numpy", "version": ", ".join(f"{k} {v}" for k, v in versions.items())}
 
 
 def _absolute(path: Path) -> str:
@@ -51,8 +60,14 @@ class BuiltinSystem:
         return self.store.namespace
 
     def identity(self) -> SystemIdentity:
-        return SystemIdentity(NAME, BUILDER_VERSION, self.config.to_dict(), self.config.sha256(),
-                              harness_digest()["sha256"])
+        config = self.config
+        return SystemIdentity(
+            name=NAME, spec=NAME, version=BUILDER_VERSION, package=None, configuration=config.to_dict(),
+            configuration_sha256=config.sha256(), source=source_record(PACKAGE_ROOT.parent, source_files()),
+            engine=engine(),
+            declarations={"dense": DENSE_EXACT, "lexical": "bm25 (Lucene IDF) from the store's tokenizer record",
+                          "fusion": {"method": "rrf", "k": config.rrf_k,
+                                     "candidate_depth": config.hybrid_candidate_depth}})
 
     def part_digests(self) -> dict[str, str]:
         return part_digests(self.store.directory)
@@ -104,6 +119,10 @@ class BuiltinBuilder:
 
     namespace: str
     config: SearchConfig
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return modes.MODES
 
     def build(self, fixture: CorpusFixture, directory: Path) -> tuple[BuiltinSystem, bool]:
         store, changed = build_store(directory, fixture, self.namespace, self.config.lexical)

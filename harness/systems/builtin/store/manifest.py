@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.atomic import write_bytes_atomic
 from harness.errors import HarnessError, RefusedError
-from harness.hashing import sha256_canonical, sha256_file
+from harness.hashing import sha256_canonical, sha256_file, sha256_tree
 from harness.json_input import read_document
 from harness.schema_check import validate
 
@@ -25,16 +25,11 @@ class StoreIntegrityError(HarnessError):
 FRESH = "the store is damaged: build a fresh one in a new --store-dir"
 
 
-def _directory_digest(directory: Path) -> str:
-    files = sorted(p for p in directory.rglob("*") if p.is_file())
-    return sha256_canonical({p.relative_to(directory).as_posix(): sha256_file(p) for p in files})
-
-
 def part_digests(directory: Path) -> dict[str, str]:
     return {
         "database": sha256_file(directory / DATABASE),
         "mapping": sha256_file(directory / MAPPING),
-        "lexical": _directory_digest(directory / LEXICAL),
+        "lexical": sha256_tree(directory / LEXICAL),
         "dense": sha256_file(directory / DENSE),
     }
 

@@ -1,0 +1,76 @@
+"""What a retrieval system from outside the harness implements, and what it is given.
+
+A plugin is an object (or a class, or a zero-argument callable returning one) with:
+
+- `name` (str), `version` (str), `modes` (a tuple of the harness's modes it offers);
+- `configuration() -> dict`: its complete configuration, JSON values only; every setting that changes a ranking;
+- `build(corpus, directory) -> bool`: build or resume the system in `directory` from `corpus`, idempotently; True
+  when anything changed on disk; a directory built from another corpus or configuration is refused (raise);
+- `open(corpus, directory) -> None`: open what `build` made, never build;
+- `parts() -> dict[str, Path]`: its persisted local files or directories, hashed into the receipts;
+- `search(mode, text, vector, top_k) -> list[Result]`: the timed call, best first; `vector` is the fixture's
+  vector of the query (None for fts_only); the system never embeds text.
+
+and optionally:
+
+- `declarations` (dict): what the validator may replay on its own. `{"dense": "exact_inner_product"}` states that
+  the dense lane scores every document by the float32 inner product of the fixture's vectors; `{"fusion": {"method":
+  "rrf", "k": 60, "candidate_depth": 100}}` states the hybrid fusion;
+- `engine() -> dict[str, str]`: the engine's own name and version (default: the plugin's);
+- `attested() -> dict`: what cannot be hashed (a remote server's storage): what was asked of it, recorded as
+  attested, not proven.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from harness.systems.protocol import DENSE_EXACT
+
+__all__ = ["DENSE_EXACT", "REQUIRED_METHODS", "Corpus", "Result", "RetrievalSystem"]
+REQUIRED_METHODS = ("configuration", "build", "open", "parts", "search")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The fixture's documents, in fixture order, with their unit vectors (one float32 row per document)."""
+
+    doc_ids: tuple[str, ...]
+    titles: tuple[str, ...]
+    texts: tuple[str, ...]
+    vectors: NDArray[np.float32]
+    namespace: str
+    fixture_sha256: str
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.vectors.shape[1])
+
+
+@dataclass(frozen=True)
+class Result:
+    """One ranked document. `lanes` (hybrid): each lane's (rank, score), None where the lane did not return it."""
+
+    doc_id: str
+    score: float
+    lanes: Mapping[str, tuple[int | None, float | None]] = field(default_factory=dict)
+
+
+class RetrievalSystem(Protocol):
+    name: str
+    version: str
+    modes: tuple[str, ...]
+
+    def configuration(self) -> dict[str, Any]: ...
+
+    def build(self, corpus: Corpus, directory: Path) -> bool: ...
+
+    def open(self, corpus: Corpus, directory: Path) -> None: ...
+
+    def parts(self) -> dict[str, Path]: ...
+
+    def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> list[Result]: ...

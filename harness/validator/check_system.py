@@ -1,0 +1,104 @@
+"""The system under test as the receipt names it: its source re-hashed, and for a system from outside the harness,
+its local parts re-hashed, its mapping, and what it only attests.
+
+The built-in system's store is checked part by part against the fixture (check_store.py). A system of its own
+keeps its parts in its own formats: the validator re-hashes them (so they are the parts that ran, unchanged),
+reads nothing inside them, and replays a lane only where the system declares what the validator can recompute
+(dense: exact inner product over the fixture's vectors). What a remote engine holds cannot be hashed: it is
+recorded as attested, in words, never as a pass.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .context import Context
+from .digests import directory_digest, sha256_canonical, sha256_file
+from .lanes import Replay
+from .live_store import read_vectors
+from .ranking import id_ranks
+from .report import Report
+
+BUILTIN = "builtin"
+DENSE_EXACT = "exact_inner_product"
+
+
+def is_builtin(ctx: Context) -> bool:
+    return bool(ctx.receipt["system"]["name"] == BUILTIN)
+
+
+def check_system_source(ctx: Context, report: Report) -> None:
+    source = ctx.receipt["system"]["source"]
+    root = Path(source["root"])
+    if not root.is_dir():
+        report.attest("system.source", f"the system's source root {root} is not on this machine: its digest "
+                      f"{source['sha256']} is the run's statement")
+        return
+    found = {name: sha256_file(root / name) if (root / name).is_file() else None for name in source["files"]}
+    differing = sorted(name for name, digest in found.items() if digest != source["files"][name])
+    report.expect("system.source", not differing and sha256_canonical(source["files"]) == source["sha256"],
+                  f"the system's {len(found)} source files re-hashed under {root}", [], differing[:5])
+
+
+def _live_part(path: Path) -> str | None:
+    return directory_digest(path) if path.is_dir() else sha256_file(path) if path.is_file() else None
+
+
+def check_system_store(ctx: Context, report: Report) -> None:
+    """A system of its own: parts re-hashed, digests before and after the run, the fixture-position mapping."""
+    store = ctx.receipt["store"]
+    moved = ctx.store_dir
+    recorded_dir = Path(store["directory"])
+
+    def located(path: str) -> Path:
+        part = Path(path)
+        if moved is not None and part.is_relative_to(recorded_dir):
+            return moved / part.relative_to(recorded_dir)
+        return part
+
+    live = {name: _live_part(located(part["path"])) for name, part in store["parts"].items()}
+    recorded = {name: part["sha256"] for name, part in store["parts"].items()}
+    report.equal("store.parts", recorded, live, "every part of the system re-hashed from the live files")
+    digest = sha256_canonical(live) if None not in live.values() else None
+    report.equal("store.live", store["after_run_sha256"], digest, "the live parts' digest equals the after-run digest")
+    report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]
+                  == store["store_sha256"], "before-run, after-run and built digests agree",
+                  store["store_sha256"], (store["before_run_sha256"], store["after_run_sha256"]))
+    documents = [d["doc_id"] for d in (ctx.fixture or {"documents": []})["documents"]]
+    position = {doc_id: i for i, doc_id in enumerate(documents, start=1)}
+    report.expect("store.mapping_coverage", sha256_canonical({"doc_to_fact": position}) == store["mapping_sha256"]
+                  and len(documents) == store["document_count"],
+                  "the system's mapping is the fixture's document positions, every document once",
+                  store["document_count"], len(documents))
+    wrong = [(r["doc_id"], r["fact_id"]) for row in ctx.rows for r in row["results"]
+             if position.get(r["doc_id"]) != r["fact_id"]]
+    report.expect("rows.fact_ids", not wrong, "every result's fact id is its document's fixture position (from 1)", [],
+                  wrong[:5])
+    if store["attested"]:
+        report.attest("system.attested", f"what the system holds beyond its local parts is its own statement: "
+                      f"{sorted(store['attested'])}")
+
+
+def fixture_replay(ctx: Context) -> Replay | None:
+    """A system of its own that declares exact inner product: its dense lane replayed over the fixture's vectors."""
+    fixture = ctx.fixture
+    if fixture is None or ctx.fixture_path is None or ctx.receipt["system"]["declarations"].get("dense") != DENSE_EXACT:
+        return None
+    documents = [d["doc_id"] for d in fixture["documents"]]
+    vectors = read_vectors(ctx.fixture_path.parent / fixture["vectors"]["file"], fixture["vectors"]["dimensions"])
+    if vectors.shape[0] < len(documents):
+        return None
+    matrix = np.ascontiguousarray(vectors[: len(documents)])
+    return Replay(documents, id_ranks(documents), matrix, None)
+
+
+def replay_parameters(ctx: Context) -> dict[str, Any]:
+    """top_k, and for fusion the candidate depth and RRF k: the built-in system's configuration, or what a system
+    of its own declares."""
+    retrieval = ctx.receipt["retrieval"]
+    if is_builtin(ctx):
+        config = retrieval["config"]
+        return {"top_k": retrieval["top_k"], "depth": config["hybrid_candidate_depth"], "rrf_k": config["rrf_k"]}
+    fusion = ctx.receipt["system"]["declarations"].get("fusion") or {}
+    return {"top_k": retrieval["top_k"], "depth": fusion.get("candidate_depth"), "rrf_k": fusion.get("k")}
