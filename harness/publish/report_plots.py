@@ -91,7 +91,7 @@ def latency_chart(latencies: dict[str, list[float]]) -> str:
         axes.set_xlabel("latency of the retrieval call (ms, log scale)")
         axes.set_ylabel("fraction of queries")
         axes.set_ylim(0.0, 1.0)
-        axes.legend(loc="lower right", frameon=False)
+        axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)  # beside the curves, never on them
         return _svg(figure, "latency CDF per mode")
 
 

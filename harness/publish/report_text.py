@@ -39,7 +39,8 @@ def signed(value: float, places: int = 4) -> str:
 def p_value(value: float | None) -> str:
     if value is None:
         return "undefined"
-    return f"{value:.4f}" if value >= 0.001 else f"{value:.2g}".replace("-", MINUS)
+    # four decimals while they show two significant digits (0.0010, not 0.001 beside 0.0005); smaller ones as 1.5e-04
+    return f"{value:.4f}" if value >= 0.00095 else f"{value:.2g}".replace("-", MINUS)
 
 
 def optional(value: float | None, places: int = 3) -> str:
