@@ -4,7 +4,11 @@ VENV ?= .venv
 WORK_DIR ?= work-dir
 PY := $(VENV)/bin/python
 
-.PHONY: setup test fixture calibration lint
+RESULTS ?= $(WORK_DIR)/results
+COMPARE_FLAGS ?=
+REPORT_FLAGS ?=
+
+.PHONY: setup test fixture calibration report lint
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +31,18 @@ fixture: setup
 # The main job: the calibration evaluation of all three modes on the embedded defaults.
 calibration: setup
 	$(PY) -m pytest -m calibration -p no:xdist --work-dir=$(abspath $(WORK_DIR))
+
+# The report of $(RESULTS): each split with all three modes and no comparison yet is compared first, then the HTML
+# report (and report.md) is written from validated artifacts; the last line is the HTML file's path.
+report: setup
+	@for split in calibration heldout all; do \
+	  if [ -f $(RESULTS)/scifact-fts_only-$$split.aggregate.json ] && [ -f $(RESULTS)/scifact-vector_only-$$split.aggregate.json ] \
+	     && [ -f $(RESULTS)/scifact-hybrid-$$split.aggregate.json ] && [ ! -f $(RESULTS)/scifact-comparison-$$split.json ]; then \
+	    $(PY) -m harness compare --output-dir $(RESULTS) --split $$split $(COMPARE_FLAGS) || exit $$?; \
+	  fi; \
+	done
+	$(PY) -m harness report --output-dir $(RESULTS) --out $(RESULTS)/report.html --replace $(REPORT_FLAGS)
+	@echo "$(abspath $(RESULTS))/report.html"
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -2,7 +2,7 @@
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
@@ -42,3 +42,11 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     with atomic_writer(path) as handle:
         handle.write(data)
+
+
+def write_all_atomic(files: Mapping[Path, bytes]) -> None:
+    """Write every file to its temporary sibling first, then rename them all: a failure while writing (a full
+    disk, a directory that cannot be written) leaves none of them changed, not some."""
+    with contextlib.ExitStack() as stack:
+        for path, data in files.items():
+            stack.enter_context(atomic_writer(path)).write(data)

@@ -4,6 +4,7 @@ The default suite checks the block's shape; `pytest -m documented_path` (CI, on 
 bash from the clone's root, relative paths as printed, so a README that drifts from what works fails.
 """
 
+import json
 import os
 import re
 import shlex
@@ -12,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from test_validate.report_check import check_report
+
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- documented-path:start -->", "<!-- documented-path:end -->"
 STEPS = ("make calibration", "-m harness freeze", "-m pytest -m heldout", "-m pytest -m final", "-m harness.validator",
-         "-m harness bundle")
+         "-m harness compare", "-m harness bundle", "make report")
 
 
 def documented_block(readme: Path = ROOT / "README.md") -> str:
@@ -61,6 +64,28 @@ def test_the_documented_path_runs_verbatim_from_the_clone_root() -> None:
     assert result.returncode == 0, output[-4000:]
     assert output.count("ELIGIBLE for a claim") == 9 and "NOT ELIGIBLE" not in output, output[-4000:]
     for shown in ("== SciFact results ==", "next, after committing: freeze the configuration",
-                  "next: the held-out run", "then the bundle:", "bundle: work-dir/bundle"):
+                  "next: the held-out run", "then the bundle:", "bundle: work-dir/bundle",
+                  "comparison ", "inputs ELIGIBLE under the validator", "after Holm",
+                  "work-dir/results/report.html"):
         assert shown in output, shown
     assert "Loading weights" not in output and "Traceback" not in output
+    _the_bundle_publishes_everything(ROOT / "work-dir" / "bundle")
+
+
+def _the_bundle_publishes_everything(bundle: Path) -> None:
+    """Validated comparisons, both reports (every table number against the bundled artifacts), TREC runs and qrels,
+    per-query CSVs, each listed in MANIFEST.json."""
+    splits, modes = ("calibration", "heldout", "all"), ("fts_only", "vector_only", "hybrid")
+    listed = set(json.loads((bundle / "MANIFEST.json").read_text(encoding="utf-8"))["files"])
+    expected = {"report.html", "report.md", "CLAIMS.md"}
+    for split in splits:
+        expected |= {f"artifacts/scifact-comparison-{split}.json", f"exports/scifact-{split}.qrels",
+                     f"validation/comparisons/scifact-comparison-{split}.validation.json",
+                     f"exports/scifact-per-query-{split}.csv"}
+        expected |= {f"exports/scifact-{mode}-{split}.run" for mode in modes}
+    assert expected <= listed, sorted(expected - listed)
+    for split in splits:
+        report = json.loads((bundle / f"validation/comparisons/scifact-comparison-{split}.validation.json").read_text())
+        assert report["eligible"] is True, report
+    assert check_report(bundle / "report.html", bundle / "artifacts") == ["heldout", "all", "calibration"]
+    assert "## Comparisons" in (bundle / "CLAIMS.md").read_text(encoding="utf-8")

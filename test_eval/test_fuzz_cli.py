@@ -18,8 +18,12 @@ OPTIONS = {
     "run": ["--corpus", "--store-dir", "--output-dir", "--split", "--mode"],
     "freeze": ["--corpus", "--store-dir", "--output-dir", "--mode"],
     "bundle": ["--output-dir", "--bundle-dir"],
+    "compare": ["--output-dir", "--split", "--baseline", "--seed", "--resamples", "--permutations"],
+    "report": ["--output-dir", "--out", "--markdown"],
+    "export": ["--output-dir", "--split", "--export-dir"],
 }
-FLAGS = ["--replace", "--allow-dirty", "--allow-unpinned", "--no-progress", "--debug", "--help", "-h", "--nope"]
+FLAGS = ["--replace", "--allow-dirty", "--allow-unpinned", "--no-progress", "--debug", "--help", "-h", "--nope",
+         "--no-validate", "--unvalidated"]
 WORDS = ["calibration", "heldout", "all", "fts_only", "vector_only", "hybrid", "local", "ollama", "mteb-parity",
          "scifact-contract", "0", "-1", "1e309", "nan", "10", "", "--", "-", "\x00", "é", "\udcff"]
 

@@ -19,6 +19,7 @@ from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
 
+from .comparisons import Compared, compared_once
 from .support import CleanRun, RunCopy
 
 
@@ -45,3 +46,9 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory, local_embedder: LocalEmb
 def run_copy(clean_run: CleanRun, tmp_path: Path) -> RunCopy:
     """This test's own copy of the output directory (the fixture and store stay shared)."""
     return RunCopy.make(clean_run, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def compared_heldout(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -> Compared:
+    """The clean run's held-out comparison (receipts from a clean HEAD) and the validator's reports on its inputs."""
+    return compared_once(clean_run, tmp_path_factory.mktemp("compared-heldout"))

@@ -6,8 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from harness.errors import RefusedError
+from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.publish.bundle import BundleError, make_bundle
+from harness.publish.verdicts import validator_judgement
 
+from .report_check import check_report
 from .support import MODES, SPLITS, RunCopy, sha256_bytes, sha256_canonical, sha256_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +39,12 @@ def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
     assert expected_artifacts <= names
     assert {f"validation/scifact-{m}-{s}.validation.json" for m in MODES for s in SPLITS} <= names
     assert {"CLAIMS.md", "MANIFEST.json", "freeze.json", "fixture-metadata.json", "configuration.json",
-            "environment.json"} <= names
+            "environment.json", "report.html", "report.md"} <= names
+    assert {f"artifacts/scifact-comparison-{s}.json" for s in SPLITS} <= names
+    assert {f"validation/comparisons/scifact-comparison-{s}.validation.json" for s in SPLITS} <= names
+    assert {f"exports/scifact-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("run", "scores.tsv")} <= names
+    assert {f"exports/scifact-{s}.qrels" for s in SPLITS} | {f"exports/scifact-per-query-{s}.csv"
+                                                             for s in SPLITS} <= names
     manifest = json.loads((bundle / "MANIFEST.json").read_text())
     assert set(manifest["files"]) == names - {"MANIFEST.json"}
     assert all(sha256_file(bundle / name) == digest for name, digest in manifest["files"].items())
@@ -43,12 +52,16 @@ def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
     for name in names:
         if name.startswith("validation/"):
             assert json.loads((bundle / name).read_text())["eligible"] is True
+    assert check_report(bundle / "report.html", bundle / "artifacts") == ["heldout", "calibration"]
+    assert "UNVALIDATED" not in (bundle / "report.html").read_text()
     claims = (bundle / "CLAIMS.md").read_text()
     for text in ("## What they do not prove", "superiority over another system", "matryoshka:",
                  "Latency scope:", "### heldout", "`hybrid`", "Freeze:", "## What the validator established",
                  "replay.fusion: all 4 answered rows agree", "every one of", "bit for bit",
                  '"scope": "full"', "## What was taken on the run's word", "- latency: measured by the run",
-                 "- history:", "- machine:"):
+                 "- history:", "- machine:", "## Comparisons", "### held-out (4 queries)",
+                 "- hybrid \u2212 fts_only on held-out: +0.0000 nDCG@10", "not significant after Holm",
+                 "superiority of one retrieval method", "other hosts"):
         assert text in claims, text
     assert "documents" not in json.loads((bundle / "fixture-metadata.json").read_text())
     assert not list(tmp_path.glob(".bundle.partial-*"))
@@ -70,3 +83,17 @@ def test_missing_heldout_receipts_and_an_existing_bundle_are_refused(run_copy: R
     run_copy.aggregate_path("fts_only", "heldout").unlink()
     with pytest.raises(BundleError, match=r"lacks scifact-fts_only-heldout\.aggregate\.json"):
         make_bundle(run_copy.out, tmp_path / "bundle")
+
+
+@pytest.mark.real_model
+def test_a_stale_comparison_refuses_the_bundle(run_copy: RunCopy, tmp_path: Path) -> None:
+    """A comparison in the output directory that no longer matches the rows is refused, not bundled."""
+    as_clean_checkout(run_copy)
+    compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
+    edit = json.loads((run_copy.out / "scifact-comparison-calibration.json").read_text())
+    edit["inputs"][0]["rows_sha256"] = sha256_bytes(b"other rows")
+    (run_copy.out / "scifact-comparison-calibration.json").write_text(json.dumps(edit, indent=1))
+    with pytest.raises(RefusedError, match="not every comparison is eligible") as caught:
+        make_bundle(run_copy.out, tmp_path / "bundle")
+    assert "comparison.inputs" in str(caught.value)
+    assert not (tmp_path / "bundle").exists() and not list(tmp_path.glob(".bundle.partial-*"))

@@ -224,7 +224,8 @@ def config_edited(split: str) -> Apply:
 def config_edited_digest_updated(copy: RunCopy) -> Edit:
     def change(receipt: Json) -> None:
         receipt["retrieval"]["config"]["rrf_k"] = 30
-        receipt["retrieval"]["config_sha256"] = sha256_canonical(receipt["retrieval"]["config"])
+        digest = sha256_canonical(receipt["retrieval"]["config"])
+        receipt["retrieval"]["config_sha256"] = receipt["system"]["configuration_sha256"] = digest  # both, as a forger
     return Edit(copy.edit_receipt("hybrid", "heldout", change), {"freeze.match": "search_config"})
 
 

@@ -1,1 +1,1 @@
-"""The command line: python -m harness build | run | freeze | bundle, its errors, paths and on-screen summaries."""
+"""The command line: `python -m harness` with its commands (build to export), errors, paths and summaries."""

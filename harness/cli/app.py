@@ -1,4 +1,5 @@
-"""Command line: `python -m harness build|run|freeze|bundle ...`; exit codes in `harness.cli.errors`."""
+"""Command line: `python -m harness build|run|freeze|bundle|compare|report|export ...`; exit codes in
+`harness.cli.errors`."""
 
 import argparse
 import json
@@ -7,6 +8,7 @@ import sys
 from typing import TypeAlias
 
 from harness.cli import paths as cli_paths
+from harness.cli import publish_commands
 from harness.cli.errors import Parser, report_failure
 from harness.cli.paths import path_argument, text_argument
 from harness.cli.summary import after_freeze, next_step, result_line, shown, verdict
@@ -207,9 +209,10 @@ def main(argv: list[str] | None = None) -> int:
     add_freeze_parser(commands)
     add_bundle_parser(commands)
     add_replay_parser(commands)
+    publish_commands.add_all(commands)
     args = parser.parse_args(argv)
     commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle,
-                        "replay": run_replay}
+                        "replay": run_replay, **publish_commands.HANDLERS}
     try:
         with sigterm_raises():
             return commands_by_name[args.command](args)

@@ -82,3 +82,13 @@ def input_file(option: str, path: Path, fix: str) -> None:
 def new_directory(option: str, path: Path) -> None:
     """A directory the command creates: it must not exist yet."""
     _refuse_file_above(option, path)
+
+
+def writable_place(option: str, path: Path, *, is_directory: bool) -> None:
+    """A file or directory to be written (replaced only with the command's own consent): not the other kind, and
+    not under a file."""
+    if path.exists() and path.is_dir() != is_directory:
+        kind = "a directory" if path.is_dir() else "a file"
+        raise PathArgumentError(f"{option} {path} is {kind}; name the {'directory' if is_directory else 'file'} to "
+                                "write")
+    _refuse_file_above(option, path)

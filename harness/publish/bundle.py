@@ -1,8 +1,9 @@
 """The publishable bundle: validated artifacts, their context, a manifest of digests and CLAIMS.md.
 
 Every aggregate is validated by the independent validator (it shares no code with the runner); one
-that is not eligible stops the bundle. The bundle is assembled in a temporary sibling and renamed into place,
-and an existing bundle directory is never written into.
+that is not eligible stops the bundle. Beside them: the comparisons (validated too), the HTML and Markdown
+reports, TREC runs and qrels and per-query CSVs (`harness.publish.bundle_publications`). The bundle is
+assembled in a temporary sibling and renamed into place, and an existing bundle directory is never written into.
 """
 
 import json
@@ -17,8 +18,10 @@ from harness.evaluation.freeze import FREEZE_NAME
 from harness.hashing import sha256_canonical, sha256_file
 from harness.json_input import read_document
 from harness.modes import MODES
+from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.claims_document import claims_markdown
 from harness.validator.pipeline import validate
+from harness.validator.report import Report
 
 REQUIRED_SPLITS = ("calibration", "heldout")
 
@@ -38,9 +41,11 @@ def _aggregates(output_dir: Path) -> list[Path]:
     return [output_dir / aggregate_name(m, s) for s in splits for m in MODES]
 
 
-def _validate(aggregate: Path, destination: Path) -> tuple[dict[str, Any], str | None]:
-    """Validate; write the JSON report; return it, and None when eligible, else the verdict and failing checks."""
+def _validate(aggregate: Path, destination: Path, known: dict[str, Report]) -> tuple[dict[str, Any], str | None]:
+    """Validate; write the JSON report; return it, and None when eligible, else the verdict and failing checks.
+    The report is also kept in `known`, by the aggregate's sha256, for the comparisons' validation."""
     report = validate(aggregate, full_embedding=True)
+    known[sha256_file(aggregate)] = report
     written = report.to_dict()
     destination.write_text(json.dumps(written, indent=1, default=str) + "\n", encoding="utf-8")
     if report.eligible:
@@ -66,9 +71,10 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     (staging / "validation").mkdir()
     try:
         refused, reports = [], []
+        known: dict[str, Report] = {}
         for aggregate in aggregates:
             report, problem = _validate(aggregate, staging / "validation" / (
-                aggregate.name.removesuffix(".aggregate.json") + ".validation.json"))
+                aggregate.name.removesuffix(".aggregate.json") + ".validation.json"), known)
             reports.append(report)
             if problem is not None:
                 refused.append(problem)
@@ -89,7 +95,10 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         _write(staging / "environment.json", {k: first[k] for k in ("executable", "source", "dependencies", "machine")})
         freeze = read_document(output_dir / FREEZE_NAME, "freeze record", "freeze",
                                "bundle the output directory the freeze and the receipts belong to", BundleError)
-        (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports), encoding="utf-8")
+        splits = list(dict.fromkeys(receipt["split"] for receipt in receipts))
+        comparisons = add_comparisons(staging, output_dir, splits, known)
+        add_exports_and_reports(staging, splits)
+        (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports, comparisons), encoding="utf-8")
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
         _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})

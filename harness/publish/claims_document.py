@@ -1,7 +1,10 @@
 """CLAIMS.md, generated from the receipts: what the bundled runs support and what they do not prove."""
 
 import json
+from collections.abc import Sequence
 from typing import Any
+
+from harness.publish.claims_comparisons import comparisons_section
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
@@ -44,7 +47,8 @@ def _system_line(system: dict[str, Any]) -> str:
             f"({len(system['source']['files'])} files); declares {json.dumps(system['declarations'], sort_keys=True)}")
 
 
-def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]]) -> str:
+def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
+                    comparisons: Sequence[dict[str, Any]] = ()) -> str:
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
     heldout_start = min(a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout")
@@ -80,6 +84,8 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         if any(a["split"] == split for a in aggregates):
             lines += [f"### {split}", "", *_table(aggregates, split), ""]
     lines += _verification(aggregates, reports)
+    if comparisons:
+        lines += comparisons_section(comparisons)
     lines += ["Calibration numbers served diagnosis and configuration choices; the held-out numbers are the",
               "ones measured after the freeze.", "", "## What these runs support", "", boundary["supports_lead"], ""]
     lines += [f"- {item}" for item in boundary["supports"]]

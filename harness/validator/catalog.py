@@ -74,6 +74,20 @@ CHECKS: dict[str, str] = {
     "profile.contract": "the text profile is not the SciFact contract (a parity run is never a claim)",
     "embeddings.model": "a re-embedded text differs from the fixture's vector beyond the rounding bound",
     "system.source": "the system's source files on disk are not the ones the run recorded",
+    # A comparison artifact (python -m harness.validator --comparison PATH)
+    "comparison.schema": "the comparison is not strict JSON or does not match its closed schema",
+    "comparison.inputs": "a rows file or aggregate the comparison names is missing, has another sha256, or does not "
+                         "name those rows, that run or that configuration",
+    "comparison.rows": "the modes' rows list other queries or another order, disagree with the comparison's count and "
+                       "digest or the receipts' split, or state metrics their rankings and qrels do not give",
+    "comparison.procedure": "the stated procedure (generator, draw order, tests, counts, words) is not the one the "
+                            "validator implements",
+    "comparison.means": "a mode's mean or its bootstrap interval does not recompute from the rows",
+    "comparison.statistics": "a difference, interval, randomization count or p-value, t-test, effect size or "
+                             "win/tie/loss count does not recompute, or the pairs are not the baseline's",
+    "comparison.holm": "a Holm-adjusted p-value or significance call does not recompute from the family's p-values",
+    "comparison.inputs_eligible": "an input aggregate is not ELIGIBLE under the validator, or a held-out or all-query "
+                                  "comparison records that its inputs were not validated",
 }
 
 ATTESTATIONS: dict[str, str] = {

@@ -1,11 +1,11 @@
-"""python -m harness.validator AGGREGATE [ROWS] | --self-test"""
+"""python -m harness.validator AGGREGATE [ROWS] | --comparison COMPARISON | --self-test"""
 
 import json
 import sys
 import traceback
 
 from .options import FAULT, USAGE, Parser, path_argument, usage_problem
-from .pipeline import validate
+from .pipeline import validate, validate_comparison
 from .self_test import run_self_test
 
 
@@ -21,19 +21,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full-embedding", action="store_true",
                         help="re-embed every document and query text (the bundle always does); default: a fresh sample")
     parser.add_argument("--no-embedding-check", action="store_true", help="do not re-embed (leaves it not verified)")
+    parser.add_argument("--comparison", type=path_argument,
+                        help="validate a comparison artifact (scifact-comparison-<split>.json) instead of an aggregate")
     parser.add_argument("--self-test", action="store_true", help="validate a generated tiny run, then tampered copies")
     args = parser.parse_args(argv)
     if args.self_test:
         return run_self_test()
-    if args.aggregate is None:
-        parser.error("AGGREGATE is required (or --self-test)")
+    if args.comparison is not None and (args.aggregate is not None or args.fixture or args.freeze or args.store_dir):
+        parser.error("--comparison takes no AGGREGATE, ROWS, --fixture, --freeze or --store-dir: it validates the "
+                     "aggregates the comparison names, as their receipts locate them")
+    if args.aggregate is None and args.comparison is None:
+        parser.error("AGGREGATE is required (or --comparison, or --self-test)")
     problem = usage_problem(args.store_dir, args.json)
     if problem is not None:
         parser.error(problem)
     try:
-        report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
-                          embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
-                          store_dir=args.store_dir)
+        if args.comparison is not None:
+            report = validate_comparison(args.comparison, embeddings=not args.no_embedding_check,
+                                         full_embedding=args.full_embedding)
+        else:
+            report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
+                              embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
+                              store_dir=args.store_dir)
     except Exception:  # a validator fault is not a verdict on the artifact
         traceback.print_exc()
         print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")

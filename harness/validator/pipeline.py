@@ -1,5 +1,7 @@
-"""The validation of one aggregate: every check, in order, from the artifacts and the primary data they name."""
+"""The validation of one aggregate (every check, in order, from the artifacts and the primary data they name), and of
+a comparison artifact (recomputed from its rows, each aggregate it read validated in full)."""
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from .check_aggregate import check_aggregate, check_artifact_files
@@ -10,6 +12,7 @@ from .check_bindings import (
     check_receipt_identity,
     check_split_and_queries,
 )
+from .check_comparison import check_comparison
 from .check_dense import check_query_vectors, fixture_query_vectors
 from .check_embeddings import check_embeddings
 from .check_environment import check_environment
@@ -65,3 +68,12 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     else:
         report.unverified("embeddings.model", "skipped on request (--no-embedding-check)")
     return report
+
+
+def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, embeddings: bool = True,
+                        full_embedding: bool = False, known: Mapping[str, Report] | None = None) -> Report:
+    """A comparison artifact, recomputed from its rows; each input aggregate validated in full (or its report taken
+    from `known`, keyed by the aggregate's sha256, when this process validated it already)."""
+    return check_comparison(comparison, lambda aggregate: validate(aggregate, embeddings=embeddings,
+                                                                   full_embedding=full_embedding),
+                            artifacts_dir=artifacts_dir, known=known)

@@ -1,0 +1,160 @@
+"""The comparison artifact: paired statistics of the three modes on one split, `scifact-comparison-<split>.json`.
+
+It reads the rows and aggregates `python -m harness run` wrote, refuses rows that are not the aggregates'
+(by digest) and mismatched query sets, and, for held-out and all-query splits, any aggregate the independent
+validator does not find ELIGIBLE. The same rows, seed and counts give a byte-identical file: nothing in it
+depends on the time, the paths or the machine.
+"""
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.atomic import write_bytes_atomic
+from harness.evaluation.comparison import paired_statistics as stats
+from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput, load_inputs
+from harness.hashing import sha256_canonical
+from harness.modes import MODES
+from harness.schema_check import validate as validate_schema
+
+SCHEMA = "scifact-comparison-v1"
+DEFAULT_SEED = 20261201
+DEFAULT_RESAMPLES = DEFAULT_PERMUTATIONS = 10_000
+PRIMARY_METRIC = "ndcg_at_10"
+VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE; "
+                   "a calibration comparison may skip the validator with --no-validate, and then says so here")
+
+Verdicts = dict[str, str]
+# an aggregate's path -> (eligible, why); the command passes the independent validator's verdict
+Judgement = Callable[[Path], tuple[bool, str]]
+
+
+def comparison_name(split: str) -> str:
+    return f"scifact-comparison-{split}.json"
+
+
+def pairs(baseline: str | None) -> list[tuple[str, str]]:
+    """(a, b) for each difference a - b: every later mode against every earlier one, or each mode against baseline."""
+    if baseline is None:
+        return [(MODES[j], MODES[i]) for j in range(1, len(MODES)) for i in range(j)]
+    return [(mode, baseline) for mode in MODES if mode != baseline]
+
+
+@dataclass(frozen=True)
+class Procedure:
+    seed: int = DEFAULT_SEED
+    resamples: int = DEFAULT_RESAMPLES
+    permutations: int = DEFAULT_PERMUTATIONS
+
+    def check(self) -> None:
+        if self.seed < 0 or self.seed >= 2**63:
+            raise ComparisonRefused(f"--seed {self.seed}: choose an integer from 0 to 2^63 - 1")
+        if self.resamples < stats.MIN_RESAMPLES:
+            raise ComparisonRefused(f"--resamples {self.resamples}: at least {stats.MIN_RESAMPLES} bootstrap resamples")
+        if self.permutations < stats.MIN_PERMUTATIONS:
+            raise ComparisonRefused(f"--permutations {self.permutations}: at least {stats.MIN_PERMUTATIONS} "
+                                    "permutations")
+
+    def record(self) -> dict[str, Any]:
+        return {"id": stats.PROCEDURE_ID, "seed": self.seed, "bootstrap_resamples": self.resamples,
+                "permutations": self.permutations, "confidence": stats.CONFIDENCE, "alpha": stats.ALPHA,
+                "tie_margin": stats.TIE_MARGIN, "descriptions": dict(stats.PROCEDURES)}
+
+
+def comparison_document(inputs: Sequence[ModeInput], split: str, *, baseline: str | None, procedure: Procedure,
+                        verdicts: Verdicts | None) -> dict[str, Any]:
+    """The artifact for `inputs` (one per mode, in MODES order); `verdicts` None means validation was skipped."""
+    procedure.check()
+    by_mode = {entry.mode: entry for entry in inputs}
+    query_ids = inputs[0].query_ids
+    sampled = stats.draws(procedure.seed, len(query_ids), procedure.resamples, procedure.permutations)
+    modes: dict[str, Any] = {}
+    for entry in inputs:
+        modes[entry.mode] = {}
+        for metric in METRICS:
+            values = entry.values(metric)
+            low, high = stats.bootstrap_interval(values, sampled.indices)
+            modes[entry.mode][metric] = {"mean": stats.mean(values), "ci_low": low, "ci_high": high}
+    compared: list[dict[str, Any]] = [{"a": a, "b": b, "metrics": {
+        metric: stats.paired_difference(by_mode[a].values(metric), by_mode[b].values(metric), sampled)
+        for metric in METRICS}} for a, b in pairs(baseline)]
+    for metric in METRICS:
+        adjusted = stats.holm([c["metrics"][metric]["randomization"]["p_value"] for c in compared])
+        for comparison, p in zip(compared, adjusted, strict=True):
+            comparison["metrics"][metric].update(holm_p_value=p, significant_after_holm=p < stats.ALPHA)
+    return {
+        "schema": SCHEMA, "split": split, "baseline": baseline, "query_count": len(query_ids),
+        "query_ids_sha256": sha256_canonical(query_ids), "metrics": list(METRICS), "primary_metric": PRIMARY_METRIC,
+        "inputs": [entry.record() for entry in inputs],
+        "inputs_validation": {"rule": VALIDATION_RULE, "validated": verdicts is not None, "verdicts": verdicts},
+        "procedure": procedure.record(), "modes": modes, "comparisons": compared,
+    }
+
+
+def document_bytes(document: dict[str, Any]) -> bytes:
+    return json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1).encode("utf-8") + b"\n"
+
+
+def eligible_verdicts(inputs: Sequence[ModeInput], split: str, judge: Judgement) -> Verdicts:
+    """Each input's verdict; refused (listing the failing checks) unless every input is eligible."""
+    verdicts, refused = {}, []
+    for entry in inputs:
+        eligible, detail = judge(entry.aggregate_path)
+        verdicts[entry.mode] = "ELIGIBLE" if eligible else "NOT ELIGIBLE"
+        if not eligible:
+            refused.append(f"{entry.aggregate_path.name}: NOT ELIGIBLE ({detail})")
+    if refused:
+        forced = " or, for a calibration comparison only, --no-validate" if split == "calibration" else ""
+        raise ComparisonRefused(f"{len(refused)} of the {split} aggregates are not ELIGIBLE under the validator, and a "
+                                f"comparison reads only eligible ones: fix what `python -m harness.validator "
+                                f"AGGREGATE` reports{forced}\n" + "\n".join(refused))
+    return verdicts
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    output_dir: Path
+    split: str
+    baseline: str | None = None
+    procedure: Procedure = Procedure()
+    validate_inputs: bool = True
+    replace: bool = False
+
+
+def _clear(target: Path, replace: bool) -> Path | None:
+    if not target.exists():
+        return None
+    if not replace:
+        raise ComparisonRefused(f"{target} already exists; an artifact is never overwritten. Use another --output-dir, "
+                                "or --replace to move the earlier comparison to superseded/")
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    moved = target.parent / "superseded" / stamp / target.name
+    suffix = 0
+    while moved.exists():
+        suffix += 1
+        moved = target.parent / "superseded" / f"{stamp}-{suffix}" / target.name
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    target.rename(moved)
+    return moved
+
+
+def compare(request: CompareRequest, judge: Judgement) -> tuple[Path, dict[str, Any], Path | None]:
+    """Write the comparison; return its path, the document and where an earlier one was moved (if anywhere)."""
+    if not request.validate_inputs and request.split != "calibration":
+        raise ComparisonRefused(f"--no-validate is for calibration comparisons only; a {request.split} comparison "
+                                "reads only aggregates the validator finds ELIGIBLE")
+    request.procedure.check()
+    target = request.output_dir / comparison_name(request.split)
+    if target.exists() and not request.replace:
+        _clear(target, replace=False)
+    inputs = load_inputs(request.output_dir, request.split, MODES)
+    verdicts = eligible_verdicts(inputs, request.split, judge) if request.validate_inputs else None
+    document = comparison_document(inputs, request.split, baseline=request.baseline, procedure=request.procedure,
+                                   verdicts=verdicts)
+    validate_schema(document, "comparison")
+    moved = _clear(target, request.replace)
+    write_bytes_atomic(target, document_bytes(document))
+    return target, document, moved

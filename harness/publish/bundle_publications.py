@@ -1,0 +1,75 @@
+"""What a bundle publishes beside the validated receipts: the comparisons (validated too), the HTML and Markdown
+reports, TREC runs and qrels with the original scores, and per-query CSVs.
+
+A comparison already in the output directory is bundled as it is; a split without one gets one computed with the
+default seed and counts from the bundled (already validated) artifacts. Either way the validator checks it against
+the bundled rows and aggregates before anything else is written.
+"""
+
+import json
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.errors import RefusedError
+from harness.evaluation.comparison.artifact import Procedure, comparison_document, comparison_name, document_bytes
+from harness.evaluation.comparison.inputs import load_inputs
+from harness.modes import MODES
+from harness.publish.exports import export_texts
+from harness.publish.report import write_files
+from harness.publish.report_data import load_report_data
+from harness.validator.pipeline import validate_comparison
+from harness.validator.report import Report
+
+COMPARISON_REPORTS = "validation/comparisons"
+
+
+class PublicationRefused(RefusedError):
+    """A comparison to be bundled is not eligible under the validator."""
+
+
+def _comparison(staging: Path, output_dir: Path, split: str) -> tuple[Path, str]:
+    """The comparison for `split` in the bundle's artifacts: copied, or computed from the bundled artifacts."""
+    artifacts = staging / "artifacts"
+    target = artifacts / comparison_name(split)
+    source = output_dir / comparison_name(split)
+    if source.is_file():
+        shutil.copy2(source, target)
+        return target, "from the output directory"
+    inputs = load_inputs(artifacts, split, MODES)
+    document = comparison_document(inputs, split, baseline=None, procedure=Procedure(),
+                                   verdicts=dict.fromkeys(MODES, "ELIGIBLE"))
+    target.write_bytes(document_bytes(document))
+    return target, "computed by the bundle (default seed and counts)"
+
+
+def add_comparisons(staging: Path, output_dir: Path, splits: Sequence[str],
+                    known: Mapping[str, Report]) -> list[dict[str, Any]]:
+    (staging / COMPARISON_REPORTS).mkdir(parents=True)
+    documents, refused = [], []
+    for split in splits:
+        path, origin = _comparison(staging, output_dir, split)
+        report = validate_comparison(path, known=known)
+        (staging / COMPARISON_REPORTS / path.name.replace(".json", ".validation.json")).write_text(
+            json.dumps({**report.to_dict(), "origin": origin}, indent=1, default=str) + "\n", encoding="utf-8")
+        if not report.eligible:
+            failing = [check.line() for check in report.checks if check.status != "pass"]
+            refused.append(f"{path.name} ({origin}): {report.verdict()}\n    " + "\n    ".join(failing[:6]))
+        documents.append(json.loads(path.read_bytes()))
+    if refused:
+        raise PublicationRefused("not every comparison is eligible, so nothing was bundled; rerun `python -m harness "
+                                 "compare --replace` on the bundled artifacts' output directory, or remove the stale "
+                                 "comparison to let the bundle compute one\n" + "\n".join(refused))
+    return documents
+
+
+def add_exports_and_reports(staging: Path, splits: Sequence[str]) -> None:
+    artifacts = staging / "artifacts"
+    exports = staging / "exports"
+    exports.mkdir()
+    for split in splits:
+        for name, text in export_texts(split, load_inputs(artifacts, split, MODES)).items():
+            (exports / name).write_text(text, encoding="utf-8")
+    data = load_report_data(artifacts, validated=True, freeze_path=staging / "freeze.json")
+    write_files(staging / "report.html", staging / "report.md", data)

@@ -1,0 +1,52 @@
+"""The "Comparisons" section of CLAIMS.md, from the bundled (and validated) comparison artifacts."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from harness.publish.report_text import (
+    COMPARISON_DOES_NOT,
+    COMPARISON_SUPPORTS,
+    METRIC_LABELS,
+    SPLIT_LABELS,
+    SPLIT_ORDER,
+    interval,
+    p_value,
+    pair_label,
+    signed,
+    verdict,
+)
+
+
+def _table(document: dict[str, Any]) -> list[str]:
+    lines = ["| difference | metric | mean | 95% CI | p (randomization) | p (t-test) | p (Holm) | after Holm |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for comparison in document["comparisons"]:
+        for metric in document["metrics"]:
+            stats = comparison["metrics"][metric]
+            lines.append(f"| {pair_label(comparison)} | {METRIC_LABELS[metric]} | {signed(stats['mean_difference'])} | "
+                         f"{interval(stats['ci_low'], stats['ci_high'], sign=True)} | "
+                         f"{p_value(stats['randomization']['p_value'])} | {p_value(stats['t_test']['p_value'])} | "
+                         f"{p_value(stats['holm_p_value'])} | "
+                         f"{'significant' if stats['significant_after_holm'] else 'not significant'} |")
+    return lines
+
+
+def comparisons_section(comparisons: Sequence[dict[str, Any]]) -> list[str]:
+    lines = ["## Comparisons", "",
+             "Paired over the same queries of one split, from `artifacts/scifact-comparison-<split>.json` (each passed "
+             "the validator, which recomputed every number from the rows: `validation/comparisons/`). nDCG@10 is the "
+             "primary metric; Holm's adjustment runs over each metric's family of pairs.", ""]
+    for document in sorted(comparisons, key=lambda d: SPLIT_ORDER.index(d["split"])):
+        split, procedure = document["split"], document["procedure"]
+        validated = ("every input aggregate ELIGIBLE under the validator" if document["inputs_validation"]["validated"]
+                     else "inputs not validated when it was computed (calibration, --no-validate); the bundle's "
+                          "validator found them eligible")
+        lines += [f"### {SPLIT_LABELS[split]} ({document['query_count']} queries)", ""]
+        lines += [f"- {verdict(comparison, split)}" for comparison in document["comparisons"]]
+        lines += ["", *_table(document), "",
+                  f"Seed {procedure['seed']}, {procedure['bootstrap_resamples']} bootstrap resamples, "
+                  f"{procedure['permutations']} sign-flip permutations, p = (b + 1) / (permutations + 1); "
+                  f"{validated}.", ""]
+    lines += [f"Each comparison supports {COMPARISON_SUPPORTS}.", "", "It does not support:", ""]
+    lines += [f"- {item}" for item in COMPARISON_DOES_NOT]
+    return [*lines, ""]

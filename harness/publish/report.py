@@ -1,0 +1,69 @@
+"""`python -m harness report`: the HTML report and its Markdown version, from validated artifacts only.
+
+Each aggregate of each split shown, and each comparison, goes through the independent validator first; one
+that is not ELIGIBLE stops the report, naming it. `--unvalidated` skips the validator and stamps the title.
+"""
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from harness.atomic import write_all_atomic
+from harness.errors import RefusedError
+from harness.publish.report_data import ReportData, load_report_data
+from harness.publish.report_html import render_html
+from harness.publish.report_markdown import render_markdown
+from harness.validator.pipeline import validate, validate_comparison
+from harness.validator.report import Report
+
+
+class ReportRefused(RefusedError):
+    """An artifact the report would show is not eligible, or the report exists already."""
+
+
+def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = None) -> dict[str, Report]:
+    """Every aggregate and comparison of `data` through the validator; refused unless all are eligible."""
+    reports = dict(known or {})
+    problems = []
+    for split in data.splits:
+        for entry in split.inputs:
+            if entry.aggregate_sha256 not in reports:
+                reports[entry.aggregate_sha256] = validate(entry.aggregate_path)
+            report = reports[entry.aggregate_sha256]
+            if not report.eligible:
+                problems.append(f"{entry.aggregate_path.name}: {report.verdict()}")
+        if split.comparison_path is not None:
+            report = validate_comparison(split.comparison_path, known=reports)
+            if not report.eligible:
+                failing = ", ".join(c.name for c in report.checks if c.status != "pass")
+                problems.append(f"{split.comparison_path.name}: {report.verdict()} ({failing})")
+    if problems:
+        raise ReportRefused(f"{len(problems)} artifact(s) are not ELIGIBLE under the validator, and the report shows "
+                            "validated artifacts only: fix what `python -m harness.validator` reports, or pass "
+                            "--unvalidated for a report stamped UNVALIDATED\n" + "\n".join(problems))
+    return reports
+
+
+def render(data: ReportData) -> tuple[str, str]:
+    return render_html(data), render_markdown(data)
+
+
+def write_files(html_path: Path, markdown_path: Path, data: ReportData) -> None:
+    html, markdown = render(data)
+    write_all_atomic({html_path: html.encode("utf-8"), markdown_path: markdown.encode("utf-8")})
+
+
+def write_report(output_dir: Path, html_path: Path, markdown_path: Path, *, validated: bool, replace: bool,
+                 known: Mapping[str, Report] | None = None) -> dict[str, Any]:
+    """Validate (unless `validated` is False), render and write both files; `known` holds validator reports this
+    process made already, by aggregate sha256."""
+    existing = [str(p) for p in (html_path, markdown_path) if p.exists()]
+    if existing and not replace:
+        raise ReportRefused(f"{', '.join(existing)} already exist(s); a report is never overwritten silently: use "
+                            "--replace, or another --out")
+    data = load_report_data(output_dir, validated=validated)
+    if validated:
+        validate_artifacts(data, known)
+    write_files(html_path, markdown_path, data)
+    return {"validated": validated, "splits": [s.split for s in data.splits],
+            "comparisons": [(s.split, c) for s in data.splits if s.comparison for c in s.comparison["comparisons"]]}

@@ -1,0 +1,119 @@
+"""What the report shows, read from an output directory (or a bundle's artifacts) and derived from the rows.
+
+Per split with all three modes: the aggregates and rows (digest-checked), the comparison artifact when there is
+one, Success@k and Recall@k for k = 1..10 from each row's ranked ids and qrels, the latencies, and for hybrid
+where each top-10 document came from (lexical lane only, dense lane only, both), from the lanes evidence.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.evaluation.comparison.artifact import comparison_name
+from harness.evaluation.comparison.inputs import ModeInput, load_inputs
+from harness.json_input import read_document
+from harness.modes import MODES
+from harness.publish.exports import present_splits
+from harness.publish.report_text import SPLIT_ORDER
+
+CUTOFFS = tuple(range(1, 11))
+LANE_KINDS = ("lexical only", "dense only", "both", "neither")
+CANDIDATE_DEPTH, TOP_DEPTH = 100, 10
+
+
+class ReportInputError(HarnessError):
+    """The output directory holds nothing a report could show, or an artifact it needs is malformed."""
+
+
+@dataclass(frozen=True)
+class SplitData:
+    split: str
+    inputs: list[ModeInput]
+    comparison: dict[str, Any] | None
+    comparison_path: Path | None
+
+    def aggregate(self, mode: str) -> dict[str, Any]:
+        return next(entry.aggregate for entry in self.inputs if entry.mode == mode)
+
+    def rows(self, mode: str) -> list[dict[str, Any]]:
+        return next(entry.rows for entry in self.inputs if entry.mode == mode)
+
+
+@dataclass(frozen=True)
+class ReportData:
+    splits: list[SplitData]
+    validated: bool
+    freeze: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def receipt(self) -> dict[str, Any]:
+        receipt: dict[str, Any] = self.splits[0].inputs[0].aggregate["receipt"]
+        return receipt
+
+
+def load_report_data(directory: Path, *, validated: bool, freeze_path: Path | None = None) -> ReportData:
+    """The splits of `directory` with all three modes; the freeze record from `freeze_path` (default: beside them)."""
+    splits = present_splits(directory)
+    if not splits:
+        raise ReportInputError(f"{directory} holds no split with all three modes' aggregates; run the evaluation "
+                               "(`make calibration`, or `python -m harness run`) into it first")
+    loaded = []
+    for split in sorted(splits, key=SPLIT_ORDER.index):
+        path = directory / comparison_name(split)
+        fix = f"rerun `python -m harness compare --split {split} --replace`"
+        comparison = read_document(path, "comparison", "comparison", fix, ReportInputError) if path.is_file() else None
+        loaded.append(SplitData(split, load_inputs(directory, split, MODES), comparison,
+                                path if comparison is not None else None))
+    freeze_path = freeze_path or directory / "freeze.json"
+    freeze = json.loads(freeze_path.read_bytes()) if freeze_path.is_file() else None
+    notes = [f"no comparison artifact for {s.split}: run `python -m harness compare --output-dir {directory} --split "
+             f"{s.split}`" for s in loaded if s.comparison is None]
+    return ReportData(loaded, validated, freeze, notes)
+
+
+def _relevant(row: dict[str, Any]) -> set[str]:
+    return {doc for doc, grade in row["qrels"].items() if grade > 0}
+
+
+def curves(rows: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """Mean Success@k and Recall@k over every row, k = 1..10 (a row with no relevant document scores 0)."""
+    success, recall = [0.0] * len(CUTOFFS), [0.0] * len(CUTOFFS)
+    for row in rows:
+        relevant = _relevant(row)
+        if not relevant:
+            continue
+        for i, k in enumerate(CUTOFFS):
+            found = len(relevant.intersection(row["ranked_doc_ids"][:k]))
+            success[i] += 1.0 if found else 0.0
+            recall[i] += found / len(relevant)
+    return {"success": [s / len(rows) for s in success], "recall": [r / len(rows) for r in recall]}
+
+
+def lane_kind(result: dict[str, Any], depth: int) -> str:
+    """Which lanes ranked this hybrid result within their first `depth` (100: the fusion's candidate lists)."""
+    lanes = result["lanes"]
+    lexical = (lanes.get("lexical", {}).get("rank") or depth + 1) <= depth
+    dense = (lanes.get("dense", {}).get("rank") or depth + 1) <= depth
+    return "both" if lexical and dense else "lexical only" if lexical else "dense only" if dense else "neither"
+
+
+def lane_counts(rows: list[dict[str, Any]], depth: int) -> dict[int, dict[str, int]]:
+    """Rank position (1..10) -> how many hybrid results there each lane had ranked within `depth`."""
+    counts = {rank: dict.fromkeys(LANE_KINDS, 0) for rank in CUTOFFS}
+    for row in rows:
+        for result in row["results"][:10]:
+            counts[result["rank"]][lane_kind(result, depth)] += 1
+    return counts
+
+
+def latencies(rows: list[dict[str, Any]]) -> list[float]:
+    return sorted(float(row["latency_ms"]) for row in rows)
+
+
+def differences(split: SplitData, a: str, b: str, metric: str = "ndcg_at_10") -> list[float]:
+    """Per-query a - b, sorted from a's largest win to its largest loss."""
+    pairs = zip(split.rows(a), split.rows(b), strict=True)
+    return sorted((x["metrics"][metric] - y["metrics"][metric] for x, y in pairs), reverse=True)

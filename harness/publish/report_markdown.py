@@ -1,0 +1,64 @@
+"""The report's Markdown version: the same tables, verdicts, receipt and claim boundary; the plots are in the HTML."""
+
+from harness.publish.report_data import ReportData, SplitData
+from harness.publish.report_tables import (
+    Table,
+    all_metrics_table,
+    comparison_table,
+    curves_table,
+    lanes_table,
+    latency_table,
+    metrics_table,
+    receipt_items,
+)
+from harness.publish.report_text import COMPARISON_DOES_NOT, COMPARISON_SUPPORTS, HOW_TO_READ, SPLIT_LABELS, verdict
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def table_markdown(table: Table) -> list[str]:
+    lines = [f"**{table.caption}**", "", "| " + " | ".join(_cell(h) for h in table.headers) + " |",
+             "| --- |" + " ---: |" * (len(table.headers) - 1)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
+    return [*lines, ""]
+
+
+def _split(split: SplitData) -> list[str]:
+    lines = [f"## {SPLIT_LABELS[split.split].capitalize()} ({split.inputs[0].aggregate['row_count']} queries)", ""]
+    lines += table_markdown(metrics_table(split)) + table_markdown(latency_table(split))
+    if split.comparison is None:
+        lines += [f"No comparison artifact for this split: run `python -m harness compare --split {split.split}`.", ""]
+    else:
+        lines += [f"- {verdict(c, split.split)}" for c in split.comparison["comparisons"]] + ["", HOW_TO_READ, ""]
+        for table in (comparison_table(split), all_metrics_table(split)):
+            if table is not None:
+                lines += table_markdown(table)
+        procedure = split.comparison["procedure"]
+        lines += [f"Seed {procedure['seed']}, {procedure['bootstrap_resamples']} bootstrap resamples, "
+                  f"{procedure['permutations']} sign-flip permutations. Holm family: "
+                  f"{procedure['descriptions']['holm_family']}.", ""]
+    lines += table_markdown(curves_table(split)) + table_markdown(lanes_table(split))
+    return lines
+
+
+def render_markdown(data: ReportData) -> str:
+    title = "# SciFact retrieval evaluation" + ("" if data.validated else " \u2014 UNVALIDATED")
+    status = ("Every aggregate and comparison shown passed the independent validator." if data.validated else
+              "UNVALIDATED: rendered with `--unvalidated`; no validator verdict was obtained. Do not publish this.")
+    lines = [title, "", status, "", "The plots (per-query differences, Success@k and Recall@k, latency CDFs, hybrid "
+             "lanes) are in the HTML version of this report.", ""]
+    lines += [f"{note}" for note in data.notes] + ([""] if data.notes else [])
+    for split in data.splits:
+        lines += _split(split)
+    lines += ["## Receipt", ""]
+    lines += [f"- {label}: " + "; ".join(f"`{line}`" for line in values) for label, values in receipt_items(data)]
+    lines += [""]
+    boundary = data.receipt["claim_boundary"]
+    lines += ["## What these results support, and what they do not", "", boundary["supports_lead"], ""]
+    lines += [f"- {item}" for item in boundary["supports"]] + ["", "They do not establish:", ""]
+    lines += [f"- {item}" for item in boundary["does_not_establish"]]
+    lines += ["", f"A comparison supports {COMPARISON_SUPPORTS}. It does not show:", ""]
+    lines += [f"- {item}" for item in COMPARISON_DOES_NOT] + ["", boundary["statement"], ""]
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""Every comparison check in the validator's catalog can fail: for each name, a comparison of the clean tiny run's
+held-out receipts that violates exactly that check, and the assertion that the validator fails it.
+test_check_coverage.py counts these names as covered; a comparison check without a case here fails that suite."""
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from harness.validator.pipeline import validate_comparison
+
+from .comparisons import Compared, edit_comparison, reseal_input
+from .support import Json, RunCopy, describe, failed_names, sha256_bytes
+
+SPLIT = "heldout"
+OTHER_DIGEST = sha256_bytes(b"something else")
+
+Violation = Callable[[RunCopy, Path], object]
+
+
+def _document(change: Callable[[Json], object]) -> Violation:
+    return lambda copy, path: edit_comparison(path, change)
+
+
+def _restated_metric(copy: RunCopy, path: Path) -> None:
+    """A hybrid row states an nDCG@10 its ranking does not give; every digest is resealed around it."""
+    def change(rows: list[Json]) -> None:
+        rows[0]["metrics"]["ndcg_at_10"] = 0.25
+    copy.edit_rows("hybrid", SPLIT, change)
+    reseal_input(copy, path, "hybrid", SPLIT)
+
+
+def _ineligible_input(copy: RunCopy, path: Path) -> None:
+    """An aggregate whose failure count no longer recomputes (its means untouched), resealed into the comparison."""
+    copy.edit_aggregate("fts_only", SPLIT, lambda a: a["metrics"].update(failures=1))
+    reseal_input(copy, path, "fts_only", SPLIT)
+
+
+def _holm(document: Json) -> None:
+    document["comparisons"][0]["metrics"]["ndcg_at_10"]["holm_p_value"] = 0.5
+
+
+COMPARISON_VIOLATIONS: dict[str, Violation] = {
+    "comparison.schema": _document(lambda d: d.update(unexpected=True)),
+    "comparison.inputs": _document(lambda d: d["inputs"][0].update(rows_sha256=OTHER_DIGEST)),
+    "comparison.rows": _restated_metric,
+    "comparison.procedure": _document(lambda d: d["procedure"]["descriptions"].update(holm="Bonferroni, roughly")),
+    "comparison.means": _document(lambda d: d["modes"]["hybrid"]["ndcg_at_10"].update(ci_low=0.1)),
+    "comparison.statistics": _document(lambda d: d["comparisons"][1]["metrics"]["recall_at_5"]["t_test"].update(
+        df=2)),
+    "comparison.holm": _document(_holm),
+    "comparison.inputs_eligible": _ineligible_input,
+}
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize("name", sorted(COMPARISON_VIOLATIONS))
+def test_the_violation_fails_its_check(name: str, compared_heldout: Compared, tmp_path: Path) -> None:
+    copy, path = compared_heldout.fresh(tmp_path)
+    COMPARISON_VIOLATIONS[name](copy, path)
+    report = validate_comparison(path, known=compared_heldout.known)
+    assert name in failed_names(report), describe(report)
+    assert not report.eligible and report.exit_code() == 1
+
+
+def test_a_comparison_that_is_not_strict_json_fails_its_schema_check(tmp_path: Path) -> None:
+    path = tmp_path / "scifact-comparison-heldout.json"
+    path.write_text(json.dumps({"schema": "scifact-comparison-v1"})[:-1] + ', "x": NaN}', encoding="utf-8")
+    assert "comparison.schema" in failed_names(validate_comparison(path))

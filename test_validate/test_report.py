@@ -1,0 +1,97 @@
+"""`python -m harness report`: one self-contained HTML file and its Markdown version, from validated artifacts only
+(or stamped UNVALIDATED), every number of every table equal to the artifacts it came from."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fixtures.cli import run_tiny_cli
+from harness.evaluation.comparison.artifact import CompareRequest, compare
+from harness.publish.report import ReportRefused, write_report
+from harness.publish.verdicts import validator_judgement
+
+from .comparisons import Compared, varied_output
+from .report_check import check_report, parse
+from .support import RunCopy
+
+NAMESPACES = ("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink")
+
+
+def _self_contained(html: Path) -> None:
+    text = html.read_text(encoding="utf-8")
+    tables = parse(html)
+    assert not tables.tags & {"script", "link", "img", "iframe", "object", "embed"}, tables.tags
+    assert all(value.startswith("#") for _, _, value in tables.references), tables.references
+    assert "@import" not in text and not re.findall(r"url\((?!#)", text)  # only the SVGs' own clip paths
+    remote = [m for m in re.findall(r"https?://[^\s\"'<>)]+", text) if not m.startswith(NAMESPACES)]
+    assert not remote, remote
+    assert text.count("<svg") >= 6
+
+
+@pytest.mark.real_model
+def test_a_validated_report(compared_heldout: Compared, tmp_path: Path) -> None:
+    copy, _ = compared_heldout.fresh(tmp_path)
+    html, markdown = tmp_path / "report.html", tmp_path / "report.md"
+    summary = write_report(copy.out, html, markdown, validated=True, replace=False, known=compared_heldout.known)
+    assert summary["splits"] == ["heldout", "calibration"]
+    assert check_report(html, copy.out) == ["heldout", "calibration"]
+    _self_contained(html)
+    text = html.read_text(encoding="utf-8")
+    assert "<title>SciFact retrieval evaluation</title>" in text and "UNVALIDATED" not in text
+    assert "passed the independent validator" in text
+    assert "<strong>hybrid \u2212 fts_only on held-out</strong>: +0.0000 nDCG@10" in text
+    assert "No comparison artifact for this split" in text  # calibration has none here
+    notes = markdown.read_text(encoding="utf-8")
+    for _, body in parse(html).tables.values():
+        for row in body:
+            assert "| " + " | ".join(row) + " |" in notes, row
+    assert "## What these results support, and what they do not" in notes and "superiority" in notes
+
+
+def test_an_unvalidated_report_of_varied_rows(run_copy: RunCopy, tmp_path: Path) -> None:
+    varied_output(run_copy)
+    compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
+    html, markdown = tmp_path / "report.html", tmp_path / "report.md"
+    write_report(run_copy.out, html, markdown, validated=False, replace=False)
+    assert check_report(html, run_copy.out) == ["heldout", "calibration"]
+    _self_contained(html)
+    text = html.read_text(encoding="utf-8")
+    assert "<title>SciFact retrieval evaluation \u2014 UNVALIDATED</title>" in text
+    assert '<h1>SciFact retrieval evaluation <span class="stamp">UNVALIDATED</span></h1>' in text
+    assert markdown.read_text(encoding="utf-8").startswith("# SciFact retrieval evaluation \u2014 UNVALIDATED")
+    with pytest.raises(ReportRefused, match="never overwritten"):
+        write_report(run_copy.out, html, markdown, validated=False, replace=False)
+    write_report(run_copy.out, html, markdown, validated=False, replace=True)
+
+
+def test_a_report_of_ineligible_artifacts_is_refused(run_copy: RunCopy, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    run_copy.edit_aggregate("hybrid", "calibration", lambda a: a["metrics"].update(failures=3))
+    for mode in ("fts_only", "vector_only", "hybrid"):  # a report of calibration alone: three validations, not six
+        run_copy.aggregate_path(mode, "heldout").unlink()
+    html = tmp_path / "report.html"
+    with pytest.raises(ReportRefused, match="not ELIGIBLE") as caught:
+        write_report(run_copy.out, html, tmp_path / "report.md", validated=True, replace=False)
+    assert "scifact-hybrid-calibration.aggregate.json: NOT ELIGIBLE" in str(caught.value)
+    assert not html.exists()
+
+
+def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "r.html")
+    outcome = run_tiny_cli(["report", "--output-dir", str(tmp_path / "missing"), "--out", out], capsys)
+    assert outcome.code == 2 and outcome.err.startswith("error: --output-dir") and len(outcome.err.splitlines()) == 1
+    outcome = run_tiny_cli(["report", "--output-dir", str(tmp_path), "--out", out], capsys)
+    assert outcome.code == 2 and "holds no split with all three modes" in outcome.err
+    outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", str(tmp_path)], capsys)
+    assert outcome.code == 2 and "is a directory" in outcome.err
+    outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", out, "--markdown", out], capsys)
+    assert outcome.code == 2 and "the HTML file too" in outcome.err
+    outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", out, "--unvalidated"], capsys)
+    assert outcome.code == 0 and outcome.out.startswith("UNVALIDATED") and (tmp_path / "r.md").is_file()
+    outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", out, "--unvalidated"], capsys)
+    assert outcome.code == 3 and "never overwritten" in outcome.err and len(outcome.err.splitlines()) == 1
+    (run_copy.out / "scifact-comparison-heldout.json").write_text("{not json", encoding="utf-8")
+    outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", out, "--unvalidated", "--replace"],
+                           capsys)
+    assert outcome.code == 2 and "is not valid JSON" in outcome.err and "Traceback" not in outcome.err

@@ -1,0 +1,68 @@
+"""Evaluating exported TREC files with pytrec_eval and ir_measures, under the receipts' nine metric names.
+
+On binary qrels with at most ten relevant documents per query (SciFact, the tiny corpus) trec_eval's measures are
+ours: ndcg_cut_10, recall_k, recip_rank on a run of at most ten results, map_cut_10, success_k. A query absent from
+the run (no results) scores 0, as trec_eval -c would count it.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import ir_measures
+import pytrec_eval
+from ir_measures import AP, RR, R, Success, nDCG
+
+TREC_MEASURES = {"ndcg_cut.10", "recall.1,5,10", "recip_rank", "map_cut.10", "success.1,5,10"}
+TREC_NAMES = {"ndcg_at_10": "ndcg_cut_10", "recall_at_1": "recall_1", "recall_at_5": "recall_5",
+              "recall_at_10": "recall_10", "mrr_at_10": "recip_rank", "map_at_10": "map_cut_10",
+              "success_at_1": "success_1", "success_at_5": "success_5", "success_at_10": "success_10"}
+IR_MEASURES = {"ndcg_at_10": nDCG @ 10, "recall_at_1": R @ 1, "recall_at_5": R @ 5, "recall_at_10": R @ 10,
+               "mrr_at_10": RR @ 10, "map_at_10": AP @ 10, "success_at_1": Success @ 1, "success_at_5": Success @ 5,
+               "success_at_10": Success @ 10}
+
+PerQuery = dict[str, dict[str, float]]
+
+
+def read_run(path: Path) -> dict[str, dict[str, float]]:
+    run: dict[str, dict[str, float]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        query, _, doc, _, score, _ = line.split()
+        run.setdefault(query, {})[doc] = float(score)
+    return run
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        query, _, doc, grade = line.split()
+        qrels.setdefault(query, {})[doc] = int(grade)
+    return qrels
+
+
+def with_pytrec_eval(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> PerQuery:
+    found = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
+    return {query: {ours: (found[query][name] if query in found else 0.0) for ours, name in TREC_NAMES.items()}
+            for query in qrels}
+
+
+def with_ir_measures(qrels_path: Path, run_path: Path) -> PerQuery:
+    read_qrels_file: Any = ir_measures.read_trec_qrels  # ir_measures' own TREC readers (untyped)
+    read_run_file: Any = ir_measures.read_trec_run
+    qrels = list(read_qrels_file(str(qrels_path)))
+    run = list(read_run_file(str(run_path)))
+    by_measure = {str(measure): ours for ours, measure in IR_MEASURES.items()}
+    out: PerQuery = {q.query_id: dict.fromkeys(IR_MEASURES, 0.0) for q in qrels}
+    for metric in ir_measures.iter_calc(list(IR_MEASURES.values()), qrels, run):
+        out[metric.query_id][by_measure[str(metric.measure)]] = float(metric.value)
+    return out
+
+
+def worst_gap(found: PerQuery, rows: list[dict[str, Any]]) -> float:
+    """The largest |tool - receipt| over every query and metric of `rows`."""
+    return max(abs(found[row["query_id"]][key] - float(value)) for row in rows for key, value in row["metrics"].items())
+
+
+def mean_gap(found: PerQuery, rows: list[dict[str, Any]], means: dict[str, Any]) -> float:
+    """The largest |mean of the tool's values over every query - the aggregate's mean|."""
+    return max(abs(sum(found[row["query_id"]][key] for row in rows) / len(rows) - float(means[key]))
+               for key in TREC_NAMES)
