@@ -28,6 +28,7 @@ from typing import Any
 
 from .context import Context
 from .digests import sha256_file
+from .embed_batches import embed_in_equal_length_batches
 from .report import Report
 
 SAMPLE_DOCUMENTS, SAMPLE_QUERIES = 8, 4
@@ -75,7 +76,7 @@ def _local(identity: dict[str, Any]) -> Embed:
     if _weights_digest(directory) != identity.get("weights_sha256"):
         raise Unavailable("the installed weights differ from the declared weights digest")
     model = _load(str(directory), SentenceTransformer)
-    return lambda prompts: [list(map(float, model.encode([p], batch_size=1)[0])) for p in prompts]
+    return lambda prompts: embed_in_equal_length_batches(model, prompts) if prompts else []
 
 
 @functools.cache
