@@ -104,8 +104,19 @@ def _ollama(identity: dict[str, Any], endpoint: str) -> Embed:
     digests = {m.get("digest") for m in listed}
     if identity.get("digest") not in digests:
         raise Unavailable(f"Ollama at {endpoint} does not hold model digest {identity.get('digest')}")
-    return lambda prompts: [call("/api/embed", {"model": identity["model"], "input": p, "truncate": False})
-                            ["embeddings"][0] for p in prompts]
+    size = (identity.get("request") or {}).get("inputs_per_request") or 1  # as the fixture's build sent them
+
+    def embed(prompts: list[str]) -> list[list[float]]:
+        if size == 1:
+            return [call("/api/embed", {"model": identity["model"], "input": p, "truncate": False})["embeddings"][0]
+                    for p in prompts]
+        vectors: list[list[float]] = []
+        for start in range(0, len(prompts), size):
+            vectors += call("/api/embed", {"model": identity["model"], "input": prompts[start:start + size],
+                                           "truncate": False})["embeddings"]
+        return vectors
+
+    return embed
 
 
 def _largest_difference(fresh: list[float], stored: list[float]) -> float:
