@@ -4,7 +4,7 @@ VENV ?= .venv
 WORK_DIR ?= work-dir
 PY := $(VENV)/bin/python
 
-.PHONY: setup test fixture calibration lint
+.PHONY: setup test fixture calibration bench lint
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ fixture: setup
 # The main job: the calibration evaluation of all three modes on the embedded defaults.
 calibration: setup
 	$(PY) -m pytest -m calibration -p no:xdist --work-dir=$(abspath $(WORK_DIR))
+
+# The benchmark suite on the real data (README, "Benchmarks"): ratios against same-run baselines, JSON in .benchmarks/.
+bench: setup
+	$(PY) -m pytest -m benchmark -p no:xdist --benchmark-autosave --work-dir=$(abspath $(WORK_DIR))
 
 lint: setup
 	$(VENV)/bin/ruff check .

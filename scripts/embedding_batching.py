@@ -2,7 +2,8 @@
 equal-length batching) and batches of equal token length (the harness's LocalEmbedder), then compare
 every vector byte for byte.
 
-    .venv/bin/python scripts/embedding_batching.py --archive PATH [--limit N] [--max-batch 32] [--json OUT]
+    .venv/bin/python scripts/embedding_batching.py --archive PATH [--limit N | --length-stride K] [--max-batch 32]
+        [--json OUT]
     .venv/bin/python scripts/embedding_batching.py --fixture work-dir/scifact-corpus.json [...]
 
 The prompts are the build's own (`harness.fixture.build.embedding_requests` on the archive, or the
@@ -18,6 +19,11 @@ stores them (L2-normalised float64, then float32): both must be byte-identical r
 vectors as stored): for instance a cold build made with batch size 1 (before equal-length batching) and
 one made with it, over all 5,483 prompts. It prints how many prompts both hold and how many are
 byte-identical, and exits 1 when any differs.
+
+`--batch1-into DIR --skip DIR2` embeds one prompt per forward pass (the path before batching), last
+prompt first, every prompt that neither DIR2 (a build in progress, read again every 50 prompts) nor DIR
+holds, into an embedding cache of its own in DIR; `--caches A B DIR` then compares A against B and DIR
+together. This completes a batch-size-1 reference over all prompts while another build is still making it.
 
 `--padded N` adds, for contrast only, length-sorted padded batches of N over the same prompts (that
 scheme changes bytes and is never used by the harness).
@@ -95,14 +101,19 @@ def _cache_records(directory: Path) -> dict[str, dict[str, bytes]]:
     files: dict[str, dict[str, bytes]] = {}
     for path in sorted(directory.glob("*.jsonl")):
         records = files.setdefault(path.stem, {})
-        for line in path.read_bytes().splitlines():
+        data = path.read_bytes()
+        for line in data[: data.rfind(b"\n") + 1].splitlines():  # a build still writing: skip its torn last line
             record = json.loads(line)
             records[record["prompt_sha256"]] = base64.b64decode(record["vector"])
     return files
 
 
-def compare_caches(first: Path, second: Path) -> int:
-    a, b = _cache_records(first), _cache_records(second)
+def compare_caches(first: Path, *others: Path) -> int:
+    a: dict[str, dict[str, bytes]] = _cache_records(first)
+    b: dict[str, dict[str, bytes]] = {}
+    for other in others:
+        for stem, records in _cache_records(other).items():
+            b.setdefault(stem, {}).update(records)
     result: dict[str, Any] = {}
     for stem in sorted(set(a) & set(b)):
         shared = set(a[stem]) & set(b[stem])
@@ -112,24 +123,64 @@ def compare_caches(first: Path, second: Path) -> int:
     return 0 if result and all(r["both"] == r["byte_identical"] for r in result.values()) else 1
 
 
+def fill_batch1(requests: list[EmbeddingRequest], into: Path, skip: Path) -> int:
+    from harness.embedding.cache import CachedVector, EmbeddingCache
+    from harness.hashing import sha256_text
+
+    embedder = LocalEmbedder(max_batch=1)
+    model = embedder._load()
+    cache = EmbeddingCache(into, embedder.identity())
+    cache.open()
+    done = 0
+    try:
+        taken: set[str] = set()
+        for number, request in enumerate(reversed(requests)):
+            if number % 50 == 0:
+                taken = {key for records in _cache_records(skip).values() for key in records}
+                print(json.dumps({"looked_at": number, "embedded": done, "other_build_holds": len(taken),
+                                  "load": os.getloadavg()}), file=sys.stderr, flush=True)
+            if sha256_text(request.prompt) in taken or cache.get(request.prompt) is not None:
+                continue
+            raw = _today(model, request)
+            cache.put(request.prompt, CachedVector(check_and_normalize(request.text_id, raw, None), None,
+                                                   len(model.tokenizer(request.prompt)["input_ids"])
+                                                   > model.max_seq_length))
+            done += 1
+    finally:
+        cache.close()
+    print(json.dumps({"embedded": done}))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--archive", type=Path)
     source.add_argument("--fixture", type=Path)
     parser.add_argument("--limit", type=int, default=None, help="only the first N prompts")
+    parser.add_argument("--length-stride", type=int, default=None,
+                        help="only prompts whose token count (as the model cuts it) is a multiple of K: a sample "
+                             "whose batches are as full as a whole build's (the benchmark suite uses 16)")
     parser.add_argument("--max-batch", type=int, default=DEFAULT_MAX_BATCH)
     parser.add_argument("--padded", type=int, default=0, help="also time padded batches of N (contrast)")
     parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--caches", type=Path, nargs=2, metavar=("A", "B"), default=None)
+    parser.add_argument("--caches", type=Path, nargs="+", metavar="DIR", default=None)
+    parser.add_argument("--batch1-into", type=Path, default=None)
+    parser.add_argument("--skip", type=Path, default=None)
     args = parser.parse_args()
     if args.caches is not None:
         return compare_caches(*args.caches)
+    if args.batch1_into is not None:
+        return fill_batch1(_requests(args), args.batch1_into, args.skip or args.batch1_into)
     requests = _requests(args)[: args.limit]
     import torch
 
     embedder = LocalEmbedder(max_batch=args.max_batch)
     model = embedder._load()
+    if args.length_stride:
+        lengths = embedder._lengths([r.prompt for r in requests])
+        requests = [r for r, n in zip(requests, lengths, strict=True)
+                    if min(n, model.max_seq_length) % args.length_stride == 0]
     _today(model, requests[0])  # warm both paths before timing
     list(embedder.embed(requests[:2]))
     load_before = os.getloadavg()

@@ -119,7 +119,7 @@ def test_the_rule_on_quiet_and_busy_figures() -> None:
     assert contention.reasons(**QUIET) == []
     assert contention.reasons(**{**QUIET, "wait_seconds": None}) == []  # a kernel without schedstat
     waited = contention.reasons(**{**QUIET, "wait_seconds": 0.5})
-    assert waited == ["threads waited for a CPU 50% of the timed wall time"]
+    assert waited == ["threads waited for a CPU 0.50 s per second of timed wall time"]
     assert contention.reasons(**{**QUIET, "cpu_seconds": 0.3, "wait_seconds": None}) == [
         "the process had a CPU 30% of the timed wall time"]
     assert contention.reasons(**{**QUIET, "load_after": [7.5, 3.0, 1.0]}) == [

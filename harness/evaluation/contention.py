@@ -5,7 +5,8 @@ times and keeps the median. Around all timed calls it records wall time, the pro
 its threads spent runnable but waiting for a CPU (the kernel's run-queue wait, /proc/self/task/*/schedstat,
 where the kernel exposes it) and the load average before and after. The run is judged contended when:
 
-- its threads waited for a CPU for more than WAIT_FRACTION_CEILING of the timed wall time, or
+- its threads waited for a CPU more than WAIT_FRACTION_CEILING seconds per second of timed wall time (summed
+  over the threads, so several waiting threads can exceed 1), or
 - the process had the CPU for less than CPU_RATIO_FLOOR of the timed wall time (the search is CPU-bound,
   so a quiet machine keeps it near 1), or
 - the 1-minute load average before or after exceeded the usable cores by more than LOAD_MARGIN.
@@ -26,7 +27,8 @@ WAIT_FRACTION_CEILING = 0.10
 CPU_RATIO_FLOOR = 0.80
 LOAD_MARGIN = 1.0
 CONTENDED = "latency measured under contention"
-RULE = (f"contended when threads waited for a CPU more than {WAIT_FRACTION_CEILING:.0%} of the timed wall time, "
+RULE = (f"contended when threads waited for a CPU more than {WAIT_FRACTION_CEILING:g} s per second of timed wall time "
+        "(summed over threads), "
         f"or the process had a CPU less than {CPU_RATIO_FLOOR:.0%} of it, or the 1-minute load average before "
         f"or after exceeded the usable cores by more than {LOAD_MARGIN:g}")
 
@@ -76,7 +78,7 @@ def reasons(*, wall_seconds: float, cpu_seconds: float, wait_seconds: float | No
     """Why the timed region counts as contended; empty when it does not."""
     found = []
     if wall_seconds > 0 and wait_seconds is not None and wait_seconds / wall_seconds > WAIT_FRACTION_CEILING:
-        found.append(f"threads waited for a CPU {wait_seconds / wall_seconds:.0%} of the timed wall time")
+        found.append(f"threads waited for a CPU {wait_seconds / wall_seconds:.2f} s per second of timed wall time")
     if wall_seconds > 0 and cpu_seconds / wall_seconds < CPU_RATIO_FLOOR:
         found.append(f"the process had a CPU {cpu_seconds / wall_seconds:.0%} of the timed wall time")
     loads = [load[0] for load in (load_before, load_after) if load is not None]
