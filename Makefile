@@ -8,7 +8,7 @@ RESULTS ?= $(WORK_DIR)/results
 COMPARE_FLAGS ?=
 REPORT_FLAGS ?=
 
-.PHONY: setup test fixture calibration report lint
+.PHONY: setup test fixture calibration report bench lint
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ report: setup
 	done
 	$(PY) -m harness report --output-dir $(RESULTS) --out $(RESULTS)/report.html --replace $(REPORT_FLAGS)
 	@echo "$(abspath $(RESULTS))/report.html"
+
+# The benchmark suite on the real data (README, "Benchmarks"): ratios against same-run baselines, JSON in .benchmarks/.
+bench: setup
+	$(PY) -m pytest -m benchmark -p no:xdist --benchmark-autosave --work-dir=$(abspath $(WORK_DIR))
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from harness.systems.protocol import SystemUnderTest
 
 ROOT = Path(__file__).parent
+pytest_plugins = ["fixtures.bench_ratios"]  # the benchmark suite's ratios, listed at the end of a run
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -296,3 +296,33 @@ def test_a_full_build_with_the_ollama_backend_then_a_cached_rebuild(tmp_path: Pa
     assert np.allclose(norms, 1.0, atol=1e-6)
     raw_norms = [np.linalg.norm(fake_vector(r.prompt)) for r in TINY.values()]
     assert min(raw_norms) > 10  # the server's vectors really needed normalizing
+
+
+def test_several_inputs_per_request_are_another_identity_and_fall_back_one_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """SCIFACT_OLLAMA_INPUTS_PER_REQUEST=N sends N prompts per /api/embed; a refused request falls back to its
+    prompts one by one (with the shortened-prompt retries), and N is part of the identity."""
+    requests = list(TINY.values())
+    long_one = next(r for r in requests if len(r.prompt) > 200)
+    with FakeOllama(context_chars=len(long_one.prompt) - 1) as server:
+        single = OllamaEmbedder(host=server.url).identity()
+        monkeypatch.setenv("SCIFACT_OLLAMA_INPUTS_PER_REQUEST", "4")
+        embedder = OllamaEmbedder(host=server.url)
+        raws = list(embedder.embed(requests))
+        bodies = [r.body["input"] for r in server.received if r.path == "/api/embed" and isinstance(r.body, dict)]
+    assert embedder.identity() != single and embedder.identity()["request"]["inputs_per_request"] == 4
+    assert len(raws) == len(requests)
+    lists = [body for body in bodies if isinstance(body, list)]
+    assert [len(body) for body in lists[:1]] == [4] and all(len(body) <= 4 for body in lists)
+    for request, raw in zip(requests, raws, strict=True):
+        kept = request.semantic_text if raw.embedded_chars is None else request.semantic_text[:raw.embedded_chars]
+        assert raw.values == fake_vector(request.prefix + kept), request.text_id
+    assert any(raw.embedded_chars is not None for raw in raws)  # the refused batch went one by one, with retries
+
+
+@pytest.mark.parametrize("value", ["0", "x", "-1"])
+def test_a_bad_inputs_per_request_setting_is_refused_by_name(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCIFACT_OLLAMA_INPUTS_PER_REQUEST", value)
+    with pytest.raises(EmbeddingError, match="SCIFACT_OLLAMA_INPUTS_PER_REQUEST") as caught:
+        OllamaEmbedder(host="http://127.0.0.1:9")
+    assert caught.value.exit_code == 2

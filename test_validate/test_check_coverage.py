@@ -163,6 +163,8 @@ VIOLATIONS: dict[str, Violation] = {
     "rows.fusion": _from_mutation(mutations.fused_score_changed),
     "aggregate.metrics": _from_mutation(mutations.metric_digit_in_aggregate),
     "aggregate.latency": _aggregate_metrics(lambda m: m["latency_ms"].update(p50=m["latency_ms"]["p50"] + 1.0)),
+    "latency.contention": _receipt("fts_only", "calibration", lambda r: r["latency_measurement"].update(
+        process_cpu_seconds=0.0, contended=False, contention=None)),
     "aggregate.failures": _aggregate_metrics(lambda m: m.update(failures=m["failures"] + 1)),
     "aggregate.result_counts": _aggregate_metrics(lambda m: m.update(result_count_distribution={"7": 99})),
     "aggregate.unique_docs": _aggregate_metrics(lambda m: m.update(

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COMMON = (
     "json.strict", "aggregate.schema", "rows.sha256", "rows.count", "rows.schema", "rows.identity", "rows.results",
     "rows.metrics", "rows.search_receipts", "rows.request_ids", "aggregate.metrics", "aggregate.latency",
+    "latency.contention",
     "aggregate.failures", "aggregate.result_counts", "aggregate.unique_docs", "aggregate.repeated_top1",
     "corpus.fixture", "corpus.vectors", "corpus.source_hashes", "corpus.payload_hashes", "corpus.pinned",
     "split.contract", "split.membership", "split.selected_ids", "split.counts", "rows.query_identity",

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.evaluation.contention import contention_note
 from harness.validator.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line
@@ -39,7 +40,8 @@ def result_line(aggregate: dict[str, Any], aggregate_path: Path, verdict_text: s
     return (f"{aggregate['mode']:<12} {aggregate['split']:<12} nDCG@10 {m['ndcg_at_10']:.4f}  "
             f"R@10 {m['recall_at_10']:.4f}  MRR@10 {m['mrr_at_10']:.4f}  MAP@10 {m['map_at_10']:.4f}  "
             f"S@1 {m['success_at_1']:.4f}  p50 {latency['p50']:.3f} ms  p95 {latency['p95']:.3f} ms  "
-            f"failures {m['failures']}  {verdict_text}  -> {shown(aggregate_path)}")
+            f"failures {m['failures']}  {verdict_text}  -> {shown(aggregate_path)}"
+            + ("" if (note := contention_note(aggregate)) is None else f"\n  {note}"))
 
 
 def command(*words: str | Path) -> str:

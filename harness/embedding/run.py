@@ -37,6 +37,9 @@ def _embed_missing(missing: list[EmbeddingRequest], embedder: Embedder, cache: E
                    dimensions: int | None, progress: bool) -> int | None:
     if not missing:  # never start the embedder (and load a model) for nothing
         return dimensions
+    arrange = getattr(embedder, "arrange", None)  # an embedder that batches says in which order it wants them
+    if arrange is not None:
+        missing = arrange(missing)
     bar = tqdm(total=len(missing), unit="text", desc="embedding", disable=not progress or not missing,
                file=sys.stderr, dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 15.0)
     with bar:

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.claims_comparisons import comparisons_section
+from harness.publish.latency_notes import latency_lines
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
@@ -94,5 +95,5 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     lines += ["", "Unavailable capabilities (the frozen baseline has none of them):", ""]
     lines += [f"- {name}: {c['reason']}" for name, c in receipt["capabilities"].items()]
     lines += ["", f"Latency scope: {receipt['retrieval']['latency_scope']}; measured on the machine above only.",
-              "", boundary["statement"], ""]
+              *latency_lines(aggregates), "", boundary["statement"], ""]
     return "\n".join(lines)

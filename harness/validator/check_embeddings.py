@@ -28,6 +28,7 @@ from typing import Any
 
 from .context import Context
 from .digests import sha256_file
+from .embed_batches import embed_in_equal_length_batches
 from .report import Report
 
 SAMPLE_DOCUMENTS, SAMPLE_QUERIES = 8, 4
@@ -75,7 +76,7 @@ def _local(identity: dict[str, Any]) -> Embed:
     if _weights_digest(directory) != identity.get("weights_sha256"):
         raise Unavailable("the installed weights differ from the declared weights digest")
     model = _load(str(directory), SentenceTransformer)
-    return lambda prompts: [list(map(float, model.encode([p], batch_size=1)[0])) for p in prompts]
+    return lambda prompts: embed_in_equal_length_batches(model, prompts) if prompts else []
 
 
 @functools.cache
@@ -103,8 +104,19 @@ def _ollama(identity: dict[str, Any], endpoint: str) -> Embed:
     digests = {m.get("digest") for m in listed}
     if identity.get("digest") not in digests:
         raise Unavailable(f"Ollama at {endpoint} does not hold model digest {identity.get('digest')}")
-    return lambda prompts: [call("/api/embed", {"model": identity["model"], "input": p, "truncate": False})
-                            ["embeddings"][0] for p in prompts]
+    size = (identity.get("request") or {}).get("inputs_per_request") or 1  # as the fixture's build sent them
+
+    def embed(prompts: list[str]) -> list[list[float]]:
+        if size == 1:
+            return [call("/api/embed", {"model": identity["model"], "input": p, "truncate": False})["embeddings"][0]
+                    for p in prompts]
+        vectors: list[list[float]] = []
+        for start in range(0, len(prompts), size):
+            vectors += call("/api/embed", {"model": identity["model"], "input": prompts[start:start + size],
+                                           "truncate": False})["embeddings"]
+        return vectors
+
+    return embed
 
 
 def _largest_difference(fresh: list[float], stored: list[float]) -> float:

@@ -3,6 +3,7 @@
 import subprocess
 from pathlib import Path
 
+from .check_latency import check_latency
 from .context import Context
 from .digests import sha256_canonical, sha256_file
 from .report import Report
@@ -62,9 +63,7 @@ def check_environment(ctx: Context, report: Report) -> None:
     if recorded:
         report.attest("machine", f"{machine['cpu_model']}, {machine['logical_cores']} logical cores, {machine['os']}, "
                       f"BLAS {machine.get('blas')}, xdist workers {machine.get('xdist_workers')}")
-    report.attest("latency", "measured by the run and not re-measurable; what was checked: every figure finite and "
-                  "non-negative (schema), the summary recomputed (aggregate.latency), the scope recorded: "
-                  f"{receipt['retrieval']['latency_scope']}")
+    check_latency(receipt, report)
     profile = receipt["profile"]
     report.expect("profile.contract", profile.get("is_contract") is True and profile.get("name") == "scifact-contract",
                   "the text profile is the SciFact contract (a parity profile is a check, never a claim)",

@@ -3,6 +3,11 @@
 Prompts are sent with "truncate": false, so the server refuses an over-long prompt instead of cutting
 it silently. A refused prompt is retried with its semantic text cut to 500, then 300, then 120 code
 points (role prefix kept); which texts needed that is recorded in the fixture.
+
+`/api/embed` takes a list: SCIFACT_OLLAMA_INPUTS_PER_REQUEST=N (default 1) sends N prompts per request.
+Nothing here proves such vectors equal those of one prompt per request (the server batches as it likes),
+so N is part of the identity: another N is another embedding identity, cache and fixture, never the
+default. A request the server refuses falls back to its prompts one at a time, with the retries.
 """
 
 import os
@@ -12,12 +17,28 @@ from typing import Any
 import requests
 
 from harness.embedding.embedders.base import EmbeddingRequest, RawEmbedding
-from harness.errors import EmbeddingError
+from harness.errors import USAGE, EmbeddingError
 
 DEFAULT_MODEL = "all-minilm:latest"
 DEFAULT_HOST = "http://127.0.0.1:11434"
 RETRY_CODE_POINTS = (500, 300, 120)
 _REJECTED_STATUSES = {400, 413, 500}
+
+
+class InputsPerRequestError(EmbeddingError):
+    """SCIFACT_OLLAMA_INPUTS_PER_REQUEST is not a usable count: a setting the user can fix."""
+
+    exit_code = USAGE
+
+
+def inputs_per_request_setting() -> int:
+    raw = os.environ.get("SCIFACT_OLLAMA_INPUTS_PER_REQUEST")
+    if raw is None:
+        return 1
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise InputsPerRequestError(f"SCIFACT_OLLAMA_INPUTS_PER_REQUEST={raw!r} is not a whole number of at least "
+                                    "1; unset it (one prompt per request, the default)")
+    return int(raw)
 
 
 def resolve_host(host: str | None) -> str:
@@ -39,6 +60,7 @@ class OllamaEmbedder:
 
     def __init__(self, model: str = DEFAULT_MODEL, host: str | None = None, timeout: float = 120.0) -> None:
         self.model = model
+        self.inputs_per_request = inputs_per_request_setting()
         self.host = resolve_host(host)
         self.timeout = (5.0, timeout)
         self._session = requests.Session()
@@ -88,7 +110,8 @@ class OllamaEmbedder:
                 "digest": entry["digest"],
                 "details": details,
                 "server_version": version,
-                "request": {"endpoint": "/api/embed", "truncate": False, "inputs_per_request": 1},
+                "request": {"endpoint": "/api/embed", "truncate": False,
+                            "inputs_per_request": self.inputs_per_request},
             }
         return self._identity
 
@@ -133,7 +156,32 @@ class OllamaEmbedder:
         raise EmbeddingError(f"Ollama refused every prompt length tried for {request.text_id} "
                              f"({', '.join(tried)}; code points of semantic text): {refusal}")
 
+    def _embed_many(self, chunk: list[EmbeddingRequest]) -> list[RawEmbedding] | None:
+        """One request for several prompts; None when the server refused it (then each goes alone)."""
+        body = {"model": self.model, "input": [r.prompt for r in chunk], "truncate": False}
+        response = self._call("POST", "/api/embed", body)
+        payload = self._json(response, f"POST /api/embed for {chunk[0].text_id} and {len(chunk) - 1} more")
+        if response.status_code != 200:
+            message = str(payload.get("error", payload))
+            if response.status_code in _REJECTED_STATUSES and "not found" not in message:
+                return None
+            raise EmbeddingError(f"Ollama at {self.host} failed /api/embed for {chunk[0].text_id} and "
+                                 f"{len(chunk) - 1} more with HTTP {response.status_code}: {message}")
+        embeddings = payload.get("embeddings")
+        if not isinstance(embeddings, list) or len(embeddings) != len(chunk) or not all(
+                isinstance(e, list) for e in embeddings):
+            raise EmbeddingError(f"Ollama at {self.host} answered /api/embed for {len(chunk)} inputs without "
+                                 f"exactly {len(chunk)} embeddings: {str(payload)[:200]}")
+        return [RawEmbedding(values, None, None) for values in embeddings]
+
     def embed(self, requests: list[EmbeddingRequest]) -> Iterator[RawEmbedding]:
         self.identity()
-        for request in requests:
-            yield self._embed_with_retries(request)
+        size = self.inputs_per_request
+        for start in range(0, len(requests), size):
+            chunk = requests[start:start + size]
+            together = self._embed_many(chunk) if len(chunk) > 1 else None
+            if together is not None:
+                yield from together
+            else:
+                for request in chunk:
+                    yield self._embed_with_retries(request)
