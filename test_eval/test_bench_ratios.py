@@ -33,3 +33,10 @@ def test_a_ratio_against_the_baseline_and_a_target_is_recorded() -> None:
 def test_a_baseline_that_has_not_run_is_an_error() -> None:
     with pytest.raises(AssertionError, match="has not run"):
         bench_ratios.record(_bench("test_alone", 1.0), baseline="test_never_ran")
+
+
+def test_a_ratio_compares_per_item_when_the_baseline_handled_another_number() -> None:
+    bench_ratios.record(_bench("test_one_aggregate", 1.2), per=1, unit="aggregate")
+    three = _bench("test_three_aggregates", 3.0)
+    bench_ratios.record(three, baseline="test_one_aggregate", per=3, unit="aggregate")
+    assert three.extra_info["speedup_vs_baseline"] == pytest.approx(1.2)  # 1.0 s per aggregate against 1.2 s
