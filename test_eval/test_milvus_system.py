@@ -26,7 +26,6 @@ from harness.validator.pipeline import validate
 
 from .test_plugin_system import _forge_first_row
 
-pytest.importorskip("pymilvus")
 GIT = {"source.git", "source.clean"}
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .context import Context
-from .digests import directory_digest, sha256_canonical, sha256_file
+from .digests import part_digest, sha256_canonical
 from .live_store import LiveStore, load_live_store, read_facts, read_vectors
 from .report import Report
 from .schemas import violation
@@ -15,11 +15,7 @@ from .strict_json import StrictJSONError, load_file
 
 
 def _part_digests(directory: Path, manifest: dict[str, Any]) -> dict[str, str | None]:
-    digests: dict[str, str | None] = {}
-    for name, part in manifest["parts"].items():
-        path = directory / part["path"]
-        digests[name] = directory_digest(path) if path.is_dir() else sha256_file(path) if path.is_file() else None
-    return digests
+    return {name: part_digest(directory / part["path"]) for name, part in manifest["parts"].items()}
 
 
 def _manifest(ctx: Context, report: Report, directory: Path) -> dict[str, Any] | None:

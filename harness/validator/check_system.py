@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .context import Context
-from .digests import directory_digest, sha256_canonical, sha256_file
+from .digests import part_digest, sha256_canonical, sha256_file
 from .lanes import Replay
 from .live_store import read_vectors
 from .ranking import id_ranks
@@ -41,10 +41,6 @@ def check_system_source(ctx: Context, report: Report) -> None:
                   f"the system's {len(found)} source files re-hashed under {root}", [], differing[:5])
 
 
-def _live_part(path: Path) -> str | None:
-    return directory_digest(path) if path.is_dir() else sha256_file(path) if path.is_file() else None
-
-
 def check_system_store(ctx: Context, report: Report) -> None:
     """A system of its own: parts re-hashed, digests before and after the run, the fixture-position mapping."""
     store = ctx.receipt["store"]
@@ -57,7 +53,7 @@ def check_system_store(ctx: Context, report: Report) -> None:
             return moved / part.relative_to(recorded_dir)
         return part
 
-    live = {name: _live_part(located(part["path"])) for name, part in store["parts"].items()}
+    live = {name: part_digest(located(part["path"])) for name, part in store["parts"].items()}
     recorded = {name: part["sha256"] for name, part in store["parts"].items()}
     report.equal("store.parts", recorded, live, "every part of the system re-hashed from the live files")
     digest = sha256_canonical(live) if None not in live.values() else None

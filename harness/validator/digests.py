@@ -34,3 +34,8 @@ def sha256_text(text: str) -> str:
 def directory_digest(directory: Path) -> str:
     files = sorted(p for p in directory.rglob("*") if p.is_file())
     return sha256_canonical({p.relative_to(directory).as_posix(): sha256_file(p) for p in files})
+
+
+def part_digest(path: Path) -> str | None:
+    """A persisted part by content: a directory by `directory_digest`, a file by its sha256, None when missing."""
+    return directory_digest(path) if path.is_dir() else sha256_file(path) if path.is_file() else None
