@@ -21,12 +21,15 @@ STEPS = ("make calibration", "-m harness freeze", "-m pytest -m heldout", "-m py
          "-m harness compare", "-m harness bundle", "make report")
 
 
-def documented_block(readme: Path = ROOT / "README.md") -> str:
+PLUGIN_START, PLUGIN_END = "<!-- plugin-path:start -->", "<!-- plugin-path:end -->"
+
+
+def documented_block(readme: Path = ROOT / "README.md", start: str = START, end: str = END) -> str:
     text = readme.read_text(encoding="utf-8")
-    assert text.count(START) == 1 and text.count(END) == 1, "README.md must mark its publishing path exactly once"
-    block = text[text.index(START) + len(START):text.index(END)].strip()
+    assert text.count(start) == 1 and text.count(end) == 1, f"README.md must mark {start} and {end} exactly once"
+    block = text[text.index(start) + len(start):text.index(end)].strip()
     match = re.fullmatch(r"```bash\n(.*)\n```", block, flags=re.DOTALL)
-    assert match, "the documented path must be one ```bash block between its markers"
+    assert match, f"{start}: one ```bash block between its markers"
     return match.group(1) + "\n"
 
 
@@ -47,6 +50,16 @@ def test_the_block_walks_the_flow_in_order_with_relative_paths() -> None:
 
 def test_the_block_is_valid_bash() -> None:
     subprocess.run(["bash", "-n"], input=documented_block(), text=True, check=True, timeout=30)
+
+
+def test_the_plugin_block_runs_the_whole_flow_with_relative_paths() -> None:
+    block = documented_block(start=PLUGIN_START, end=PLUGIN_END)
+    subprocess.run(["bash", "-n"], input=block, text=True, check=True, timeout=30)
+    lines = commands(block)
+    steps = ("PYTHONPATH=examples", "--split calibration", "-m harness freeze", "--split heldout", "-m harness bundle")
+    positions = [next(i for i, line in enumerate(lines) if step in line) for step in steps]
+    assert positions == sorted(positions)
+    assert not [w for line in lines for w in line.split() if w.startswith("/") or "=/" in w]
 
 
 @pytest.mark.documented_path
@@ -89,3 +102,29 @@ def _the_bundle_publishes_everything(bundle: Path) -> None:
         assert report["eligible"] is True, report
     assert check_report(bundle / "report.html", bundle / "artifacts") == ["heldout", "all", "calibration"]
     assert "## Comparisons" in (bundle / "CLAIMS.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.documented_path
+def test_the_plugin_path_runs_verbatim_from_the_clone_root() -> None:
+    """After the publishing path (its fixture): the README's own-system block, as printed."""
+    if not (ROOT / "work-dir" / "scifact-corpus.json").is_file():
+        pytest.fail("work-dir/scifact-corpus.json is missing: run the publishing path (or make calibration) first",
+                    pytrace=False)
+    for state in ("work-dir/store-numpy-dense", "work-dir/results-numpy-dense", "work-dir/bundle-numpy-dense"):
+        if (ROOT / state).exists():
+            pytest.fail(f"{state} exists: run the plugin path on a fresh clone", pytrace=False)
+    env = {k: v for k, v in os.environ.items() if k not in ("SCIFACT_WORK_DIR", "PYTEST_ADDOPTS", "PYTHONPATH")}
+    block = documented_block(start=PLUGIN_START, end=PLUGIN_END)
+    result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + block], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=3600, check=False)
+    output = result.stdout + result.stderr
+    print(output)
+    assert result.returncode == 0, output[-4000:]
+    assert "Traceback" not in output
+    bundle = ROOT / "work-dir" / "bundle-numpy-dense"
+    listed = set(json.loads((bundle / "MANIFEST.json").read_text(encoding="utf-8"))["files"])
+    assert {f"artifacts/scifact-vector_only-{s}.aggregate.json" for s in ("calibration", "heldout")} <= listed
+    assert not [name for name in listed if "comparison" in name or "fts_only" in name or "hybrid" in name]
+    claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "`numpy-dense` 1.0.0" in claims
+    assert "- `vector_only` heldout: dense: recomputed independently from the fixture's vectors" in claims

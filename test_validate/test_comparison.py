@@ -3,12 +3,14 @@ validator's recomputation (`python -m harness.validator --comparison`), forgerie
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fixtures.cli import run_tiny_cli
 from harness.evaluation.comparison.artifact import CompareRequest, compare
-from harness.evaluation.comparison.inputs import ComparisonInputError, ComparisonRefused
+from harness.evaluation.comparison.inputs import ComparisonRefused
+from harness.evaluation.split_modes import MissingModeError
 from harness.publish.verdicts import validator_judgement
 from harness.validator.catalog import CHECKS
 from harness.validator.cli import main as validator_main
@@ -77,7 +79,7 @@ def test_refusals(run_copy: RunCopy) -> None:
         compare(request, taken_as_eligible)
     rows.write_bytes(original)
     run_copy.aggregate_path("fts_only", "heldout").unlink()
-    with pytest.raises(ComparisonInputError, match=r"scifact-fts_only-heldout.aggregate.json does not exist"):
+    with pytest.raises(MissingModeError, match=r"lacks scifact-fts_only-heldout.aggregate.json: the freeze names"):
         compare(request, taken_as_eligible)
     assert not comparison_path(run_copy, "heldout").exists()
     compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
@@ -115,7 +117,8 @@ def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.Capt
     outcome = run_tiny_cli(["compare", "--output-dir", str(tmp_path / "missing"), "--split", "heldout"], capsys)
     assert outcome.code == 2 and outcome.err.startswith("error: --output-dir") and "Traceback" not in outcome.err
     outcome = run_tiny_cli(["compare", "--output-dir", str(tmp_path), "--split", "calibration"], capsys)
-    assert outcome.code == 2 and "does not exist; run `python -m harness run --split calibration" in outcome.err
+    assert outcome.code == 2
+    assert "holds no calibration aggregate; run `python -m harness run --split calibration" in outcome.err
     assert len(outcome.err.strip().splitlines()) == 1
     outcome = run_tiny_cli(["compare", "--output-dir", str(run_copy.out), "--split", "calibration", "--permutations",
                             "500", "--no-validate"], capsys)
@@ -137,3 +140,33 @@ def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.Capt
     with pytest.raises(SystemExit) as usage:
         validator_main(["--comparison", str(tmp_path / "x.json"), str(tmp_path / "a.aggregate.json")])
     assert usage.value.code == 2
+
+
+def test_two_modes_compare_and_a_dropped_input_is_caught(run_copy: RunCopy) -> None:
+    """Without a freeze, the modes present are compared; the validator holds the inputs, means and verdicts to one
+    set of two modes or more in the declared order."""
+    (run_copy.out / "freeze.json").unlink()
+    for suffix in ("jsonl", "aggregate.json"):
+        (run_copy.out / f"scifact-vector_only-calibration.{suffix}").unlink()
+    path, document, _ = compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False),
+                                validator_judgement)
+    assert [(c["a"], c["b"]) for c in document["comparisons"]] == [("hybrid", "fts_only")]
+    assert not failed_names(validate_comparison(path, embeddings=False)) - {"comparison.inputs_eligible"}
+
+    def drop_input(document: dict[str, Any]) -> None:
+        document["inputs"] = document["inputs"][1:]
+        document["comparisons"] = []
+    edit_comparison(path, drop_input)
+    report = validate_comparison(path, embeddings=False)
+    assert "comparison.inputs" in failed_names(report) or "comparison.schema" in failed_names(report), describe(report)
+
+    def reorder(document: dict[str, Any]) -> None:
+        document["inputs"] = [document["inputs"][1], document["inputs"][0], document["inputs"][1]]
+    path, _, _ = compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False, replace=True),
+                         validator_judgement)
+    edit_comparison(path, reorder)
+    assert "comparison.inputs" in failed_names(validate_comparison(path, embeddings=False))
+    (run_copy.out / "scifact-hybrid-calibration.aggregate.json").unlink()
+    with pytest.raises(ComparisonRefused, match="a comparison needs two modes or more"):
+        compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False, replace=True),
+                validator_judgement)

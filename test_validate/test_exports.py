@@ -73,7 +73,7 @@ def test_ids_the_formats_cannot_carry_and_existing_exports_are_refused(run_copy:
     outcome = run_tiny_cli(["export", "--output-dir", str(tmp_path / "missing")], capsys)
     assert outcome.code == 2 and outcome.err.startswith("error: --output-dir") and len(outcome.err.splitlines()) == 1
     outcome = run_tiny_cli(["export", "--output-dir", str(tmp_path)], capsys)
-    assert outcome.code == 2 and "holds no split with all three modes" in outcome.err
+    assert outcome.code == 2 and "holds no split with its modes' aggregates" in outcome.err
     outcome = run_tiny_cli(["export", "--output-dir", str(run_copy.out), "--split", "all"], capsys)
     assert outcome.code == 2 and "lacks scifact-fts_only-all.aggregate.json" in outcome.err
     (tmp_path / "a-file").write_text("x")

@@ -82,7 +82,7 @@ def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.Capt
     outcome = run_tiny_cli(["report", "--output-dir", str(tmp_path / "missing"), "--out", out], capsys)
     assert outcome.code == 2 and outcome.err.startswith("error: --output-dir") and len(outcome.err.splitlines()) == 1
     outcome = run_tiny_cli(["report", "--output-dir", str(tmp_path), "--out", out], capsys)
-    assert outcome.code == 2 and "holds no split with all three modes" in outcome.err
+    assert outcome.code == 2 and "holds no split with its modes' aggregates" in outcome.err
     outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", str(tmp_path)], capsys)
     assert outcome.code == 2 and "is a directory" in outcome.err
     outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", out, "--markdown", out], capsys)

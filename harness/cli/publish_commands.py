@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from harness.cli.paths import PathArgumentError, existing_directory, path_argument, writable_place
-from harness.evaluation.artifacts import aggregate_name
 from harness.evaluation.comparison.artifact import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
@@ -16,8 +15,9 @@ from harness.evaluation.comparison.artifact import (
     compare,
 )
 from harness.evaluation.comparison.paired_statistics import MIN_PERMUTATIONS, MIN_RESAMPLES
+from harness.evaluation.split_modes import SPLITS, split_modes
 from harness.modes import MODES
-from harness.publish.exports import SPLITS, export
+from harness.publish.exports import export
 from harness.publish.report_text import p_value, pair_label, signed, verdict
 from harness.publish.verdicts import validator_judgement
 
@@ -46,7 +46,7 @@ def _whole(low: int, high: int | None, why: str) -> Callable[[str], int]:
 
 
 def add_compare(commands: Commands) -> None:
-    parser = _command(commands, "compare", "paired statistics of the three modes on one split "
+    parser = _command(commands, "compare", "paired statistics of a split's modes (two or more) "
                       "(scifact-comparison-<split>.json)")
     parser.add_argument("--output-dir", type=path_argument, required=True,
                         help="the evaluation's output directory (rows and aggregates; the comparison is written here)")
@@ -89,7 +89,7 @@ def add_export(commands: Commands) -> None:
     parser = _command(commands, "export", "TREC run and qrels files and per-query CSVs for other tools")
     parser.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
     parser.add_argument("--split", choices=SPLITS, action="append", default=None,
-                        help="a split to export (repeatable; default: every split with all three modes)")
+                        help="a split to export (repeatable; default: every split with its modes' aggregates)")
     parser.add_argument("--export-dir", type=path_argument, default=None,
                         help="where to write (default: OUTPUT/exports)")
     parser.add_argument("--replace", action="store_true", help="overwrite earlier exports")
@@ -100,9 +100,8 @@ def run_export(args: argparse.Namespace) -> int:
     target: Path = args.export_dir or args.output_dir / "exports"
     writable_place("--export-dir", target, is_directory=True)
     for split in args.split or ():
-        missing = [name for name in (aggregate_name(m, split) for m in MODES) if not (args.output_dir / name).is_file()]
-        if missing:
-            raise PathArgumentError(f"--split {split}: {args.output_dir} lacks {', '.join(missing)}; run that split "
+        if not split_modes(args.output_dir, split):
+            raise PathArgumentError(f"--split {split}: {args.output_dir} holds no {split} aggregate; run that split "
                                     "first, or leave --split out to export every split that is there")
     written = export(args.output_dir, target, args.split, replace=args.replace)
     print(f"exported {len(written)} files to {target}: TREC runs (score = n - rank + 1, the receipt's order), the "

@@ -15,9 +15,9 @@ from typing import Any
 from harness.errors import RefusedError
 from harness.evaluation.artifacts import aggregate_name, rows_name
 from harness.evaluation.freeze import FREEZE_NAME
+from harness.evaluation.split_modes import frozen_modes, present_modes
 from harness.hashing import sha256_canonical, sha256_file
 from harness.json_input import read_document
-from harness.modes import MODES
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.claims_document import claims_markdown
 from harness.validator.pipeline import validate
@@ -31,14 +31,19 @@ class BundleError(RefusedError):
 
 
 def _aggregates(output_dir: Path) -> list[Path]:
-    missing = [aggregate_name(m, s) for s in REQUIRED_SPLITS for m in MODES
+    """The aggregates to bundle: every frozen mode's calibration and held-out receipts, and its all-query receipts
+    when every frozen mode has one."""
+    modes = frozen_modes(output_dir)
+    if modes is None:
+        raise BundleError(f"{output_dir} holds no {FREEZE_NAME}: a bundle publishes frozen runs; run `python -m "
+                          "harness freeze` after calibration, then the held-out split")
+    missing = [aggregate_name(m, s) for s in REQUIRED_SPLITS for m in modes
                if not (output_dir / aggregate_name(m, s)).is_file()]
     if missing:
         raise BundleError(f"{output_dir} lacks {', '.join(missing)}: a bundle holds the calibration and held-out "
-                          "receipts of all three modes")
-    splits = [*REQUIRED_SPLITS, *(["all"] if all((output_dir / aggregate_name(m, "all")).is_file()
-                                                 for m in MODES) else [])]
-    return [output_dir / aggregate_name(m, s) for s in splits for m in MODES]
+                          f"receipts of every frozen mode ({', '.join(modes)})")
+    splits = [*REQUIRED_SPLITS, *(["all"] if set(modes) <= set(present_modes(output_dir, "all")) else [])]
+    return [output_dir / aggregate_name(m, s) for s in splits for m in modes]
 
 
 def _validate(aggregate: Path, destination: Path, known: dict[str, Report]) -> tuple[dict[str, Any], str | None]:
@@ -63,13 +68,13 @@ def _fixture_metadata(path: Path) -> dict[str, Any]:
 def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     if bundle_dir.exists():
         raise BundleError(f"{bundle_dir} exists; a bundle is never overwritten. Choose a new --bundle-dir.")
-    aggregates = _aggregates(output_dir)
     bundle_dir.parent.mkdir(parents=True, exist_ok=True)
     # A staging directory of its own: a second bundle at the same time never writes into (or removes) this one's.
     staging = Path(tempfile.mkdtemp(prefix=f".{bundle_dir.name}.partial-", dir=bundle_dir.parent))
-    (staging / "artifacts").mkdir()
-    (staging / "validation").mkdir()
     try:
+        (staging / "artifacts").mkdir()
+        (staging / "validation").mkdir()
+        aggregates = _aggregates(output_dir)
         refused, reports = [], []
         known: dict[str, Report] = {}
         for aggregate in aggregates:
@@ -97,7 +102,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
                                "bundle the output directory the freeze and the receipts belong to", BundleError)
         splits = list(dict.fromkeys(receipt["split"] for receipt in receipts))
         comparisons = add_comparisons(staging, output_dir, splits, known)
-        add_exports_and_reports(staging, splits)
+        add_exports_and_reports(staging, splits, known)
         (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports, comparisons), encoding="utf-8")
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}

@@ -1,9 +1,10 @@
 """What a bundle publishes beside the validated receipts: the comparisons (validated too), the HTML and Markdown
 reports, TREC runs and qrels with the original scores, and per-query CSVs.
 
-A comparison already in the output directory is bundled as it is; a split without one gets one computed with the
-default seed and counts from the bundled (already validated) artifacts. Either way the validator checks it against
-the bundled rows and aggregates before anything else is written.
+A split with two modes or more is compared: a comparison already in the output directory is bundled as it is (it
+must compare exactly the bundled modes); a split without one gets one computed with the default seed and counts
+from the bundled (already validated) artifacts. Either way the validator checks it against the bundled rows and
+aggregates before anything else is written. A split of one mode has no comparison, and CLAIMS.md says so.
 """
 
 import json
@@ -15,9 +16,10 @@ from typing import Any
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, comparison_name, document_bytes
 from harness.evaluation.comparison.inputs import load_inputs
-from harness.modes import MODES
+from harness.evaluation.split_modes import present_modes
+from harness.json_input import read_document
 from harness.publish.exports import export_texts
-from harness.publish.report import write_files
+from harness.publish.report import with_verification, write_files
 from harness.publish.report_data import load_report_data
 from harness.validator.pipeline import validate_comparison
 from harness.validator.report import Report
@@ -34,12 +36,19 @@ def _comparison(staging: Path, output_dir: Path, split: str) -> tuple[Path, str]
     artifacts = staging / "artifacts"
     target = artifacts / comparison_name(split)
     source = output_dir / comparison_name(split)
+    modes = present_modes(artifacts, split)
     if source.is_file():
+        fix = f"rerun `python -m harness compare --split {split} --replace`, or remove it to let the bundle compute one"
+        document = read_document(source, "comparison", "comparison", fix, PublicationRefused)
+        compared = tuple(entry["mode"] for entry in document["inputs"])
+        if compared != modes:
+            raise PublicationRefused(f"{source} compares {', '.join(compared)}, but the bundle holds the {split} runs "
+                                     f"of {', '.join(modes)}; {fix}")
         shutil.copy2(source, target)
         return target, "from the output directory"
-    inputs = load_inputs(artifacts, split, MODES)
+    inputs = load_inputs(artifacts, split, modes)
     document = comparison_document(inputs, split, baseline=None, procedure=Procedure(),
-                                   verdicts=dict.fromkeys(MODES, "ELIGIBLE"))
+                                   verdicts=dict.fromkeys(modes, "ELIGIBLE"))
     target.write_bytes(document_bytes(document))
     return target, "computed by the bundle (default seed and counts)"
 
@@ -48,7 +57,7 @@ def add_comparisons(staging: Path, output_dir: Path, splits: Sequence[str],
                     known: Mapping[str, Report]) -> list[dict[str, Any]]:
     (staging / COMPARISON_REPORTS).mkdir(parents=True)
     documents, refused = [], []
-    for split in splits:
+    for split in (s for s in splits if len(present_modes(staging / "artifacts", s)) >= 2):
         path, origin = _comparison(staging, output_dir, split)
         report = validate_comparison(path, known=known)
         (staging / COMPARISON_REPORTS / path.name.replace(".json", ".validation.json")).write_text(
@@ -64,12 +73,12 @@ def add_comparisons(staging: Path, output_dir: Path, splits: Sequence[str],
     return documents
 
 
-def add_exports_and_reports(staging: Path, splits: Sequence[str]) -> None:
+def add_exports_and_reports(staging: Path, splits: Sequence[str], known: Mapping[str, Report]) -> None:
     artifacts = staging / "artifacts"
     exports = staging / "exports"
     exports.mkdir()
     for split in splits:
-        for name, text in export_texts(split, load_inputs(artifacts, split, MODES)).items():
+        for name, text in export_texts(split, load_inputs(artifacts, split, present_modes(artifacts, split))).items():
             (exports / name).write_text(text, encoding="utf-8")
-    data = load_report_data(artifacts, validated=True, freeze_path=staging / "freeze.json")
+    data = with_verification(load_report_data(artifacts, validated=True, freeze_path=staging / "freeze.json"), known)
     write_files(staging / "report.html", staging / "report.md", data)

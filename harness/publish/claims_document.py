@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.publish.claims_comparisons import comparisons_section
 from harness.publish.latency_notes import latency_lines
+from harness.publish.report_text import LANES_NOTE
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
@@ -26,8 +27,13 @@ def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
 
 def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]]) -> list[str]:
     """What the independent validator established for each aggregate, and what it could only take on trust."""
-    lines = ["## What the validator established", "",
-             "Every ranking of every row was replayed from the fixture and the live store (no sample):", ""]
+    lines = ["## What the validator established", "", LANES_NOTE, "",
+             "How each lane of each run was verified (every row, no sample):", ""]
+    for aggregate, report in zip(aggregates, reports, strict=True):
+        statuses = report["notes"].get("lane_verification", {})
+        lines.append(f"- `{aggregate['mode']}` {aggregate['split']}: " + "; ".join(
+            f"{name}: {status}" for name, status in statuses.items()))
+    lines += ["", "The replay checks in detail:", ""]
     for aggregate, report in zip(aggregates, reports, strict=True):
         replays = [c for c in report["checks"] if c["name"].startswith("replay.")]
         lines.append(f"- `{aggregate['mode']}` {aggregate['split']}: " + "; ".join(
@@ -87,6 +93,10 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     lines += _verification(aggregates, reports)
     if comparisons:
         lines += comparisons_section(comparisons)
+    single = sorted({a["split"] for a in aggregates} - {c["split"] for c in comparisons})
+    if single:
+        lines += [f"No comparison for {', '.join(single)}: a comparison needs two modes or more, and these runs hold "
+                  f"{', '.join(sorted({a['mode'] for a in aggregates}))} only.", ""]
     lines += ["Calibration numbers served diagnosis and configuration choices; the held-out numbers are the",
               "ones measured after the freeze.", "", "## What these runs support", "", boundary["supports_lead"], ""]
     lines += [f"- {item}" for item in boundary["supports"]]

@@ -10,13 +10,10 @@ from pathlib import Path
 
 from harness.atomic import write_all_atomic
 from harness.errors import HarnessError, RefusedError
-from harness.evaluation.artifacts import aggregate_name
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
-from harness.modes import MODES
+from harness.evaluation.split_modes import complete_splits, split_modes
 from harness.publish.per_query_csv import per_query_name, per_query_text
 from harness.publish.trec_export import qrels_name, qrels_text, run_name, run_text, scores_name, scores_text
-
-SPLITS = ("calibration", "heldout", "all")
 
 
 class ExportRefused(RefusedError):
@@ -24,12 +21,7 @@ class ExportRefused(RefusedError):
 
 
 class NothingToExport(HarnessError):
-    """The output directory holds no split with all three modes."""
-
-
-def present_splits(output_dir: Path) -> list[str]:
-    """The splits whose three aggregates are all in `output_dir`."""
-    return [split for split in SPLITS if all((output_dir / aggregate_name(m, split)).is_file() for m in MODES)]
+    """The output directory holds no split with its modes' aggregates."""
 
 
 def export_texts(split: str, inputs: Sequence[ModeInput]) -> dict[str, str]:
@@ -44,13 +36,14 @@ def export_texts(split: str, inputs: Sequence[ModeInput]) -> dict[str, str]:
 
 def export(output_dir: Path, export_dir: Path, splits: Sequence[str] | None = None, *,
            replace: bool = False) -> list[Path]:
-    chosen = list(splits) if splits else present_splits(output_dir)
+    chosen = list(splits) if splits else complete_splits(output_dir)
     if not chosen:
-        raise NothingToExport(f"{output_dir} holds no split with all three modes' aggregates; run "
-                            "`python -m harness run --split calibration` (or heldout) into it first")
+        raise NothingToExport(f"{output_dir} holds no split with its modes' aggregates (every frozen mode, when "
+                              "there is a freeze); run `python -m harness run --split calibration` (or heldout) "
+                              "into it first")
     files: dict[str, str] = {}
     for split in chosen:
-        files.update(export_texts(split, load_inputs(output_dir, split, MODES)))
+        files.update(export_texts(split, load_inputs(output_dir, split, split_modes(output_dir, split))))
     existing = sorted(name for name in files if (export_dir / name).exists())
     if existing and not replace:
         more = " ..." if len(existing) > 4 else ""

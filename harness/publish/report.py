@@ -5,6 +5,7 @@ that is not ELIGIBLE stops the report, naming it. `--unvalidated` skips the vali
 """
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,13 @@ def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = No
     return reports
 
 
+def with_verification(data: ReportData, reports: Mapping[str, Report]) -> ReportData:
+    """`data` with each shown aggregate's lane-by-lane verification from its validator report."""
+    shown = [entry.aggregate_sha256 for split in data.splits for entry in split.inputs]
+    return replace(data, verification={sha: dict(reports[sha].notes.get("lane_verification", {}))
+                                       for sha in shown if sha in reports})
+
+
 def render(data: ReportData) -> tuple[str, str]:
     return render_html(data), render_markdown(data)
 
@@ -63,7 +71,7 @@ def write_report(output_dir: Path, html_path: Path, markdown_path: Path, *, vali
                             "--replace, or another --out")
     data = load_report_data(output_dir, validated=validated)
     if validated:
-        validate_artifacts(data, known)
+        data = with_verification(data, validate_artifacts(data, known))
     write_files(html_path, markdown_path, data)
     return {"validated": validated, "splits": [s.split for s in data.splits],
             "comparisons": [(s.split, c) for s in data.splits if s.comparison for c in s.comparison["comparisons"]]}

@@ -1,8 +1,9 @@
 """What the report shows, read from an output directory (or a bundle's artifacts) and derived from the rows.
 
-Per split with all three modes: the aggregates and rows (digest-checked), the comparison artifact when there is
-one, Success@k and Recall@k for k = 1..10 from each row's ranked ids and qrels, the latencies, and for hybrid
-where each top-10 document came from (lexical lane only, dense lane only, both), from the lanes evidence.
+Per split with its modes (every frozen one, when a freeze is beside them): the aggregates and rows (digest-checked),
+the comparison artifact when there is one, Success@k and Recall@k for k = 1..10 from each row's ranked ids and
+qrels, the latencies, and for hybrid where each top-10 document came from (lexical lane only, dense lane only,
+both), from the lanes evidence.
 """
 
 import json
@@ -13,9 +14,8 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
+from harness.evaluation.split_modes import complete_splits, split_modes
 from harness.json_input import read_document
-from harness.modes import MODES
-from harness.publish.exports import present_splits
 from harness.publish.report_text import SPLIT_ORDER
 
 CUTOFFS = tuple(range(1, 11))
@@ -34,6 +34,10 @@ class SplitData:
     comparison: dict[str, Any] | None
     comparison_path: Path | None
 
+    @property
+    def modes(self) -> list[str]:
+        return [entry.mode for entry in self.inputs]
+
     def aggregate(self, mode: str) -> dict[str, Any]:
         return next(entry.aggregate for entry in self.inputs if entry.mode == mode)
 
@@ -47,6 +51,8 @@ class ReportData:
     validated: bool
     freeze: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    # aggregate sha256 -> lane (or "fusion") -> how the validator verified it, in words
+    verification: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def receipt(self) -> dict[str, Any]:
@@ -55,22 +61,22 @@ class ReportData:
 
 
 def load_report_data(directory: Path, *, validated: bool, freeze_path: Path | None = None) -> ReportData:
-    """The splits of `directory` with all three modes; the freeze record from `freeze_path` (default: beside them)."""
-    splits = present_splits(directory)
+    """The splits of `directory` with their modes; the freeze record from `freeze_path` (default: beside them)."""
+    splits = complete_splits(directory)
     if not splits:
-        raise ReportInputError(f"{directory} holds no split with all three modes' aggregates; run the evaluation "
+        raise ReportInputError(f"{directory} holds no split with its modes' aggregates; run the evaluation "
                                "(`make calibration`, or `python -m harness run`) into it first")
     loaded = []
     for split in sorted(splits, key=SPLIT_ORDER.index):
         path = directory / comparison_name(split)
         fix = f"rerun `python -m harness compare --split {split} --replace`"
         comparison = read_document(path, "comparison", "comparison", fix, ReportInputError) if path.is_file() else None
-        loaded.append(SplitData(split, load_inputs(directory, split, MODES), comparison,
+        loaded.append(SplitData(split, load_inputs(directory, split, split_modes(directory, split)), comparison,
                                 path if comparison is not None else None))
     freeze_path = freeze_path or directory / "freeze.json"
     freeze = json.loads(freeze_path.read_bytes()) if freeze_path.is_file() else None
     notes = [f"no comparison artifact for {s.split}: run `python -m harness compare --output-dir {directory} --split "
-             f"{s.split}`" for s in loaded if s.comparison is None]
+             f"{s.split}`" for s in loaded if s.comparison is None and len(s.modes) > 1]
     return ReportData(loaded, validated, freeze, notes)
 
 

@@ -2,7 +2,6 @@
 
 from html import escape
 
-from harness.modes import MODES
 from harness.publish import report_plots as plots
 from harness.publish.report_data import TOP_DEPTH, ReportData, SplitData, curves, differences, lane_counts, latencies
 from harness.publish.report_tables import (
@@ -14,15 +13,19 @@ from harness.publish.report_tables import (
     latency_table,
     metrics_table,
     receipt_items,
+    verification_table,
 )
 from harness.publish.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
     HOW_TO_READ,
+    LANES_NOTE,
     SPLIT_LABELS,
     interval,
+    no_comparison,
     pair_label,
     signed,
+    system_line,
     verdict,
 )
 
@@ -96,8 +99,7 @@ def _verdicts(split: SplitData) -> str:
 
 def _comparison_section(split: SplitData) -> list[str]:
     if split.comparison is None:
-        return ["<h3>Comparisons</h3>", "<p class=\"note\">No comparison artifact for this split: run "
-                f"<code>python -m harness compare --split {escape(split.split)}</code>.</p>"]
+        return ["<h3>Comparisons</h3>", f"<p class=\"note\">{escape(no_comparison(split.split, split.modes))}</p>"]
     procedure = split.comparison["procedure"]
     parts = ["<h3>Comparisons</h3>", _verdicts(split), f"<p class=\"note\">{escape(HOW_TO_READ)}</p>"]
     parts += [table_html(t) for t in (comparison_table(split), all_metrics_table(split)) if t is not None]
@@ -122,19 +124,21 @@ def _split_section(split: SplitData) -> list[str]:
     parts = [f"<section id=\"split-{split.split}\"><h2>{escape(title)}</h2>", "<h3>Metrics</h3>",
              table_html(metrics_table(split)), table_html(latency_table(split))]
     parts += _comparison_section(split)
-    series = {mode: curves(split.rows(mode)) for mode in MODES}
+    series = {mode: curves(split.rows(mode)) for mode in split.modes}
     parts += ["<h3>Success@k and Recall@k</h3>",
               _figure(plots.curves_chart(series), "Mean over every query of the split, from the ranked ids and qrels."),
               table_html(curves_table(split)), "<h3>Latency</h3>",
-              _figure(plots.latency_chart({mode: latencies(split.rows(mode)) for mode in MODES}),
-                      "Empirical CDF of each query's retrieval-call latency; local to the recorded machine."),
-              "<h3>Where hybrid's top 10 came from</h3>",
-              _figure(plots.lanes_chart(lane_counts(split.rows("hybrid"), TOP_DEPTH)),
-                      "At each hybrid rank, the number of queries whose result there was in the lexical lane's own "
-                      "top 10 only, the dense lane's only, both, or neither (fusion lifted it from lower down). "
-                      "Every result was in at least one lane's top 100, the fusion's candidates: see the table."),
-              table_html(lanes_table(split)), "</section>"]
-    return parts
+              _figure(plots.latency_chart({mode: latencies(split.rows(mode)) for mode in split.modes}),
+                      "Empirical CDF of each query's retrieval-call latency; local to the recorded machine.")]
+    lanes = lanes_table(split)
+    if lanes is not None:
+        parts += ["<h3>Where hybrid's top 10 came from</h3>",
+                  _figure(plots.lanes_chart(lane_counts(split.rows("hybrid"), TOP_DEPTH)),
+                          "At each hybrid rank, the number of queries whose result there was in the lexical lane's "
+                          "own top 10 only, the dense lane's only, both, or neither (fusion lifted it from lower "
+                          "down). Every result was in at least one lane's top 100, the fusion's candidates: see the "
+                          "table."), table_html(lanes)]
+    return [*parts, "</section>"]
 
 
 def _boundary(data: ReportData) -> list[str]:
@@ -167,7 +171,7 @@ def render_html(data: ReportData) -> str:
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
              f"<title>{escape(title)}</title><style>{CSS}</style></head><body><main>",
              f"<h1>SciFact retrieval evaluation{stamp}</h1>",
-             "<p>BEIR SciFact, three retrieval modes: fts_only (BM25), vector_only (exact dense), hybrid (RRF).</p>",
+             f"<p>{escape(system_line(data.receipt['system'], data.splits[0].modes))}</p>",
              status]
     parts.append(_contents(data))
     first = data.splits[0]
@@ -179,6 +183,10 @@ def render_html(data: ReportData) -> str:
     parts += ["<h2 id=\"receipt\">Receipt</h2>", "<dl class=\"receipt\">" + "".join(
         f"<dt>{escape(label)}</dt>" + "".join(f"<dd>{escape(line)}</dd>" for line in lines)
         for label, lines in receipt_items(data)) + "</dl>"]
+    verification = verification_table(data)
+    if verification is not None:
+        parts += ["<h2 id=\"verification\">What was verified</h2>", f"<p class=\"note\">{escape(LANES_NOTE)}</p>",
+                  table_html(verification)]
     parts += _boundary(data)
     parts.append("</main></body></html>")
     return "\n".join(parts) + "\n"

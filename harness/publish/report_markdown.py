@@ -10,8 +10,18 @@ from harness.publish.report_tables import (
     latency_table,
     metrics_table,
     receipt_items,
+    verification_table,
 )
-from harness.publish.report_text import COMPARISON_DOES_NOT, COMPARISON_SUPPORTS, HOW_TO_READ, SPLIT_LABELS, verdict
+from harness.publish.report_text import (
+    COMPARISON_DOES_NOT,
+    COMPARISON_SUPPORTS,
+    HOW_TO_READ,
+    LANES_NOTE,
+    SPLIT_LABELS,
+    no_comparison,
+    system_line,
+    verdict,
+)
 
 
 def _cell(text: str) -> str:
@@ -29,7 +39,7 @@ def _split(split: SplitData) -> list[str]:
     lines = [f"## {SPLIT_LABELS[split.split].capitalize()} ({split.inputs[0].aggregate['row_count']} queries)", ""]
     lines += table_markdown(metrics_table(split)) + table_markdown(latency_table(split))
     if split.comparison is None:
-        lines += [f"No comparison artifact for this split: run `python -m harness compare --split {split.split}`.", ""]
+        lines += [no_comparison(split.split, split.modes), ""]
     else:
         lines += [f"- {verdict(c, split.split)}" for c in split.comparison["comparisons"]] + ["", HOW_TO_READ, ""]
         for table in (comparison_table(split), all_metrics_table(split)):
@@ -39,7 +49,8 @@ def _split(split: SplitData) -> list[str]:
         lines += [f"Seed {procedure['seed']}, {procedure['bootstrap_resamples']} bootstrap resamples, "
                   f"{procedure['permutations']} sign-flip permutations. Holm family: "
                   f"{procedure['descriptions']['holm_family']}.", ""]
-    lines += table_markdown(curves_table(split)) + table_markdown(lanes_table(split))
+    lanes = lanes_table(split)
+    lines += table_markdown(curves_table(split)) + (table_markdown(lanes) if lanes is not None else [])
     return lines
 
 
@@ -47,14 +58,18 @@ def render_markdown(data: ReportData) -> str:
     title = "# SciFact retrieval evaluation" + ("" if data.validated else " \u2014 UNVALIDATED")
     status = ("Every aggregate and comparison shown passed the independent validator." if data.validated else
               "UNVALIDATED: rendered with `--unvalidated`; no validator verdict was obtained. Do not publish this.")
-    lines = [title, "", status, "", "The plots (per-query differences, Success@k and Recall@k, latency CDFs, hybrid "
-             "lanes) are in the HTML version of this report.", ""]
+    lines = [title, "", system_line(data.receipt["system"], data.splits[0].modes), "", status, "",
+             "The plots (per-query differences, Success@k and Recall@k, latency CDFs, hybrid lanes) are in the HTML "
+             "version of this report.", ""]
     lines += [f"{note}" for note in data.notes] + ([""] if data.notes else [])
     for split in data.splits:
         lines += _split(split)
     lines += ["## Receipt", ""]
     lines += [f"- {label}: " + "; ".join(f"`{line}`" for line in values) for label, values in receipt_items(data)]
     lines += [""]
+    verification = verification_table(data)
+    if verification is not None:
+        lines += ["## What was verified", "", LANES_NOTE, "", *table_markdown(verification)]
     boundary = data.receipt["claim_boundary"]
     lines += ["## What these results support, and what they do not", "", boundary["supports_lead"], ""]
     lines += [f"- {item}" for item in boundary["supports"]] + ["", "They do not establish:", ""]

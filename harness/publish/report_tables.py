@@ -5,7 +5,6 @@ from typing import Any
 
 from harness.evaluation.comparison.inputs import METRICS
 from harness.hashing import sha256_file
-from harness.modes import MODES
 from harness.publish.report_data import (
     CANDIDATE_DEPTH,
     CUTOFFS,
@@ -42,7 +41,7 @@ def metrics_table(split: SplitData) -> Table:
     rows = []
     for metric in METRICS:
         cells = [METRIC_LABELS[metric]]
-        for mode in MODES:
+        for mode in split.modes:
             mean = split.aggregate(mode)["metrics"][metric]
             if split.comparison is None:
                 cells.append(number(mean))
@@ -51,12 +50,12 @@ def metrics_table(split: SplitData) -> Table:
                 cells.append(f"{number(mean)} {interval(stated['ci_low'], stated['ci_high'])}")
         rows.append(cells)
     what = "mean [95% paired-bootstrap interval]" if split.comparison is not None else "mean (no comparison yet)"
-    return Table(f"metrics-{split.split}", f"Metrics per mode: {what}", ["metric", *MODES], rows)
+    return Table(f"metrics-{split.split}", f"Metrics per mode: {what}", ["metric", *split.modes], rows)
 
 
 def latency_table(split: SplitData) -> Table:
     rows = []
-    for mode in MODES:
+    for mode in split.modes:
         aggregate = split.aggregate(mode)
         latency = aggregate["metrics"]["latency_ms"]
         rows.append([mode, str(aggregate["row_count"]), *(number(latency[k], 3) for k in ("p50", "p95", "max", "mean")),
@@ -98,14 +97,17 @@ def all_metrics_table(split: SplitData) -> Table | None:
 
 
 def curves_table(split: SplitData) -> Table:
-    series = {mode: curves(split.rows(mode)) for mode in MODES}
-    rows = [[str(k), *(number(series[m]["success"][i]) for m in MODES),
-             *(number(series[m]["recall"][i]) for m in MODES)] for i, k in enumerate(CUTOFFS)]
+    modes = split.modes
+    series = {mode: curves(split.rows(mode)) for mode in modes}
+    rows = [[str(k), *(number(series[m]["success"][i]) for m in modes),
+             *(number(series[m]["recall"][i]) for m in modes)] for i, k in enumerate(CUTOFFS)]
     return Table(f"curves-{split.split}", "Success@k and Recall@k, from each row's ranked ids and qrels",
-                 ["k", *(f"Success@k {m}" for m in MODES), *(f"Recall@k {m}" for m in MODES)], rows)
+                 ["k", *(f"Success@k {m}" for m in modes), *(f"Recall@k {m}" for m in modes)], rows)
 
 
-def lanes_table(split: SplitData) -> Table:
+def lanes_table(split: SplitData) -> Table | None:
+    if "hybrid" not in split.modes:
+        return None
     rows_of_hybrid = split.rows("hybrid")
     candidates = lane_counts(rows_of_hybrid, CANDIDATE_DEPTH)
     top = lane_counts(rows_of_hybrid, TOP_DEPTH)
@@ -117,6 +119,20 @@ def lanes_table(split: SplitData) -> Table:
     return Table(f"lanes-{split.split}", "Hybrid results by the lanes that ranked them: within each lane's top 100 "
                  "(the fusion's candidates), and within each lane's own top 10",
                  ["rank", *(f"top 100: {k}" for k in kinds), *(f"top 10: {k}" for k in LANE_KINDS)], rows)
+
+
+def verification_table(data: ReportData) -> Table | None:
+    """Per split and mode, how the validator verified each lane and the fusion; None before validation."""
+    if not data.verification:
+        return None
+    rows = []
+    for split in data.splits:
+        for entry in split.inputs:
+            found = data.verification.get(entry.aggregate_sha256, {})
+            rows.append([f"{SPLIT_LABELS[split.split]}, {entry.mode}",
+                         *(found.get(name, "\u2014") for name in ("lexical", "dense", "fusion"))])
+    return Table("verification", "What the independent validator verified, lane by lane (\u2014: the mode has no "
+                 "such lane)", ["split, mode", "lexical lane", "dense lane", "fusion"], rows)
 
 
 def receipt_items(data: ReportData) -> list[tuple[str, list[str]]]:

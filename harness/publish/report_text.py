@@ -69,3 +69,26 @@ def verdict(comparison: dict[str, Any], split: str, metric: str = "ndcg_at_10") 
 
 def wins_ties_losses(stats: dict[str, Any]) -> str:
     return f"{stats['wins']} / {stats['ties']} / {stats['losses']}"
+
+
+MODE_DESCRIPTIONS = {"fts_only": "fts_only (lexical)", "vector_only": "vector_only (dense)",
+                     "hybrid": "hybrid (fusion of the two)"}
+
+
+def no_comparison(split: str, modes: list[str]) -> str:
+    """Why a split shows no comparison: one mode only, or no comparison artifact yet."""
+    if len(modes) < 2:
+        return f"One mode ({', '.join(modes)}) on this split: there is nothing to compare."
+    return f"No comparison artifact for this split: run `python -m harness compare --split {split}`."
+
+
+def system_line(system: dict[str, Any], modes: list[str]) -> str:
+    """The report's opening sentence: which system, which modes."""
+    described = ", ".join(MODE_DESCRIPTIONS[mode] for mode in modes)
+    return (f"BEIR SciFact, system {system['name']} {system['version']}, "
+            f"{len(modes)} retrieval mode{'s' if len(modes) > 1 else ''}: {described}.")
+
+LANES_NOTE = ("A lane recomputed independently was replayed by the validator from primary data (the fixture, and for "
+              "the built-in system the live store) with code of its own. A lane replayed through the live system was "
+              "asked every query again and answered exactly the rows: that shows the rows are the system's answers, "
+              "not that its engine ranks correctly. A lane not verified is not eligible for a claim.")

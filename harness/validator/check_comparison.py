@@ -22,8 +22,11 @@ Judge = Callable[[Path], Report]
 def _load_inputs(document: dict[str, Any], directory: Path, report: Report) -> dict[str, dict[str, Any]] | None:
     """mode -> {aggregate, aggregate_path, rows_path}, when every named file is there with its recorded digest."""
     split, problems, loaded = document["split"], [], {}
-    if [entry["mode"] for entry in document["inputs"]] != list(MODES):
-        problems.append(f"inputs are not one per mode in the order {list(MODES)}")
+    named = [entry["mode"] for entry in document["inputs"]]
+    if len(named) < 2 or named != [mode for mode in MODES if mode in named]:
+        problems.append(f"inputs {named} are not two modes or more, each once, in the order {list(MODES)}")
+    if set(document["modes"]) != set(named):
+        problems.append(f"the means are stated for {sorted(document['modes'])}, the inputs are {named}")
     for entry in document["inputs"]:
         mode = entry["mode"]
         names = (f"scifact-{mode}-{split}.jsonl", f"scifact-{mode}-{split}.aggregate.json")
@@ -108,7 +111,7 @@ def _eligibility(document: dict[str, Any], loaded: dict[str, dict[str, Any]], ju
     record = document["inputs_validation"]
     if document["split"] in EXACT_SPLITS and not record["validated"]:
         problems.append(f"a {document['split']} comparison records that its inputs were not validated")
-    if record["validated"] and record["verdicts"] != dict.fromkeys(MODES, "ELIGIBLE"):
+    if record["validated"] and record["verdicts"] != dict.fromkeys(loaded, "ELIGIBLE"):
         problems.append(f"the recorded verdicts are {record['verdicts']}")
     for mode, entry in loaded.items():
         digest = sha256_file(entry["aggregate_path"])

@@ -14,7 +14,7 @@ from typing import Any
 
 from .bm25 import BM25, Tokenizer
 from .check_system import is_builtin, replay_parameters
-from .check_through_system import check_through_system
+from .check_through_system import check_through_system, lane_status
 from .context import Context
 from .digests import sha256_file, sha256_text
 from .lanes import Replay, Replayed, score_of
@@ -61,6 +61,17 @@ class RowReplayer:
     def _dense(self, row: Row, depth: int) -> Ranked:
         return self._choose("dense", self.replay.dense(self.query_vectors[row["query_id"]]), row, depth)
 
+    def dense_lane(self, row: Row) -> None:
+        """Only the dense lane evidence of a fused row (a system's own hybrid whose lexical lane is its engine's)."""
+        if row["error"] is not None:
+            return
+        tally = self.tallies["dense"]
+        tally.rows += 1
+        if row["query_id"] not in self.query_vectors:
+            tally.note(f"query {row['query_id']} is not a query of the fixture: nothing to replay")
+            return
+        tally.note(lane_of_hit(row, "dense", self._dense(row, self.depth), self.index_of, tally))
+
     def row(self, row: Row) -> None:
         if row["error"] is not None:
             return  # a failed row ranks nothing and scores zero; rows.results holds it to an empty ranking
@@ -103,18 +114,34 @@ def check_replay(ctx: Context, report: Report, replay: Replay | None, query_vect
                  query_texts: dict[str, str]) -> None:
     names = CHECKS[ctx.mode]
     if not is_builtin(ctx) and has_lane(ctx.mode, "lexical"):
-        check_through_system(ctx, report)  # the system's own lexical engine: asked again, not recomputed
+        # The system's own lexical engine is asked again, not recomputed; a dense lane it declares exact over the
+        # fixture's vectors is still replayed independently, inside its hybrid too.
+        independent = ("dense",) if replay is not None and has_lane(ctx.mode, "dense") else ()
+        check_through_system(ctx, report, tuple(n for n in names if n not in independent))
+        if replay is not None and independent:
+            replayer = RowReplayer(ctx, replay, query_vectors, query_texts)
+            for row in ctx.rows:
+                replayer.dense_lane(row)
+            _report(ctx, report, replayer, independent)
         return
     if replay is None:
         for name in names:
+            lane_status(report, name, "not verified (nothing to replay from)")
             report.fail(f"replay.{name}", f"{WHAT[name]}: no live store and fixture to replay from", "a store",
                         None)
         return
     replayer = RowReplayer(ctx, replay, query_vectors, query_texts)
     for row in ctx.rows:
         replayer.row(row)
+    _report(ctx, report, replayer, names)
+
+
+def _report(ctx: Context, report: Report, replayer: RowReplayer, names: tuple[str, ...]) -> None:
+    source = "the fixture and the live store" if is_builtin(ctx) else "the fixture's vectors"
     for name in names:
         tally = replayer.tallies[name]
+        passed = not tally.problems and not (tally.exact_rows and tally.bounded_rows)
+        lane_status(report, name, f"recomputed independently from {source}" if passed else "disagrees with the replay")
         if tally.exact_rows and tally.bounded_rows:
             tally.problems.append(f"the engine's float32 arithmetic reproduces the scores of {tally.exact_rows} rows "
                                   f"bit for bit but not those of {tally.bounded_rows} (queries "

@@ -16,7 +16,6 @@ from typing import Any
 
 from .check_environment import HARNESS_DIR
 from .context import Context
-from .modes import LANES, fused
 from .report import Report
 
 TIMEOUT_SECONDS = 1800
@@ -57,11 +56,17 @@ def _difference(row: dict[str, Any], answer: list[dict[str, Any]] | None) -> str
             f"the system answers {found[rank] if rank < len(found) else None}")
 
 
-def check_through_system(ctx: Context, report: Report) -> None:
-    names = (*LANES[ctx.mode], *(("fusion",) if fused(ctx.mode) else ()))
+def lane_status(report: Report, name: str, status: str) -> None:
+    """How a lane (or the fusion) of this run was verified, in words, for CLAIMS.md and the report."""
+    report.notes.setdefault("lane_verification", {})[name] = status
+
+
+def check_through_system(ctx: Context, report: Report, names: tuple[str, ...]) -> None:
+    """`names`: the lanes (and fusion) of the mode that are checked only through the live system."""
     answers, problem = _ask(ctx)
     if answers is None:
         for name in names:
+            lane_status(report, name, "not verified (the live system could not be asked again)")
             report.unverified(f"replay.{name}", f"the {name} lane is the system's own engine; the live system could "
                               f"not be asked again ({problem}): not verified")
         return
@@ -69,6 +74,8 @@ def check_through_system(ctx: Context, report: Report) -> None:
                  for d in [_difference(row, answers.get(row["query_id"]))] if d is not None]
     answered = sum(row["error"] is None for row in ctx.rows)
     for name in names:
+        lane_status(report, name, "replayed through the live system, not independently recomputed" if not differing
+                    else "disagrees with the live system")
         report.expect(f"replay.{name}", not differing, f"{name} lane {THROUGH} ({answered} rows)", [], differing[:5])
     if not differing:
         report.attest("replay.through_system", f"the {', '.join(names)} lanes of this run were {THROUGH}")

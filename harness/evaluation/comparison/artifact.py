@@ -1,4 +1,4 @@
-"""The comparison artifact: paired statistics of the three modes on one split, `scifact-comparison-<split>.json`.
+"""The comparison artifact: paired statistics of a split's modes (two or more), `scifact-comparison-<split>.json`.
 
 It reads the rows and aggregates `python -m harness run` wrote, refuses rows that are not the aggregates'
 (by digest) and mismatched query sets, and, for held-out and all-query splits, any aggregate the independent
@@ -16,8 +16,8 @@ from typing import Any
 from harness.atomic import write_bytes_atomic
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput, load_inputs
+from harness.evaluation.split_modes import split_modes
 from harness.hashing import sha256_canonical
-from harness.modes import MODES
 from harness.schema_check import validate as validate_schema
 
 SCHEMA = "scifact-comparison-v1"
@@ -36,11 +36,11 @@ def comparison_name(split: str) -> str:
     return f"scifact-comparison-{split}.json"
 
 
-def pairs(baseline: str | None) -> list[tuple[str, str]]:
+def pairs(baseline: str | None, modes: Sequence[str]) -> list[tuple[str, str]]:
     """(a, b) for each difference a - b: every later mode against every earlier one, or each mode against baseline."""
     if baseline is None:
-        return [(MODES[j], MODES[i]) for j in range(1, len(MODES)) for i in range(j)]
-    return [(mode, baseline) for mode in MODES if mode != baseline]
+        return [(modes[j], modes[i]) for j in range(1, len(modes)) for i in range(j)]
+    return [(mode, baseline) for mode in modes if mode != baseline]
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,16 @@ class Procedure:
 
 def comparison_document(inputs: Sequence[ModeInput], split: str, *, baseline: str | None, procedure: Procedure,
                         verdicts: Verdicts | None) -> dict[str, Any]:
-    """The artifact for `inputs` (one per mode, in MODES order); `verdicts` None means validation was skipped."""
+    """The artifact for `inputs` (one per mode, two or more, in the declared order); `verdicts` None means validation
+    was skipped."""
     procedure.check()
+    order = [entry.mode for entry in inputs]
+    if len(order) < 2:
+        raise ComparisonRefused(f"a comparison needs two modes or more; the {split} results hold only "
+                                f"{', '.join(order) or 'none'}, so there is nothing to compare")
+    if baseline is not None and baseline not in order:
+        raise ComparisonRefused(f"--baseline {baseline}: the {split} results hold {', '.join(order)}; choose one of "
+                                "them, or leave --baseline out to compare every pair")
     by_mode = {entry.mode: entry for entry in inputs}
     query_ids = inputs[0].query_ids
     sampled = stats.draws(procedure.seed, len(query_ids), procedure.resamples, procedure.permutations)
@@ -80,7 +88,7 @@ def comparison_document(inputs: Sequence[ModeInput], split: str, *, baseline: st
             modes[entry.mode][metric] = {"mean": stats.mean(values), "ci_low": low, "ci_high": high}
     compared: list[dict[str, Any]] = [{"a": a, "b": b, "metrics": {
         metric: stats.paired_difference(by_mode[a].values(metric), by_mode[b].values(metric), sampled)
-        for metric in METRICS}} for a, b in pairs(baseline)]
+        for metric in METRICS}} for a, b in pairs(baseline, order)]
     for metric in METRICS:
         adjusted = stats.holm([c["metrics"][metric]["randomization"]["p_value"] for c in compared])
         for comparison, p in zip(compared, adjusted, strict=True):
@@ -150,7 +158,7 @@ def compare(request: CompareRequest, judge: Judgement) -> tuple[Path, dict[str, 
     target = request.output_dir / comparison_name(request.split)
     if target.exists() and not request.replace:
         _clear(target, replace=False)
-    inputs = load_inputs(request.output_dir, request.split, MODES)
+    inputs = load_inputs(request.output_dir, request.split, split_modes(request.output_dir, request.split))
     verdicts = eligible_verdicts(inputs, request.split, judge) if request.validate_inputs else None
     document = comparison_document(inputs, request.split, baseline=request.baseline, procedure=request.procedure,
                                    verdicts=verdicts)

@@ -105,6 +105,9 @@ def load_input(output_dir: Path, mode: str, split: str) -> ModeInput:
 
 
 def load_inputs(output_dir: Path, split: str, modes: Sequence[str]) -> list[ModeInput]:
+    if not modes:
+        raise ComparisonInputError(f"{output_dir} holds no {split} aggregate; run `python -m harness run --split "
+                                   f"{split} --output-dir {output_dir}` first")
     inputs = [load_input(output_dir, mode, split) for mode in modes]
     first = inputs[0]
     for other in inputs[1:]:

@@ -1,0 +1,117 @@
+"""Publishing what was frozen, whatever the system offers: the README's one-mode example plugin is bundled with no
+change to the harness (no comparison, CLAIMS.md and the report naming the system and how each lane was verified),
+and a freeze of two of the built-in modes bundles a comparison of exactly those two."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.corpus.contract import Contract
+from harness.errors import HarnessError
+from harness.evaluation.comparison.artifact import CompareRequest, compare
+from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.hashing import sha256_bytes
+from harness.publish.bundle import BundleError, make_bundle
+from harness.publish.exports import export
+from harness.publish.verdicts import validator_judgement
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.registry.select import make_builder
+from harness.validator.pipeline import validate_comparison
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SPEC = "numpy_dense:SYSTEM"
+
+
+@pytest.fixture
+def examples_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    for name in [n for n in sys.modules if n == "numpy_dense"]:
+        monkeypatch.delitem(sys.modules, name)
+
+
+def _evaluate(corpus: CorpusFixture, contract: Contract, root: Path, spec: str, modes: tuple[str, ...]) -> Path:
+    """Calibration, freeze of `modes`, held-out: the flow a user follows, into root/out."""
+    out, store = root / "out", root / "store"
+    run_split(Evaluation(corpus=corpus.path, store_dir=store, output_dir=out, split="calibration", system=spec),
+              contract)
+    system = make_builder(contract.namespace, SearchConfig(), spec).open(corpus, store)
+    freeze_configuration(fixture=corpus, system=system, contract=contract, modes=modes, output_dir=out, argv=[],
+                         allow_dirty=True, replace=False)
+    run_split(Evaluation(corpus=corpus.path, store_dir=store, output_dir=out, split="heldout", system=spec,
+                         modes=modes), contract)
+    return out
+
+
+def _as_clean_checkout(out: Path) -> None:
+    """The receipts record this work tree's git state, which may be dirty while tests run; say they ran from a clean
+    HEAD, as in a fresh clone, so that eligibility depends on everything else."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    empty = sha256_bytes(b"")
+    for path in out.glob("*.aggregate.json"):
+        aggregate: dict[str, Any] = json.loads(path.read_bytes())
+        aggregate["receipt"]["source"]["git"].update(available=True, commit=head, dirty=False, changed_paths=[],
+                                                     status_sha256=empty, diff_sha256=empty)
+        path.write_bytes(json.dumps(aggregate, ensure_ascii=False, indent=1).encode("utf-8") + b"\n")
+
+
+def _files(bundle: Path) -> set[str]:
+    return {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
+
+
+@pytest.mark.usefixtures("examples_on_path")
+def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: CorpusFixture, tiny: Contract,
+                                                              tmp_path: Path) -> None:
+    out = _evaluate(tiny_corpus, tiny, tmp_path, SPEC, ("vector_only",))
+    _as_clean_checkout(out)
+    bundle = make_bundle(out, tmp_path / "bundle")
+    names = _files(bundle)
+    assert {n for n in names if n.startswith("artifacts/")} == {
+        f"artifacts/scifact-vector_only-{s}.{ext}" for s in ("calibration", "heldout")
+        for ext in ("jsonl", "aggregate.json")}
+    assert not [n for n in names if "comparison" in n]
+    assert {"exports/scifact-vector_only-heldout.run", "exports/scifact-heldout.qrels",
+            "report.html", "report.md", "CLAIMS.md"} <= names
+    claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "`numpy-dense` 1.0.0 (`--system numpy_dense:SYSTEM`" in claims
+    assert "- `vector_only` heldout: dense: recomputed independently from the fixture's vectors" in claims
+    assert "No comparison for calibration, heldout: a comparison needs two modes or more" in claims
+    for report in ("report.html", "report.md"):
+        text = (bundle / report).read_text(encoding="utf-8")
+        assert "system numpy-dense 1.0.0, 1 retrieval mode: vector_only (dense)" in text
+        assert "One mode (vector_only) on this split: there is nothing to compare." in text
+        assert "recomputed independently from the fixture&#x27;s vectors" in text or (
+            "recomputed independently from the fixture's vectors" in text)
+        assert "fts_only" not in text and "Where hybrid" not in text
+    written = export(out, tmp_path / "exports")
+    assert sorted(p.name for p in written if p.suffix == ".run") == [
+        "scifact-vector_only-calibration.run", "scifact-vector_only-heldout.run"]
+    with pytest.raises(HarnessError, match="a comparison needs two modes or more"):
+        compare(CompareRequest(output_dir=out, split="heldout"), validator_judgement)
+
+
+def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path) -> None:
+    out = _evaluate(tiny_corpus, tiny, tmp_path, "builtin", ("fts_only", "hybrid"))
+    assert (out / "scifact-vector_only-calibration.aggregate.json").is_file()  # run, but not frozen: not bundled
+    _as_clean_checkout(out)
+    path, document, _ = compare(CompareRequest(output_dir=out, split="heldout"), validator_judgement)
+    assert [c["a"] + " - " + c["b"] for c in document["comparisons"]] == ["hybrid - fts_only"]
+    assert validate_comparison(path).eligible
+    bundle = make_bundle(out, tmp_path / "bundle")
+    names = _files(bundle)
+    assert not [n for n in names if "vector_only" in n]
+    bundled = json.loads((bundle / "artifacts/scifact-comparison-calibration.json").read_bytes())
+    assert [entry["mode"] for entry in bundled["inputs"]] == ["fts_only", "hybrid"]
+    claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "- `hybrid` heldout: lexical: recomputed independently from the fixture and the live store" in claims
+    (out / "scifact-hybrid-heldout.aggregate.json").unlink()
+    with pytest.raises(BundleError, match=re.escape("lacks scifact-hybrid-heldout.aggregate.json")):
+        make_bundle(out, tmp_path / "again")
