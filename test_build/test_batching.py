@@ -16,7 +16,7 @@ from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.cli import assert_clean_failure, run_tiny_cli
 from harness.corpus.dataset import load_dataset
 from harness.embedding.embedders.base import EmbeddingRequest
-from harness.embedding.embedders.batching import DEFAULT_MAX_BATCH, MIN_BATCHED_LENGTH, batches, order
+from harness.embedding.embedders.batching import DEFAULT_MAX_BATCH, MAX_BATCH_TOKENS, MIN_BATCHED_LENGTH, batches, order
 from harness.embedding.embedders.local import LocalEmbedder, max_batch_setting
 from harness.embedding.profiles import text_profile
 from harness.embedding.run import embed_all
@@ -35,6 +35,13 @@ def test_order_puts_equal_lengths_together_and_keeps_ties_in_place() -> None:
 def test_batches_are_runs_of_equal_length_capped_at_max_batch() -> None:
     assert batches([30, 30, 30, 50, 50, 30], max_batch=2) == [[0, 1], [2], [3, 4], [5]]
     assert batches([70] * 5, max_batch=32) == [[0, 1, 2, 3, 4]]
+
+
+def test_a_batch_holds_at_most_max_batch_tokens_word_pieces() -> None:
+    """Long prompts go fewer to a batch: 2,048 word pieces in all (8 of 256), however large max_batch is."""
+    assert [len(b) for b in batches([256] * 20, max_batch=32)] == [8, 8, 4]
+    assert [len(b) for b in batches([64] * 40, max_batch=64)] == [32, 8]
+    assert MAX_BATCH_TOKENS == 2048
 
 
 def test_short_prompts_are_never_batched() -> None:

@@ -47,6 +47,11 @@ def test_every_mode_runs_and_validates(milvus_runs: dict[str, ModeRun]) -> None:
         assert not problems, "\n".join(problems)
         through = [a for a in report.attestations if a.name == "replay.through_system"]
         assert bool(through) == (mode != "vector_only"), mode  # the dense lane alone is replayed independently
+        lanes = report.notes["lane_verification"]
+        independent, by_system = "recomputed independently from the fixture's vectors", (
+            "replayed through the live system, not independently recomputed")
+        assert lanes == {"fts_only": {"lexical": by_system}, "vector_only": {"dense": independent},
+                         "hybrid": {"lexical": by_system, "fusion": by_system, "dense": independent}}[mode], lanes
         receipt = run.aggregate["receipt"]
         assert receipt["system"]["engine"]["name"] == "milvus-lite" and set(receipt["store"]["parts"]) == {
             "milvus-lite"}

@@ -4,12 +4,14 @@ Prompts with the same number of word pieces, after the model's cut at its token 
 model together: such a batch needs no padding, so every vector is the one the prompt alone gives (the
 harness proves this byte for byte on all 5,483 SciFact prompts). Prompts shorter than MIN_BATCHED_LENGTH
 word pieces are embedded one at a time: for a handful of rows the matrix kernels can round differently.
+A batch holds at most MAX_BATCH_TOKENS word pieces in all (its size only changes speed, never a byte).
 """
 
 from collections import defaultdict
 from typing import Any
 
 MAX_BATCH = 32
+MAX_BATCH_TOKENS = 2048
 MIN_BATCHED_LENGTH = 16
 
 
@@ -21,7 +23,7 @@ def embed_in_equal_length_batches(model: Any, prompts: list[str]) -> list[list[f
         groups[min(len(ids), limit)].append(position)
     vectors: list[list[float]] = [[] for _ in prompts]
     for length, positions in sorted(groups.items()):
-        size = MAX_BATCH if length >= MIN_BATCHED_LENGTH else 1
+        size = max(1, min(MAX_BATCH, MAX_BATCH_TOKENS // length)) if length >= MIN_BATCHED_LENGTH else 1
         for start in range(0, len(positions), size):
             chunk = positions[start:start + size]
             encoded = model.encode([prompts[p] for p in chunk], batch_size=len(chunk), show_progress_bar=False)
