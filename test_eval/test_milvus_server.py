@@ -82,7 +82,9 @@ def test_a_server_by_uri_is_attested_not_hashed_and_validates(server_runs: dict[
     assert sorted(server_runs) == sorted(MODES)
     for mode, run in server_runs.items():
         receipt = run.aggregate["receipt"]
-        assert receipt["system"]["engine"]["name"] == "milvus"
+        engine = receipt["system"]["engine"]
+        assert engine["name"] == "milvus-lite" and engine["version"].startswith("server milvus_lite-"), engine
+        assert receipt["retrieval"]["config"]["deployment"] == f"server {milvus_server}"
         store = receipt["store"]
         assert store["parts"] == {}
         assert store["attested"]["server"] == milvus_server

@@ -38,13 +38,14 @@ def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, lis
     try:
         receipt, mode = aggregate["receipt"], aggregate["mode"]
         spec, namespace = receipt["system"]["spec"], receipt["store"]["namespace"]
+        options = {str(k): str(v) for k, v in receipt["system"]["options"].items()}
         fixture = load_fixture(Path(receipt["corpus"]["fixture_path"]))
         directory = store_dir or Path(receipt["store"]["directory"])
         top_k = int(receipt["retrieval"]["top_k"])
         rows_path = aggregate_path.parent / aggregate["per_query_path"]
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
-    system = make_builder(namespace, SearchConfig(), spec).open(fixture, directory)
+    system = make_builder(namespace, SearchConfig(), spec, options).open(fixture, directory)
     texts = {q["query_id"]: q["text"] for q in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
     answers: dict[str, list[dict[str, Any]]] = {}

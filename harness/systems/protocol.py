@@ -53,6 +53,7 @@ class SystemIdentity:
     source: dict[str, Any]  # harness.systems.source.source_record
     engine: dict[str, str]
     declarations: dict[str, Any]
+    options: dict[str, str] = field(default_factory=dict)  # the command line's system options (--milvus-uri)
 
     @property
     def source_sha256(self) -> str:
@@ -62,7 +63,7 @@ class SystemIdentity:
         """The receipts' and the freeze's `system` block."""
         return {"name": self.name, "spec": self.spec, "version": self.version, "package": self.package,
                 "configuration_sha256": self.configuration_sha256, "source": self.source, "engine": self.engine,
-                "declarations": self.declarations}
+                "declarations": self.declarations, "options": self.options}
 
 
 class SystemUnderTest(Protocol):

@@ -36,9 +36,15 @@ def connect(uri: str, token: str | None, *, lite: bool) -> "Collection":
     return Collection(client, uri if lite else None)
 
 
+LITE_VERSION_PREFIX = "milvus_lite"  # what Milvus Lite answers to GetVersion, embedded or as a gRPC server
+
+
 class Collection:
     def __init__(self, client: Any, lite_path: str | None) -> None:
         self.client, self.name, self.lite_path = client, settings.COLLECTION, lite_path
+        self.version = str(client.get_server_version())
+        # Milvus Lite reports a BM25 relevance as a negative distance, best first; Milvus servers as the relevance.
+        self.lite_engine = self.version.startswith(LITE_VERSION_PREFIX)
 
     def _create(self, marker: dict[str, str], dimensions: int) -> None:
         from pymilvus import DataType, Function, FunctionType
@@ -110,7 +116,7 @@ class Collection:
         self.client.load_collection(self.name)
         probe = self.client.describe_collection(self.name)
         dimensions = next(int(f["params"]["dim"]) for f in probe["fields"] if f["name"] == "dense")
-        self.lexical("warm up", 1, negate=False)
+        self.lexical("warm up", 1)
         self.dense(np.zeros(dimensions, dtype=np.float32), 1)
 
     def close(self) -> None:
@@ -133,10 +139,10 @@ class Collection:
                                       "documents: rerun the calibration to finish building it")
         self.load()
 
-    def lexical(self, text: str, depth: int, *, negate: bool) -> list[tuple[str, float]]:
+    def lexical(self, text: str, depth: int) -> list[tuple[str, float]]:
         [hits] = self.client.search(self.name, data=[text], anns_field="sparse", limit=depth, output_fields=["doc_id"],
                                     search_params={"metric_type": "BM25"})
-        sign = -1.0 if negate else 1.0
+        sign = -1.0 if self.lite_engine else 1.0
         return [(hit["entity"]["doc_id"], sign * float(hit["distance"])) for hit in hits]
 
     def dense(self, vector: NDArray[np.float32], depth: int) -> list[tuple[str, float]]:
@@ -153,9 +159,6 @@ class Collection:
                                      limit=depth)]
         [hits] = self.client.hybrid_search(self.name, requests, RRFRanker(k), limit=limit, output_fields=["doc_id"])
         return [(hit["entity"]["doc_id"], float(hit["distance"])) for hit in hits]
-
-    def server_version(self) -> str:
-        return str(self.client.get_server_version())
 
     def description(self) -> dict[str, Any]:
         """What a server is asked about the collection: its schema, row count and indexes (attested, not proven)."""

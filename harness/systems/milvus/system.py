@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from harness.hashing import sha256_canonical
 from harness.modes import MODES
 from harness.systems.milvus import settings
-from harness.systems.milvus.collection import Collection, connect
+from harness.systems.milvus.collection import LITE_VERSION_PREFIX, Collection, connect
 from harness.systems.plugin.api import DENSE_EXACT, Corpus, Result
 
 
@@ -33,6 +33,7 @@ class MilvusSystem:
                        "score_dtype": "float32"}}
         self.collection: Collection | None = None
         self.directory: Path | None = None
+        self.server_version: str | None = None  # what the server answered to GetVersion
 
     @property
     def lite(self) -> bool:
@@ -47,8 +48,9 @@ class MilvusSystem:
         if self.lite:
             return {"name": "milvus-lite", "version": f"milvus-lite {importlib.metadata.version('milvus-lite')}, "
                                                       f"pymilvus {pymilvus}"}
-        server = self.collection.server_version() if self.collection is not None else "unknown"
-        return {"name": "milvus", "version": f"milvus {server}, pymilvus {pymilvus}"}
+        server = self.server_version or "unknown"
+        name = "milvus-lite" if server.startswith(LITE_VERSION_PREFIX) else "milvus"
+        return {"name": name, "version": f"server {server}, pymilvus {pymilvus}"}
 
     def _uri(self, directory: Path) -> str:
         return str(directory / settings.LITE_FILE) if self.server_uri is None else self.server_uri
@@ -59,6 +61,7 @@ class MilvusSystem:
     def _connect(self, directory: Path) -> Collection:
         self.directory = directory
         self.collection = connect(self._uri(directory), os.environ.get(settings.TOKEN_VARIABLE), lite=self.lite)
+        self.server_version = self.collection.version
         return self.collection
 
     def build(self, corpus: Corpus, directory: Path) -> bool:
@@ -95,11 +98,11 @@ class MilvusSystem:
     def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> list[Result]:
         collection, depth = self._searching(), top_k + settings.EXTRA
         if mode == "fts_only":
-            return [Result(d, s) for d, s in _ranked(collection.lexical(text, depth, negate=self.lite), top_k)]
+            return [Result(d, s) for d, s in _ranked(collection.lexical(text, depth), top_k)]
         assert vector is not None
         if mode == "vector_only":
             return [Result(d, s) for d, s in _ranked(collection.dense(vector, depth), top_k)]
-        lanes = {"lexical": collection.lexical(text, settings.CANDIDATE_DEPTH, negate=self.lite),
+        lanes = {"lexical": collection.lexical(text, settings.CANDIDATE_DEPTH),
                  "dense": collection.dense(vector, settings.CANDIDATE_DEPTH)}
         ranks = {name: {doc: (rank, score) for rank, (doc, score) in enumerate(_ranked(hits, len(hits)), start=1)}
                  for name, hits in lanes.items()}

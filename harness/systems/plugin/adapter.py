@@ -41,6 +41,7 @@ class PluginSystem:
     spec: str
     corpus: Corpus
     directory: Path
+    options: dict[str, str] = field(default_factory=dict)
     _identity: SystemIdentity | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -75,7 +76,8 @@ class PluginSystem:
             self._identity = SystemIdentity(
                 name=self.plugin.name, spec=self.spec, version=self.plugin.version, package=package_of(self.plugin),
                 configuration=self.configuration, configuration_sha256=self.config_sha256,
-                source=source_record(*source_root(self.plugin)), engine=self.engine, declarations=self.declarations)
+                source=source_record(*source_root(self.plugin)), engine=self.engine, declarations=self.declarations,
+                options=dict(self.options))
         return self._identity
 
     def part_digests(self) -> dict[str, str]:
@@ -144,6 +146,7 @@ class PluginBuilder:
     plugin: RetrievalSystem
     spec: str
     namespace: str
+    options: dict[str, str] = field(default_factory=dict)
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -153,11 +156,11 @@ class PluginBuilder:
         corpus = corpus_of(fixture, self.namespace)
         directory.mkdir(parents=True, exist_ok=True)
         changed = bool(_call(self.plugin, "build", corpus, directory))
-        return PluginSystem(self.plugin, self.spec, corpus, directory), changed
+        return PluginSystem(self.plugin, self.spec, corpus, directory, self.options), changed
 
     def open(self, fixture: CorpusFixture, directory: Path) -> PluginSystem:
         if not directory.is_dir():
             raise HarnessError(f"--store-dir {directory} holds no built system: run `python -m harness run` first")
         corpus = corpus_of(fixture, self.namespace)
         _call(self.plugin, "open", corpus, directory)
-        return PluginSystem(self.plugin, self.spec, corpus, directory)
+        return PluginSystem(self.plugin, self.spec, corpus, directory, self.options)

@@ -83,4 +83,4 @@ def make_builder(namespace: str, config: SearchConfig, name: str = BUILTIN,
         if options:
             raise SystemSpecError(f"the built-in system takes no options ({', '.join(sorted(options))})")
         return BuiltinBuilder(namespace, config)
-    return PluginBuilder(load_plugin(name, options), name, namespace)
+    return PluginBuilder(load_plugin(name, options), name, namespace, dict(options or {}))
