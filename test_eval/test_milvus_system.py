@@ -14,6 +14,7 @@ import pytest
 from harness.corpus.contract import Contract
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
+from harness.evaluation.system_replay import ReplayInputError, replay
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
 from harness.systems.builtin.config.search_config import SearchConfig
@@ -136,3 +137,16 @@ def test_a_milvus_uri_for_the_builtin_system_is_refused_in_one_line(tiny_corpus:
                           timeout=300, cwd=Path(__file__).resolve().parent.parent)
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         "error: the built-in system takes no options (uri)"]
+
+
+def test_the_replay_refuses_a_system_other_than_the_receipts(milvus_runs: dict[str, ModeRun],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asking a differently configured system again would prove nothing about the run: the replay refuses it."""
+    monkeypatch.setattr(MilvusSystem, "version", "9.9.9")  # the collection's marker says nothing of the version
+    with pytest.raises(ReplayInputError, match="not the one the receipt names: its version differ"):
+        replay(milvus_runs["fts_only"].aggregate_path)
+    monkeypatch.undo()
+    configured = MilvusSystem.configuration
+    monkeypatch.setattr(MilvusSystem, "configuration", lambda self: {**configured(self), "hybrid": {"k": 61}})
+    with pytest.raises(MilvusMismatchError, match="built from another configuration"):  # the engine's own marker
+        replay(milvus_runs["fts_only"].aggregate_path)

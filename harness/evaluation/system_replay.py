@@ -46,6 +46,13 @@ def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, lis
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
     system = make_builder(namespace, SearchConfig(), spec, options).open(fixture, directory)
+    now, recorded = system.identity().record(), receipt["system"]
+    differing = [key for key in ("configuration_sha256", "version", "options") if now[key] != recorded.get(key)]
+    if now["source"]["sha256"] != (recorded.get("source") or {}).get("sha256"):
+        differing.append("source")
+    if differing:
+        raise ReplayInputError(f"the system opened now is not the one the receipt names: its {', '.join(differing)} "
+                               "differ; replay it with the system (version, source, configuration) that made the run")
     texts = {q["query_id"]: q["text"] for q in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
     answers: dict[str, list[dict[str, Any]]] = {}
