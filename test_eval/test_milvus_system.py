@@ -19,7 +19,7 @@ from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.milvus import settings
-from harness.systems.milvus.collection import MilvusMismatchError, connect
+from harness.systems.milvus.collection import MilvusAnswerError, MilvusMismatchError, connect
 from harness.systems.milvus.system import MilvusSystem
 from harness.systems.plugin.adapter import corpus_of
 from harness.systems.registry.select import make_builder
@@ -150,3 +150,18 @@ def test_the_replay_refuses_a_system_other_than_the_receipts(milvus_runs: dict[s
     monkeypatch.setattr(MilvusSystem, "configuration", lambda self: {**configured(self), "hybrid": {"k": 61}})
     with pytest.raises(MilvusMismatchError, match="built from another configuration"):  # the engine's own marker
         replay(milvus_runs["fts_only"].aggregate_path)
+
+
+def test_a_score_convention_read_wrongly_is_an_error_not_a_reversed_ranking(milvus_runs: dict[str, ModeRun]) -> None:
+    store = Path(milvus_runs["fts_only"].aggregate["receipt"]["store"]["directory"])
+    collection = connect(str(store / settings.LITE_FILE), None, lite=True)
+    try:
+        collection.load()
+        assert collection.lite_engine and collection.version.startswith("milvus_lite")
+        best_first = collection.lexical("aspirin platelet vitamin bone statins cholesterol", 10)
+        assert len(best_first) > 1 and best_first[0][1] > best_first[-1][1]
+        collection.lite_engine = False  # as if the engine were a server reporting the relevance itself
+        with pytest.raises(MilvusAnswerError, match="its score convention is not the one this system assumes"):
+            collection.lexical("aspirin platelet vitamin bone statins cholesterol", 10)
+    finally:
+        collection.close()

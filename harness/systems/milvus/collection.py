@@ -1,6 +1,7 @@
 """One SciFact collection in Milvus, through pymilvus: created with its marker (which fixture and configuration it
 holds), filled in batches that a rerun resumes, and searched lane by lane or hybrid."""
 
+import itertools
 import json
 from typing import Any
 
@@ -17,6 +18,10 @@ REBUILD = "use a new --store-dir (or drop the collection on the server) to build
 
 class MilvusUnavailableError(HarnessError):
     """pymilvus (the optional extra `milvus`) is not installed, or the server does not answer."""
+
+
+class MilvusAnswerError(HarnessError):
+    """The engine answered in a form this system does not read correctly (a score convention it does not know)."""
 
 
 class MilvusMismatchError(RefusedError):
@@ -143,7 +148,14 @@ class Collection:
         [hits] = self.client.search(self.name, data=[text], anns_field="sparse", limit=depth, output_fields=["doc_id"],
                                     search_params={"metric_type": "BM25"})
         sign = -1.0 if self.lite_engine else 1.0
-        return [(hit["entity"]["doc_id"], sign * float(hit["distance"])) for hit in hits]
+        scored = [(hit["entity"]["doc_id"], sign * float(hit["distance"])) for hit in hits]
+        if any(later[1] > earlier[1] for earlier, later in itertools.pairwise(scored)):
+            # The engine ranks best first; relevance that rises down its list means the sign was read wrongly.
+            raise MilvusAnswerError(f"Milvus {self.version} ranks BM25 hits with scores that rise down the list "
+                                    f"({scored[0][1]} then {scored[-1][1]}): its score convention is not the one this "
+                                    "system assumes (Milvus Lite: a negative distance; a server: the relevance); "
+                                    "report the server version")
+        return scored
 
     def dense(self, vector: NDArray[np.float32], depth: int) -> list[tuple[str, float]]:
         [hits] = self.client.search(self.name, data=[vector.tolist()], anns_field="dense", limit=depth,
