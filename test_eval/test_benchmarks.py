@@ -73,13 +73,13 @@ def _batched(embedder: LocalEmbedder, requests: list[EmbeddingRequest]) -> list[
 def test_embedding_one_prompt_at_a_time(benchmark: BenchmarkFixture, sample: list[EmbeddingRequest],
                                         local_embedder: LocalEmbedder) -> None:
     model = local_embedder._load()
-    _VECTORS["one"] = benchmark.pedantic(_one_at_a_time, args=(model, sample), rounds=1, iterations=1)  # type: ignore[no-untyped-call]
+    _VECTORS["one"] = benchmark.pedantic(_one_at_a_time, args=(model, sample), rounds=3, iterations=1)  # type: ignore[no-untyped-call]
     bench_ratios.record(benchmark, per=len(sample), unit="text")
 
 
 def test_embedding_equal_length_batches(benchmark: BenchmarkFixture, sample: list[EmbeddingRequest],
                                         local_embedder: LocalEmbedder) -> None:
-    vectors = benchmark.pedantic(_batched, args=(local_embedder, sample), rounds=1, iterations=1)  # type: ignore[no-untyped-call]
+    vectors = benchmark.pedantic(_batched, args=(local_embedder, sample), rounds=3, iterations=1)  # type: ignore[no-untyped-call]
     bench_ratios.record(benchmark, baseline="test_embedding_one_prompt_at_a_time", per=len(sample), unit="text")
     if "one" in _VECTORS:
         same = sum(a == b for a, b in zip(_VECTORS["one"], vectors, strict=True))
