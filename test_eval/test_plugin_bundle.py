@@ -4,20 +4,18 @@ and a freeze of two of the built-in modes bundles a comparison of exactly those 
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
 from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.evaluation.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.hashing import sha256_bytes
 from harness.publish.bundle import BundleError, make_bundle
 from harness.publish.exports import export
 from harness.publish.verdicts import validator_judgement
@@ -50,19 +48,6 @@ def _evaluate(corpus: CorpusFixture, contract: Contract, root: Path, spec: str, 
     return out
 
 
-def _as_clean_checkout(out: Path) -> None:
-    """The receipts record this work tree's git state, which may be dirty while tests run; say they ran from a clean
-    HEAD, as in a fresh clone, so that eligibility depends on everything else."""
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()
-    empty = sha256_bytes(b"")
-    for path in out.glob("*.aggregate.json"):
-        aggregate: dict[str, Any] = json.loads(path.read_bytes())
-        aggregate["receipt"]["source"]["git"].update(available=True, commit=head, dirty=False, changed_paths=[],
-                                                     status_sha256=empty, diff_sha256=empty)
-        path.write_bytes(json.dumps(aggregate, ensure_ascii=False, indent=1).encode("utf-8") + b"\n")
-
-
 def _files(bundle: Path) -> set[str]:
     return {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
 
@@ -71,7 +56,7 @@ def _files(bundle: Path) -> set[str]:
 def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: CorpusFixture, tiny: Contract,
                                                               tmp_path: Path) -> None:
     out = _evaluate(tiny_corpus, tiny, tmp_path, SPEC, ("vector_only",))
-    _as_clean_checkout(out)
+    mark_clean_checkout(out)
     bundle = make_bundle(out, tmp_path / "bundle")
     names = _files(bundle)
     assert {n for n in names if n.startswith("artifacts/")} == {
@@ -101,7 +86,7 @@ def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: Corpu
 def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path) -> None:
     out = _evaluate(tiny_corpus, tiny, tmp_path, "builtin", ("fts_only", "hybrid"))
     assert (out / "scifact-vector_only-calibration.aggregate.json").is_file()  # run, but not frozen: not bundled
-    _as_clean_checkout(out)
+    mark_clean_checkout(out)
     path, document, _ = compare(CompareRequest(output_dir=out, split="heldout"), validator_judgement)
     assert [c["a"] + " - " + c["b"] for c in document["comparisons"]] == ["hybrid - fts_only"]
     assert validate_comparison(path).eligible

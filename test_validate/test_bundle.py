@@ -1,11 +1,11 @@
 """The publishable bundle: made only from eligible aggregates, with a manifest that resolves and CLAIMS.md."""
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from fixtures.clean_checkout import mark_clean_checkout
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.publish.bundle import BundleError, make_bundle
@@ -18,15 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def as_clean_checkout(copy: RunCopy) -> None:
-    """The receipts record this repository's real (possibly dirty) git state; say they ran from a clean HEAD,
-    as they would in a fresh clone, so that eligibility depends on everything else."""
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()
-    empty = sha256_bytes(b"")
-    for mode in MODES:
-        for split in SPLITS:
-            copy.edit_receipt(mode, split, lambda r: r["source"]["git"].update(
-                available=True, commit=head, dirty=False, changed_paths=[], status_sha256=empty, diff_sha256=empty))
+    """The copy's receipts as a fresh clone would write them (fixtures.clean_checkout)."""
+    mark_clean_checkout(copy.out)
 
 
 @pytest.mark.real_model

@@ -49,12 +49,13 @@ def split_modes(output_dir: Path, split: str) -> tuple[str, ...]:
     return frozen
 
 
-def complete_splits(output_dir: Path) -> list[str]:
-    """The splits with every mode they need: all frozen modes, or without a freeze at least one mode."""
+def complete_splits(output_dir: Path) -> dict[str, tuple[str, ...]]:
+    """The splits with every mode they need (all frozen modes, or without a freeze at least one), each with those
+    modes; the freeze is read once."""
     frozen = frozen_modes(output_dir)
-    complete = []
+    complete = {}
     for split in SPLITS:
         present = present_modes(output_dir, split)
         if present and (frozen is None or set(frozen) <= set(present)):
-            complete.append(split)
+            complete[split] = present if frozen is None else frozen
     return complete

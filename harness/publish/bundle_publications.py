@@ -31,12 +31,11 @@ class PublicationRefused(RefusedError):
     """A comparison to be bundled is not eligible under the validator."""
 
 
-def _comparison(staging: Path, output_dir: Path, split: str) -> tuple[Path, str]:
+def _comparison(staging: Path, output_dir: Path, split: str, modes: tuple[str, ...]) -> tuple[Path, str]:
     """The comparison for `split` in the bundle's artifacts: copied, or computed from the bundled artifacts."""
     artifacts = staging / "artifacts"
     target = artifacts / comparison_name(split)
     source = output_dir / comparison_name(split)
-    modes = present_modes(artifacts, split)
     if source.is_file():
         fix = f"rerun `python -m harness compare --split {split} --replace`, or remove it to let the bundle compute one"
         document = read_document(source, "comparison", "comparison", fix, PublicationRefused)
@@ -57,8 +56,11 @@ def add_comparisons(staging: Path, output_dir: Path, splits: Sequence[str],
                     known: Mapping[str, Report]) -> list[dict[str, Any]]:
     (staging / COMPARISON_REPORTS).mkdir(parents=True)
     documents, refused = [], []
-    for split in (s for s in splits if len(present_modes(staging / "artifacts", s)) >= 2):
-        path, origin = _comparison(staging, output_dir, split)
+    for split in splits:
+        modes = present_modes(staging / "artifacts", split)
+        if len(modes) < 2:
+            continue  # one mode: nothing to compare (CLAIMS.md says so)
+        path, origin = _comparison(staging, output_dir, split, modes)
         report = validate_comparison(path, known=known)
         (staging / COMPARISON_REPORTS / path.name.replace(".json", ".validation.json")).write_text(
             json.dumps({**report.to_dict(), "origin": origin}, indent=1, default=str) + "\n", encoding="utf-8")

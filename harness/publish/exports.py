@@ -36,14 +36,15 @@ def export_texts(split: str, inputs: Sequence[ModeInput]) -> dict[str, str]:
 
 def export(output_dir: Path, export_dir: Path, splits: Sequence[str] | None = None, *,
            replace: bool = False) -> list[Path]:
-    chosen = list(splits) if splits else complete_splits(output_dir)
+    chosen = ({split: split_modes(output_dir, split) for split in splits} if splits
+              else complete_splits(output_dir))
     if not chosen:
         raise NothingToExport(f"{output_dir} holds no split with its modes' aggregates (every frozen mode, when "
                               "there is a freeze); run `python -m harness run --split calibration` (or heldout) "
                               "into it first")
     files: dict[str, str] = {}
-    for split in chosen:
-        files.update(export_texts(split, load_inputs(output_dir, split, split_modes(output_dir, split))))
+    for split, modes in chosen.items():
+        files.update(export_texts(split, load_inputs(output_dir, split, modes)))
     existing = sorted(name for name in files if (export_dir / name).exists())
     if existing and not replace:
         more = " ..." if len(existing) > 4 else ""

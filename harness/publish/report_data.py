@@ -14,7 +14,7 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
-from harness.evaluation.split_modes import complete_splits, split_modes
+from harness.evaluation.split_modes import complete_splits
 from harness.json_input import read_document
 from harness.publish.report_text import SPLIT_ORDER
 
@@ -71,7 +71,7 @@ def load_report_data(directory: Path, *, validated: bool, freeze_path: Path | No
         path = directory / comparison_name(split)
         fix = f"rerun `python -m harness compare --split {split} --replace`"
         comparison = read_document(path, "comparison", "comparison", fix, ReportInputError) if path.is_file() else None
-        loaded.append(SplitData(split, load_inputs(directory, split, split_modes(directory, split)), comparison,
+        loaded.append(SplitData(split, load_inputs(directory, split, splits[split]), comparison,
                                 path if comparison is not None else None))
     freeze_path = freeze_path or directory / "freeze.json"
     freeze = json.loads(freeze_path.read_bytes()) if freeze_path.is_file() else None
