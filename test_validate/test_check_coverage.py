@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from fixtures.archives import tiny_archive, tiny_members
 from harness.validator.catalog import CHECKS
 from harness.validator.pipeline import validate
 
-from . import forger
+from . import forger, primary_forger
 from . import test_mutations as mutations
 from .support import Json, Row, RunCopy, describe, failed_names, sha256_bytes, sha256_file
 from .test_comparison_coverage import COMPARISON_VIOLATIONS
@@ -28,6 +29,7 @@ OTHER_DIGEST = sha256_bytes(b"something else")
 class Violation:
     apply: Callable[[RunCopy], Path]
     full_embedding: bool = False
+    archive: Callable[[Path], Path] | None = None  # the archive given to the validator to re-derive from
 
 
 def _from_mutation(function: Callable[[RunCopy], mutations.Edit]) -> Violation:
@@ -97,8 +99,27 @@ def _fixture_edit(change: Callable[[Json], object], *, receipt: Callable[[Json, 
     return Violation(apply)
 
 
-def _unpinned(fixture: Json) -> None:
-    fixture["source"]["payload_pinned"] = False
+def _judged_by_top1(copy: RunCopy) -> Path:
+    """Forged judgements: each calibration query judged by its own top-1, every digest re-derived."""
+    primary_forger.forge_judgements(copy, "calibration", lambda qid, ranked: {ranked[0]: 1} if ranked else None)
+    return copy.aggregate_path("fts_only", "calibration")
+
+
+def _fixture_rewrite(change: Callable[[Json], object]) -> Violation:
+    def apply(copy: RunCopy) -> Path:
+        primary_forger.rewrite_fixture(copy, lambda fixture, _: change(fixture))
+        return copy.aggregate_path("fts_only", "calibration")
+    return Violation(apply)
+
+
+def _edited_semantic_text(fixture: Json) -> None:
+    fixture["documents"][0]["semantic_text"] += " (edited)"
+
+
+def _archive_with_other_queries(directory: Path) -> Path:
+    members = tiny_members()
+    members["tiny/queries.jsonl"] += b'{"_id": "q99", "text": "an added query"}\n'
+    return tiny_archive(directory / "other.zip", {"tiny/queries.jsonl": members["tiny/queries.jsonl"]})
 
 
 def _store_file(change: Callable[[Path], object]) -> Violation:
@@ -177,7 +198,12 @@ VIOLATIONS: dict[str, Violation] = {
                                      lambda r: r["corpus"]["source"].update(archive_sha256=OTHER_DIGEST)),
     "corpus.payload_hashes": _receipt("fts_only", "calibration",
                                       lambda r: r["corpus"]["payload_hashes"].update(documents=OTHER_DIGEST)),
-    "corpus.pinned": _fixture_edit(_unpinned, receipt=lambda r, f: r["corpus"].update(source=f["source"])),
+    "corpus.pinned": Violation(_judged_by_top1),
+    "corpus.contract": _fixture_rewrite(lambda f: f["contract"].update(namespace="another-namespace")),
+    "corpus.semantic_text": _fixture_rewrite(_edited_semantic_text),
+    "archive.members": Violation(lambda copy: copy.aggregate_path("fts_only", "calibration"),
+                                 archive=_archive_with_other_queries),
+    "archive.content": Violation(_judged_by_top1, archive=lambda directory: tiny_archive(directory / "tiny.zip")),
     "split.contract": _from_mutation(mutations.gap_calibration_subset),
     "split.membership": _from_mutation(mutations.rows_reordered_digest_resealed),
     "split.selected_ids": _receipt("fts_only", "calibration", lambda r: r["split"].update(
@@ -239,9 +265,11 @@ def test_every_check_in_the_catalog_has_a_violation_and_nothing_else_does() -> N
 
 @pytest.mark.real_model
 @pytest.mark.parametrize("name", sorted(VIOLATIONS))
-def test_the_violation_fails_its_check(name: str, run_copy: RunCopy) -> None:
+def test_the_violation_fails_its_check(name: str, run_copy: RunCopy, tmp_path: Path) -> None:
     violation = VIOLATIONS[name]
     aggregate = violation.apply(run_copy)
-    report = validate(aggregate, embeddings=violation.full_embedding, full_embedding=violation.full_embedding)
+    archive = violation.archive(tmp_path) if violation.archive is not None else None
+    report = validate(aggregate, embeddings=violation.full_embedding, full_embedding=violation.full_embedding,
+                      archive=archive)
     assert name in failed_names(report), describe(report)
     assert not report.eligible and report.exit_code() == 1

@@ -21,6 +21,7 @@ COMMON = (
     "latency.contention",
     "aggregate.failures", "aggregate.result_counts", "aggregate.unique_docs", "aggregate.repeated_top1",
     "corpus.fixture", "corpus.vectors", "corpus.source_hashes", "corpus.payload_hashes", "corpus.pinned",
+    "corpus.contract", "corpus.semantic_text",
     "split.contract", "split.membership", "split.selected_ids", "split.counts", "rows.query_identity",
     "store.manifest", "store.parts", "store.live", "store.unchanged_by_run", "store.mapping_path", "store.mapping",
     "store.mapping_coverage", "rows.fact_ids", "store.vectors", "store.facts", "receipt.identity", "receipt.embedding",
@@ -35,6 +36,7 @@ BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE,
 BY_SPLIT = {"calibration": ("freeze",), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
                                                     "freeze.match")}
 LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED|ATTESTED {4}) (\S+): (.+)$")
+NOTE = re.compile(r"^(DATASET|ARCHIVE) +\S.*$")  # what the checks were held to, after the check lines
 ATTESTED_NAMES = ("history", "machine", "latency")
 
 
@@ -91,6 +93,8 @@ def parse_cli_output(stdout: str) -> tuple[list[tuple[str, str]], str]:
     *check_lines, verdict = lines
     parsed = []
     for line in check_lines:
+        if NOTE.match(line):
+            continue
         match = LINE.match(line)
         assert match, f"not a check line: {line!r}"
         parsed.append((match.group(2), match.group(1).strip().lower()))

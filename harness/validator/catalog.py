@@ -31,7 +31,14 @@ CHECKS: dict[str, str] = {
     "corpus.vectors": "the vector sidecar is not the one the fixture names by digest",
     "corpus.source_hashes": "the receipt's archive digests are not the fixture's",
     "corpus.payload_hashes": "documents, queries or qrels do not re-hash to the recorded digests",
-    "corpus.pinned": "the payload did not match the pinned SciFact digests",
+    "corpus.pinned": "the fixture's documents, test queries or judgements are not those of a dataset the validator "
+                     "holds pins for (its own digests and judgements, whatever the fixture says of itself)",
+    "corpus.contract": "the fixture's contract terms (shape, ceiling, prefixes, top_k, calibration count) are not the "
+                       "pinned dataset's",
+    "corpus.semantic_text": "a semantic text is not the validator's own derivation under the contract rule",
+    "archive.members": "the archive given to re-derive from is unreadable, or a pinned member is not the pinned bytes",
+    "archive.content": "a document, test query, judgement or semantic text of the fixture is not what the "
+                       "validator reads from the archive",
     "split.contract": "the receipt's contract or calibration count is not the fixture's",
     "split.membership": "the rows are not exactly the split's queries in split order",
     "split.selected_ids": "the selected-id digest does not recompute",
@@ -72,7 +79,8 @@ CHECKS: dict[str, str] = {
     "source.clean": "the run started from a work tree with uncommitted changes",
     "dependencies": "a required dependency version is not recorded",
     "machine.identity": "the machine identity (CPU, cores, OS) is not recorded",
-    "profile.contract": "the text profile is not the SciFact contract (a parity run is never a claim)",
+    "profile.contract": "the fixture's text profile is not the pinned contract profile, or the receipt's is not the "
+                        "fixture's (a parity run is never a claim)",
     "embeddings.model": "a re-embedded text differs from the fixture's vector beyond the rounding bound",
     "system.source": "the system's source files on disk are not the ones the run recorded",
     # A comparison artifact (python -m harness.validator --comparison PATH)

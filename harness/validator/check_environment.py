@@ -1,4 +1,4 @@
-"""Executable, source, dependencies, machine, profile and claim boundary."""
+"""Executable, source, dependencies and machine."""
 
 import subprocess
 from pathlib import Path
@@ -64,7 +64,3 @@ def check_environment(ctx: Context, report: Report) -> None:
         report.attest("machine", f"{machine['cpu_model']}, {machine['logical_cores']} logical cores, {machine['os']}, "
                       f"BLAS {machine.get('blas')}, xdist workers {machine.get('xdist_workers')}")
     check_latency(receipt, report)
-    profile = receipt["profile"]
-    report.expect("profile.contract", profile.get("is_contract") is True and profile.get("name") == "scifact-contract",
-                  "the text profile is the SciFact contract (a parity profile is a check, never a claim)",
-                  "scifact-contract", profile.get("name"))

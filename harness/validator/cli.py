@@ -18,9 +18,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="the run's store, when it moved (default: the directory the receipt names)")
     parser.add_argument("--freeze", type=path_argument, help="freeze record (default: the one the receipt names)")
     parser.add_argument("--json", type=path_argument, help="also write the report as JSON here")
-    parser.add_argument("--full-embedding", action="store_true",
-                        help="re-embed every document and query text (the bundle always does); default: a fresh sample")
-    parser.add_argument("--no-embedding-check", action="store_true", help="do not re-embed (leaves it not verified)")
+    parser.add_argument("--archive", type=path_argument,
+                        help="the dataset's archive (e.g. scifact.zip): re-derive every document, query, judgement "
+                             "and semantic text from it and compare (default: $SCIFACT_ARCHIVE when it holds the "
+                             "dataset's members; without one, the fixture is held to the validator's pins only)")
+    embedding = parser.add_mutually_exclusive_group()
+    embedding.add_argument("--full-embedding", action="store_true",
+                           help="re-embed every document and query text (the bundle always does); default: a fresh "
+                                "sample")
+    embedding.add_argument("--no-embedding-check", action="store_true",
+                           help="do not re-embed (leaves it not verified)")
     parser.add_argument("--comparison", type=path_argument,
                         help="validate a comparison artifact (scifact-comparison-<split>.json) instead of an aggregate")
     parser.add_argument("--self-test", action="store_true", help="validate a generated tiny run, then tampered copies")
@@ -32,17 +39,17 @@ def main(argv: list[str] | None = None) -> int:
                      "aggregates the comparison names, as their receipts locate them")
     if args.aggregate is None and args.comparison is None:
         parser.error("AGGREGATE is required (or --comparison, or --self-test)")
-    problem = usage_problem(args.store_dir, args.json)
+    problem = usage_problem(args.store_dir, args.json, args.archive)
     if problem is not None:
         parser.error(problem)
     try:
         if args.comparison is not None:
             report = validate_comparison(args.comparison, embeddings=not args.no_embedding_check,
-                                         full_embedding=args.full_embedding)
+                                         full_embedding=args.full_embedding, archive=args.archive)
         else:
             report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
                               embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
-                              store_dir=args.store_dir)
+                              store_dir=args.store_dir, archive=args.archive)
     except Exception:  # a validator fault is not a verdict on the artifact
         traceback.print_exc()
         print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")

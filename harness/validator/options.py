@@ -28,8 +28,11 @@ def path_argument(value: str) -> Path:
     return Path(os.path.abspath(value))
 
 
-def usage_problem(store_dir: Path | None, report: Path | None) -> str | None:
-    """What is wrong with --store-dir or --json before any validation starts, if anything."""
+def usage_problem(store_dir: Path | None, report: Path | None, archive: Path | None = None) -> str | None:
+    """What is wrong with --store-dir, --json or --archive before any validation starts, if anything."""
+    if archive is not None and not archive.is_file():
+        return (f"--archive {archive} {'is a directory' if archive.is_dir() else 'does not exist'}; pass the "
+                "dataset's zip archive (e.g. scifact.zip)")
     if store_dir is not None and not store_dir.is_dir():
         return f"--store-dir {store_dir} is not a directory; pass the directory that holds the run's store.json"
     if report is not None:

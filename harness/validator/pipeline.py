@@ -22,12 +22,16 @@ from .check_rows import check_row_schemas, check_rows
 from .check_store import check_store
 from .check_system import check_system_source, check_system_store, fixture_replay, is_builtin
 from .context import InputError, load
+from .dataset.check_dataset import check_archive, check_dataset
 from .report import Report
 from .strict_json import StrictJSONError
 
 
 def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None = None, freeze: Path | None = None,
-             embeddings: bool = True, full_embedding: bool = False, store_dir: Path | None = None) -> Report:
+             embeddings: bool = True, full_embedding: bool = False, store_dir: Path | None = None,
+             archive: Path | None = None) -> Report:
+    """`archive`: the dataset's archive to re-derive the fixture from (None: $SCIFACT_ARCHIVE when it holds the
+    dataset's members, else the pins alone)."""
     report = Report(str(aggregate))
     try:
         ctx = load(aggregate, rows, fixture, freeze, store_dir)
@@ -46,6 +50,10 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     check_aggregate(ctx, report)
     builtin = is_builtin(ctx)
     if check_corpus(ctx, report):
+        assert ctx.fixture is not None
+        pins = check_dataset(ctx.fixture, ctx.receipt, report)
+        if pins is not None:
+            check_archive(ctx.fixture, pins, archive, report)
         check_split_and_queries(ctx, report)
         if builtin:
             live = check_store(ctx, report)
@@ -71,9 +79,10 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
 
 
 def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, embeddings: bool = True,
-                        full_embedding: bool = False, known: Mapping[str, Report] | None = None) -> Report:
+                        full_embedding: bool = False, known: Mapping[str, Report] | None = None,
+                        archive: Path | None = None) -> Report:
     """A comparison artifact, recomputed from its rows; each input aggregate validated in full (or its report taken
     from `known`, keyed by the aggregate's sha256, when this process validated it already)."""
     return check_comparison(comparison, lambda aggregate: validate(aggregate, embeddings=embeddings,
-                                                                   full_embedding=full_embedding),
+                                                                   full_embedding=full_embedding, archive=archive),
                             artifacts_dir=artifacts_dir, known=known)

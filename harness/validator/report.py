@@ -51,7 +51,13 @@ class Report:
         self.attestations.append(Check(name, ATTESTED, detail))
 
     def lines(self) -> list[str]:
-        return [check.line() for check in (*self.checks, *self.attestations)] + [self.verdict()]
+        return [check.line() for check in (*self.checks, *self.attestations)] + self._note_lines() + [self.verdict()]
+
+    def _note_lines(self) -> list[str]:
+        """What the checks were held to, in words: the dataset by the validator's pins, the archive's use."""
+        dataset = self.notes.get("dataset")
+        lines = [f"{'DATASET':<12} {dataset['title']}: {dataset['scope']}"] if dataset else []
+        return lines + ([f"{'ARCHIVE':<12} {self.notes['archive']}"] if "archive" in self.notes else [])
 
     def ok(self, name: str, detail: str) -> None:
         self._add(Check(name, PASS, detail))

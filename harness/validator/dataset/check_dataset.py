@@ -1,0 +1,137 @@
+"""The fixture held to the validator's own pins, and, with the archive at hand, re-derived from it.
+
+`corpus.pinned`, `corpus.contract`, `corpus.semantic_text` and `profile.contract` read only the fixture's
+content and the pins: no flag or digest the fixture states about itself is taken. `archive.members` and
+`archive.content` run when the verifier supplies the archive (`--archive`, or `SCIFACT_ARCHIVE` when it
+holds this dataset's members).
+"""
+
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+from ..report import Report
+from .archive_reader import ArchiveUnreadable, Derived, read_archive
+from .content import Content, first_differences, fixture_semantic_texts, semantic_digests, semantic_texts
+from .pins import Pins, all_pins, pins_for
+
+ARCHIVE_VARIABLE = "SCIFACT_ARCHIVE"
+
+
+def _content_differences(pins: Pins, content: Content) -> list[str]:
+    digests = content.digests()
+    problems = []
+    if digests["qrels"] != pins.content_sha256["qrels"]:
+        judged = {q: content.qrels.get(q) for q in set(content.qrels) | set(pins.qrels)}
+        problems.append(f"judgements differ for {sum(judged[q] != pins.qrels.get(q) for q in judged)} queries "
+                        f"(first: {first_differences(pins.qrels, content.qrels)})")
+    if digests["queries"] != pins.content_sha256["queries"]:
+        ids = {query_id for query_id, _ in content.queries}
+        missing, extra = sorted(set(pins.qrels) - ids), sorted(ids - set(pins.qrels))
+        problems.append(f"test queries differ: {len(ids)} of the pinned {len(pins.qrels)}, {len(missing)} missing "
+                        f"(first: {missing[:3]}), {len(extra)} not pinned (first: {extra[:3]})"
+                        if missing or extra else "test query texts differ from the pinned texts")
+    if digests["documents"] != pins.content_sha256["documents"]:
+        problems.append(f"documents differ: {len(content.documents)} documents, pinned "
+                        f"{pins.contract['documents']}; their canonical digest is not the pinned one")
+    return problems
+
+
+def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Report) -> Pins | None:
+    """The pins of the fixture's dataset, when the validator holds them (else `corpus.pinned` fails)."""
+    pins = pins_for(fixture["contract"].get("name"))
+    if pins is None:
+        report.fail("corpus.pinned", "the fixture is a dataset the validator holds pins for",
+                    sorted(all_pins()), fixture["contract"].get("name"))
+        return None
+    content = Content.of_fixture(fixture)
+    problems = _content_differences(pins, content)
+    report.expect("corpus.pinned", not problems, f"documents, test queries and judgements re-hashed from the fixture "
+                  f"equal the validator's own pins of {pins.title}", "the pinned content", problems)
+    report.equal("corpus.contract", pins.contract, fixture["contract"],
+                 f"the fixture's contract terms (shape, ceiling, prefixes, top_k, calibration count) are "
+                 f"{pins.title}'s")
+    found_profile = {key: fixture["profile"].get(key) for key in pins.profile}
+    is_contract = found_profile == pins.profile and receipt["profile"] == fixture["profile"]
+    report.expect("profile.contract", is_contract, "the fixture's text profile is the pinned contract profile and the "
+                  "receipt's is the fixture's (a parity profile is a check, never a claim)",
+                  pins.profile, {"fixture": found_profile, "receipt": receipt["profile"].get("name")})
+    if is_contract:
+        _check_semantic_texts(pins, content, fixture_semantic_texts(fixture), report)
+    else:
+        report.unverified("corpus.semantic_text", "the fixture is not under the pinned contract profile, whose rule "
+                          "this check applies (see profile.contract)")
+    report.notes["dataset"] = {"name": pins.dataset, "title": pins.title, "scope": pins.scope,
+                               "pinned_by": "the validator's own pins (harness/validator/dataset/pins)"}
+    return pins
+
+
+def _check_semantic_texts(pins: Pins, content: Content, found: dict[str, dict[str, str]], report: Report) -> None:
+    derived = semantic_texts(content, int(pins.profile["max_code_points"]))
+    differing = [f"{kind[:-1]} {i}" for kind in ("documents", "queries")
+                 for i in first_differences(derived[kind], found[kind])]
+    pinned = semantic_digests(derived) == {k: pins.content_sha256[k] for k in semantic_digests(derived)}
+    report.expect("corpus.semantic_text", not differing and pinned, "every document's and query's semantic text is "
+                  "the validator's own derivation under the contract rule, and their digests are pinned", [],
+                  differing or "the derived texts' digests are not the pinned ones")
+
+
+@functools.cache
+def _derived(path: Path, size: int, modified: int, dataset: str) -> Derived:
+    return read_archive(path, all_pins()[dataset])
+
+
+def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, report: Report) -> None:
+    """`archive`: the verifier's explicit archive (its members must be the pins'); None offers $SCIFACT_ARCHIVE,
+    which is used only when it holds this dataset's members."""
+    explicit = archive is not None
+    path = archive or (Path(os.environ[ARCHIVE_VARIABLE]) if os.environ.get(ARCHIVE_VARIABLE) else None)
+    if path is None or not path.is_file():
+        report.notes["archive"] = (f"not re-derived: {path} is not a file" if path is not None else
+                                   f"not re-derived (no --archive, no ${ARCHIVE_VARIABLE}): the fixture is held to "
+                                   "the pinned digests only")
+        if explicit:
+            report.fail("archive.members", "the archive named by --archive is readable", "a file", str(path))
+        return
+    try:
+        stat = path.stat()
+        derived = _derived(path.resolve(), stat.st_size, stat.st_mtime_ns, pins.dataset)
+    except ArchiveUnreadable as exc:
+        report.fail("archive.members", "the archive is a readable zip", "a zip archive", str(exc))
+        return
+    if not explicit and all(found is None for found in derived.member_sha256.values()):
+        report.notes["archive"] = f"not re-derived: ${ARCHIVE_VARIABLE} ({path}) holds no member of {pins.title}"
+        return
+    _report_archive(fixture, pins, path, derived, report)
+
+
+def _report_archive(fixture: dict[str, Any], pins: Pins, path: Path, derived: Derived, report: Report) -> None:
+    wrong = {name: found for name, found in derived.member_sha256.items() if found != pins.member_files[name]["sha256"]}
+    original = pins.original_container
+    container = (f"container md5 {derived.archive_md5}" if original is None
+                 else "the publisher's original container" if (derived.archive_bytes, derived.archive_md5)
+                 == (original["bytes"], original["md5"]) else f"a repacked container (md5 {derived.archive_md5})")
+    report.expect("archive.members", not wrong, f"{path}: every pinned member is the pinned bytes ({container})",
+                  {name: pins.member_files[name]["sha256"] for name in wrong}, wrong)
+    if derived.content is None:
+        report.notes["archive"] = f"not re-derived: {path} does not hold the pinned members"
+        return
+    problems = _fixture_against(derived.content, fixture, int(pins.profile["max_code_points"]))
+    report.expect("archive.content", not problems, "every document, test query, judgement and semantic text of the "
+                  "fixture equals the validator's own reading of the archive", [], problems)
+    report.notes["archive"] = f"re-derived from {path} ({container})"
+
+
+def _fixture_against(derived: Content, fixture: dict[str, Any], ceiling: int) -> list[str]:
+    found = Content.of_fixture(fixture)
+    problems = []
+    for kind, expected, got in (
+            ("document", {i: (t, x) for i, t, x in derived.documents}, {i: (t, x) for i, t, x in found.documents}),
+            ("query", dict(derived.queries), dict(found.queries)),
+            ("judgements of query", derived.qrels, found.qrels)):
+        problems += [f"{kind} {i}" for i in first_differences(expected, got)]
+    texts, fixture_texts = semantic_texts(derived, ceiling), fixture_semantic_texts(fixture)
+    problems += [f"semantic text of {kind[:-1]} {i}" for kind in ("documents", "queries")
+                 for i in first_differences(texts[kind], fixture_texts[kind])]
+    return problems

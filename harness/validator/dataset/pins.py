@@ -1,0 +1,44 @@
+"""The validator's own pins: one JSON file per dataset it knows, shipped beside this module.
+
+Nothing here is read from a fixture, a receipt or `harness/contracts/`: a fixture is matched to the pins of
+the dataset its contract names, and must then equal them.
+"""
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PINS_DIR = Path(__file__).resolve().parent / "pins"
+
+
+@dataclass(frozen=True)
+class Pins:
+    dataset: str
+    title: str  # what a claim on this dataset may call it
+    scope: str  # what a result on it is evidence of, in words
+    members: dict[str, str]  # role (corpus, queries, qrels) -> member name in the archive
+    member_files: dict[str, dict[str, Any]]  # member name -> {"bytes": size, "sha256": digest}
+    original_container: dict[str, Any] | None  # the publisher's zip (bytes, md5), when it is known
+    contract: dict[str, Any]  # the contract's terms, as a fixture records them
+    profile: dict[str, Any]  # the contract's text profile
+    content_sha256: dict[str, str]
+    qrels: dict[str, dict[str, int]]  # the test judgements, in full
+
+    @property
+    def is_scifact(self) -> bool:
+        return self.dataset == "beir-scifact"
+
+
+@functools.cache
+def all_pins() -> dict[str, Pins]:
+    pins = {}
+    for path in sorted(PINS_DIR.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        pins[data["dataset"]] = Pins(**data)
+    return pins
+
+
+def pins_for(dataset: object) -> Pins | None:
+    return all_pins().get(dataset) if isinstance(dataset, str) else None
