@@ -17,8 +17,6 @@ from harness.hashing import sha256_canonical, sha256_file
 from . import forger
 from .support import MODES, Json, RunCopy
 
-Judgements = dict[str, int]  # doc id -> grade, one query's
-
 
 def _payload(fixture: Json) -> dict[str, str]:
     documents = sorted(({"doc_id": d["doc_id"], "title": d["title"], "text": d["text"]} for d in fixture["documents"]),
@@ -29,15 +27,35 @@ def _payload(fixture: Json) -> dict[str, str]:
             "qrels": sha256_canonical({q["query_id"]: q["qrels"] for q in fixture["queries"]})}
 
 
-def rewrite_fixture(copy: RunCopy, change: Callable[[Json, Path], object]) -> Json:
-    """Change a private copy of the fixture (and its vector sidecar, passed to `change`), reseal its payload
-    hashes and counts, and point every receipt of the copy at it with every corpus digest re-derived."""
-    path, sidecar = copy.copy_fixture()
+def reseal_fixture(path: Path, change: Callable[[Json, Path], object]) -> Json:
+    """Change a fixture file in place (and its vector sidecar, passed to `change`), its payload hashes and vector
+    digest re-derived, as the harness writes fixtures."""
     fixture: Json = json.loads(path.read_text(encoding="utf-8"))
+    sidecar = path.parent / fixture["vectors"]["file"]
     change(fixture, sidecar)
     fixture["payload_hashes"].update(_payload(fixture))
     fixture["vectors"]["sha256"] = sha256_file(sidecar)
     path.write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return fixture
+
+
+def judged_by_ranking(fixture: Json, ranked: dict[str, list[str]], query_ids: set[str]) -> list[str]:
+    """Each named query's judgements replaced by as many of its highest-ranked documents that were not judged
+    relevant: the shape of the judgements kept, the system's own mistakes made right."""
+    changed = []
+    for query in fixture["queries"]:
+        top = [doc_id for doc_id in ranked.get(query["query_id"], []) if doc_id not in query["qrels"]]
+        if query["query_id"] in query_ids and len(top) >= len(query["qrels"]):
+            query["qrels"] = {doc_id: 1 for doc_id in top[: len(query["qrels"])]}
+            changed.append(query["query_id"])
+    return changed
+
+
+def rewrite_fixture(copy: RunCopy, change: Callable[[Json, Path], object]) -> Json:
+    """Change a private copy of the fixture (and its vector sidecar, passed to `change`), reseal its payload
+    hashes, and point every receipt of the copy at it with every corpus digest re-derived."""
+    path, _ = copy.copy_fixture()
+    fixture = reseal_fixture(path, change)
     for aggregate_path in copy.out.glob("*.aggregate.json"):
         aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))
         corpus = aggregate["receipt"]["corpus"]
@@ -65,20 +83,11 @@ def _reseal_rows(copy: RunCopy, fixture: Json, split: str, modes: tuple[str, ...
         forger.write_forged(copy, mode, split, rows, change_aggregate=split_block)
 
 
-def forge_judgements(copy: RunCopy, split: str, judge: Callable[[str, list[str]], Judgements | None]) -> list[str]:
-    """`judge(query_id, ranked ids of the first mode's row)` gives a query's new judgements (None: unchanged)."""
-    rows = {row["query_id"]: row["ranked_doc_ids"] for row in copy.rows(MODES[0], split)}
+def forge_judgements(copy: RunCopy, split: str, mode: str = "vector_only") -> list[str]:
+    """The split's queries judged by `mode`'s own rankings (see judged_by_ranking), every digest re-derived."""
+    ranked = {row["query_id"]: row["ranked_doc_ids"] for row in copy.rows(mode, split)}
     changed: list[str] = []
-
-    def change(fixture: Json, _: Path) -> None:
-        for query in fixture["queries"]:
-            new = judge(query["query_id"], rows.get(query["query_id"], []))
-            if new is not None and new != query["qrels"]:
-                query["qrels"] = new
-                changed.append(query["query_id"])
-        fixture["counts"]["qrel_pairs"] = fixture["contract"]["test_qrel_pairs"] = sum(
-            len(q["qrels"]) for q in fixture["queries"])
-    fixture = rewrite_fixture(copy, change)
+    fixture = rewrite_fixture(copy, lambda f, _: changed.extend(judged_by_ranking(f, ranked, set(ranked))))
     for each in ("calibration", "heldout"):
         _reseal_rows(copy, fixture, each)
     return changed

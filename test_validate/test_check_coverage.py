@@ -99,9 +99,10 @@ def _fixture_edit(change: Callable[[Json], object], *, receipt: Callable[[Json, 
     return Violation(apply)
 
 
-def _judged_by_top1(copy: RunCopy) -> Path:
-    """Forged judgements: each calibration query judged by its own top-1, every digest re-derived."""
-    primary_forger.forge_judgements(copy, "calibration", lambda qid, ranked: {ranked[0]: 1} if ranked else None)
+def _judged_by_the_dense_lane(copy: RunCopy) -> Path:
+    """Forged judgements: each calibration query judged by the dense lane's own top results, every digest
+    re-derived."""
+    primary_forger.forge_judgements(copy, "calibration")
     return copy.aggregate_path("fts_only", "calibration")
 
 
@@ -198,12 +199,13 @@ VIOLATIONS: dict[str, Violation] = {
                                      lambda r: r["corpus"]["source"].update(archive_sha256=OTHER_DIGEST)),
     "corpus.payload_hashes": _receipt("fts_only", "calibration",
                                       lambda r: r["corpus"]["payload_hashes"].update(documents=OTHER_DIGEST)),
-    "corpus.pinned": Violation(_judged_by_top1),
+    "corpus.pinned": Violation(_judged_by_the_dense_lane),
     "corpus.contract": _fixture_rewrite(lambda f: f["contract"].update(namespace="another-namespace")),
     "corpus.semantic_text": _fixture_rewrite(_edited_semantic_text),
     "archive.members": Violation(lambda copy: copy.aggregate_path("fts_only", "calibration"),
                                  archive=_archive_with_other_queries),
-    "archive.content": Violation(_judged_by_top1, archive=lambda directory: tiny_archive(directory / "tiny.zip")),
+    "archive.content": Violation(_judged_by_the_dense_lane,
+                                 archive=lambda directory: tiny_archive(directory / "tiny.zip")),
     "split.contract": _from_mutation(mutations.gap_calibration_subset),
     "split.membership": _from_mutation(mutations.rows_reordered_digest_resealed),
     "split.selected_ids": _receipt("fts_only", "calibration", lambda r: r["split"].update(

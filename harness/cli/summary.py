@@ -30,7 +30,9 @@ def verdict(report: Report) -> str:
     if report.eligible:
         return "ELIGIBLE"
     if report.failed:
-        return "NOT ELIGIBLE (failed: " + ", ".join(c.name for c in report.failed) + ")"
+        failed = [c.name for c in report.failed]
+        unpinned = " - the fixture is not the pinned dataset: not SciFact results" if "corpus.pinned" in failed else ""
+        return "NOT ELIGIBLE (failed: " + ", ".join(failed) + ")" + unpinned
     return "NOT VERIFIED (" + ", ".join(c.name for c in report.not_verified) + ")"
 
 

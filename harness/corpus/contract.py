@@ -35,6 +35,7 @@ class Contract:
     queries_member: str
     qrels_member: str
     pinned_payload_sha256: dict[str, str]
+    pinned_content_sha256: dict[str, str]  # documents, queries, qrels: the canonical content's digests
     documents: int
     test_queries: int
     test_qrel_pairs: int
@@ -59,6 +60,7 @@ class Contract:
                 queries_member=data["members"]["queries"],
                 qrels_member=data["members"]["qrels"],
                 pinned_payload_sha256=dict(data["pinned_payload_sha256"]),
+                pinned_content_sha256=dict(data["pinned_content_sha256"]),
                 documents=int(data["shape"]["documents"]),
                 test_queries=int(data["shape"]["test_queries"]),
                 test_qrel_pairs=int(data["shape"]["test_qrel_pairs"]),

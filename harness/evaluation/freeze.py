@@ -21,6 +21,7 @@ from harness.evaluation import ledger, provenance
 from harness.evaluation.artifacts import aggregate_name
 from harness.evaluation.split import ALGORITHM
 from harness.fixture.corpus_fixture import CorpusFixture
+from harness.fixture.pinning import unpinned_parts
 from harness.hashing import sha256_canonical
 from harness.json_input import read_document
 from harness.modes import MODES
@@ -89,6 +90,12 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
                          modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
                          replace: bool) -> Frozen:
     """Freeze the current configuration: the one entry point of the CLI and the tests."""
+    unpinned = unpinned_parts(fixture.data, contract)
+    if unpinned:
+        raise FreezeError(f"fixture {fixture.path} is not the pinned {contract.name} dataset: its "
+                          f"{', '.join(unpinned)} differ from the contract's pinned digests. An unpinned fixture can "
+                          "be evaluated on calibration but never frozen for a claim; rebuild the fixture from the "
+                          "pinned archive (python -m harness build) and evaluate that")
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
                             allow_dirty=allow_dirty)
     return _write_freeze(output_dir, system.state_directory, record, replace=replace)
