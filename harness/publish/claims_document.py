@@ -39,8 +39,13 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
         lines.append(f"- `{aggregate['mode']}` {aggregate['split']}: " + "; ".join(
             f"{c['name']}: {c['detail'].split(': ', 1)[-1]}" for c in replays))
     embedding = {json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports}
-    lines += ["", f"Re-embedding with the declared model: {'; '.join(sorted(embedding))}.", "",
-              "## What was taken on the run's word", ""]
+    verifiers = {json.dumps(r["notes"].get("embedding_verification"), sort_keys=True) for r in reports}
+    archives = sorted({r["notes"].get("archive", "not re-derived") for r in reports})
+    lines += ["", f"Re-embedding with the declared model: {'; '.join(sorted(embedding))}.",
+              f"The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
+              f"{'; '.join(sorted(verifiers))}.", "",
+              "The dataset: documents, test queries and judgements held to the validator's own pins; archive "
+              f"re-derivation: {'; '.join(archives)}.", "", "## What was taken on the run's word", ""]
     attested = {a["name"]: a["detail"] for r in reports for a in r.get("attested", [])}
     lines += [f"- {name}: {detail}" for name, detail in sorted(attested.items())]
     return [*lines, ""]
@@ -58,10 +63,13 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
                     comparisons: Sequence[dict[str, Any]] = ()) -> str:
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
+    dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them
     heldout_start = min(a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout")
     boundary = receipt["claim_boundary"]
     lines = [
-        "# Claims: BEIR SciFact retrieval evaluation",
+        f"# Claims: retrieval evaluation on {dataset['title']}",
+        "",
+        f"Dataset: {dataset['scope']} (identified by {dataset['pinned_by']}).",
         "",
         "Generated from the bundled receipts. Every aggregate here passed the independent validator",
         "(`validation/`); `MANIFEST.json` holds the sha256 of every file.",

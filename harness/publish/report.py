@@ -45,11 +45,28 @@ def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = No
     return reports
 
 
+def _provenance_notes(reports: list[Report]) -> list[str]:
+    """The dataset and the vectors as the validator established them, once each, in words."""
+    notes = []
+    for report in reports:
+        dataset, embedder = report.notes.get("dataset"), report.notes.get("embedding_verification")
+        if dataset:
+            notes.append(f"Dataset: {dataset['title']} ({dataset['scope']}), held to the validator's own pins; "
+                         f"archive {report.notes.get('archive', 'not re-derived')}.")
+        if embedder:
+            through = embedder.get("server") or embedder["embedder"]
+            notes.append(f"Vectors verified by re-embedding with {embedder['model']} through {through} (the "
+                         "verifier's embedder, never an endpoint the fixture names).")
+    return list(dict.fromkeys(notes))
+
+
 def with_verification(data: ReportData, reports: Mapping[str, Report]) -> ReportData:
-    """`data` with each shown aggregate's lane-by-lane verification from its validator report."""
+    """`data` with each shown aggregate's lane-by-lane verification from its validator report, and the dataset and
+    vectors as the validator established them."""
     shown = [entry.aggregate_sha256 for split in data.splits for entry in split.inputs]
     return replace(data, verification={sha: dict(reports[sha].notes.get("lane_verification", {}))
-                                       for sha in shown if sha in reports})
+                                       for sha in shown if sha in reports},
+                   notes=[*data.notes, *_provenance_notes([reports[sha] for sha in shown if sha in reports])])
 
 
 def render(data: ReportData) -> tuple[str, str]:

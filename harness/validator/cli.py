@@ -22,6 +22,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the dataset's archive (e.g. scifact.zip): re-derive every document, query, judgement "
                              "and semantic text from it and compare (default: $SCIFACT_ARCHIVE when it holds the "
                              "dataset's members; without one, the fixture is held to the validator's pins only)")
+    parser.add_argument("--ollama-url", metavar="URL",
+                        help="the Ollama server to re-embed through, for a fixture embedded by Ollama (default: "
+                             "$OLLAMA_HOST); the endpoint written in the fixture is never asked")
     embedding = parser.add_mutually_exclusive_group()
     embedding.add_argument("--full-embedding", action="store_true",
                            help="re-embed every document and query text (the bundle always does); default: a fresh "
@@ -45,11 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.comparison is not None:
             report = validate_comparison(args.comparison, embeddings=not args.no_embedding_check,
-                                         full_embedding=args.full_embedding, archive=args.archive)
+                                         full_embedding=args.full_embedding, archive=args.archive,
+                                         ollama_url=args.ollama_url)
         else:
             report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
                               embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
-                              store_dir=args.store_dir, archive=args.archive)
+                              store_dir=args.store_dir, archive=args.archive, ollama_url=args.ollama_url)
     except Exception:  # a validator fault is not a verdict on the artifact
         traceback.print_exc()
         print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")

@@ -29,9 +29,10 @@ from .strict_json import StrictJSONError
 
 def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None = None, freeze: Path | None = None,
              embeddings: bool = True, full_embedding: bool = False, store_dir: Path | None = None,
-             archive: Path | None = None) -> Report:
+             archive: Path | None = None, ollama_url: str | None = None) -> Report:
     """`archive`: the dataset's archive to re-derive the fixture from (None: $SCIFACT_ARCHIVE when it holds the
-    dataset's members, else the pins alone)."""
+    dataset's members, else the pins alone). `ollama_url`: the verifier's Ollama server, for a fixture embedded
+    by Ollama (None: $OLLAMA_HOST; never the endpoint the fixture names)."""
     report = Report(str(aggregate))
     try:
         ctx = load(aggregate, rows, fixture, freeze, store_dir)
@@ -72,7 +73,7 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     check_history(ctx, report)
     check_environment(ctx, report)
     if embeddings:
-        check_embeddings(ctx, report, full=full_embedding)
+        check_embeddings(ctx, report, full=full_embedding, ollama_url=ollama_url)
     else:
         report.unverified("embeddings.model", "skipped on request (--no-embedding-check)")
     return report
@@ -80,9 +81,10 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
 
 def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, embeddings: bool = True,
                         full_embedding: bool = False, known: Mapping[str, Report] | None = None,
-                        archive: Path | None = None) -> Report:
+                        archive: Path | None = None, ollama_url: str | None = None) -> Report:
     """A comparison artifact, recomputed from its rows; each input aggregate validated in full (or its report taken
     from `known`, keyed by the aggregate's sha256, when this process validated it already)."""
     return check_comparison(comparison, lambda aggregate: validate(aggregate, embeddings=embeddings,
-                                                                   full_embedding=full_embedding, archive=archive),
+                                                                   full_embedding=full_embedding, archive=archive,
+                                                                   ollama_url=ollama_url),
                             artifacts_dir=artifacts_dir, known=known)
