@@ -1,8 +1,10 @@
 """Time the independent validator on real artifacts: one aggregate, six in one process, the full re-embedding.
 
     .venv/bin/python scripts/benchmark_validator.py --results DIR [--root CHECKOUT] [--repeat N] [--full]
+        [--archive scifact.zip]
 
-DIR holds the calibration and held-out aggregates of all three modes. `--root` runs the validator of
+DIR holds the calibration aggregates of all three modes (and the held-out ones, for the six-aggregate cases).
+`--archive` adds the same single-aggregate case with the fixture re-derived from the archive, for its cost. `--root` runs the validator of
 another checkout of this project (for instance an earlier commit, on artifacts that commit produced), so
 two versions are timed side by side on one machine. Every figure is wall time of a fresh process (model
 loading included where the embedding check runs); the best of `--repeat` runs is reported, since other
@@ -41,21 +43,25 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--full", action="store_true", help="also time the full re-embedding of every text")
+    parser.add_argument("--archive", type=Path, help="also time one aggregate re-derived from this archive")
     args = parser.parse_args()
     results = args.results.resolve()
     one = results / "scifact-hybrid-calibration.aggregate.json"
     six = [results / f"scifact-{m}-{s}.aggregate.json" for s in SPLITS for m in MODES]
-    missing = [p for p in six if not p.is_file()]
-    if missing:
-        raise SystemExit(f"missing aggregates: {', '.join(map(str, missing))}")
+    if not one.is_file():
+        raise SystemExit(f"missing aggregate: {one}")
     python = [args.python]
-    cases = {
-        "one aggregate, no embedding check": [*python, "-m", "harness.validator", str(one), "--no-embedding-check"],
-        "one aggregate, sampled embedding check": [*python, "-m", "harness.validator", str(one)],
-        "six aggregates in one process, no embedding check": [*python, "-c", _in_process(six, ", embeddings=False")],
-        "six aggregates in one process, sampled embedding check": [*python, "-c", _in_process(six, "")],
-        "python start and harness.validator import": [*python, "-c", "import harness.validator.cli"],
-    }
+    bare = [*python, "-m", "harness.validator", str(one), "--no-embedding-check"]
+    cases = {"one aggregate, no embedding check": bare}
+    if args.archive is not None:
+        cases["one aggregate, no embedding check, re-derived from the archive"] = [
+            *bare, "--archive", str(args.archive.resolve())]
+    cases["one aggregate, sampled embedding check"] = [*python, "-m", "harness.validator", str(one)]
+    if all(p.is_file() for p in six):
+        cases["six aggregates in one process, no embedding check"] = [*python, "-c",
+                                                                      _in_process(six, ", embeddings=False")]
+        cases["six aggregates in one process, sampled embedding check"] = [*python, "-c", _in_process(six, "")]
+    cases["python start and harness.validator import"] = [*python, "-c", "import harness.validator.cli"]
     if args.full:
         cases["one aggregate, every text re-embedded"] = [*python, "-c", _in_process([one], ", full_embedding=True")]
     print(f"validator of {args.root}, best of {args.repeat}")
