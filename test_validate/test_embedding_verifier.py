@@ -10,11 +10,15 @@ from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.clean_checkout import mark_clean_checkout
 from fixtures.ollama_server import FakeOllama, fake_vector
 from harness.embedding.embedders.ollama import OllamaEmbedder
+from harness.evaluation.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
+from harness.modes import MODES
+from harness.publish.bundle import BundleError, make_bundle
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
+from harness.systems.builtin.system import BuiltinSystem
 from harness.validator.check_embeddings import ollama_server
 from harness.validator.pipeline import validate
 from harness.validator.report import FAIL, NOT_VERIFIED, PASS
@@ -35,17 +39,27 @@ def no_ollama_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def _ollama_run(tmp_path: Path, server: FakeOllama) -> Path:
+def _ollama_run(tmp_path: Path, server: FakeOllama, *, through_heldout: bool = False) -> Path:
+    """A tiny run on a fixture embedded through `server`: vector_only calibration, or every mode frozen and run on
+    held-out."""
     contract, config = tiny_contract(), SearchConfig()
     built = build_fixture(contract, out=tmp_path / "fixture" / "tiny.json", work_dir=tmp_path / "work",
                           embedder=OllamaEmbedder(host=server.url), archive=tiny_archive(tmp_path / "tiny.zip"),
                           progress=False)
     fixture = load_fixture(built.fixture)
     store, _ = build_store(tmp_path / "store", fixture, contract.namespace, config.lexical)
-    run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=tmp_path / "out",
-                         split="calibration", modes=("vector_only",), config=config), contract)
-    mark_clean_checkout(tmp_path / "out")
-    return tmp_path / "out" / "scifact-vector_only-calibration.aggregate.json"
+    out = tmp_path / "out"
+
+    def evaluate(split: str, modes: tuple[str, ...]) -> None:
+        run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split=split,
+                             modes=modes, config=config), contract)
+    evaluate("calibration", MODES if through_heldout else ("vector_only",))
+    if through_heldout:
+        freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
+                             output_dir=out, argv=[], allow_dirty=True, replace=False)
+        evaluate("heldout", MODES)
+    mark_clean_checkout(out)
+    return out / "scifact-vector_only-calibration.aggregate.json"
 
 
 @pytest.mark.usefixtures("no_ollama_host")
@@ -69,6 +83,19 @@ def test_a_doctored_embedding_server_is_never_asked_and_never_vouches_for_itself
         trusted = validate(aggregate, full_embedding=True, ollama_url=doctored.url)  # the verifier's own choice
         assert check_named(trusted, "embeddings.model").status == PASS, describe(trusted)
         assert trusted.notes["embedding_verification"]["server"] == doctored.url
+
+
+@pytest.mark.usefixtures("no_ollama_host")
+def test_a_bundle_of_a_doctored_server_s_vectors_is_refused(tmp_path: Path) -> None:
+    with DoctoredOllama() as doctored:
+        out = _ollama_run(tmp_path, doctored, through_heldout=True).parent
+        with pytest.raises(BundleError, match=r"embeddings\.model"):
+            make_bundle(out, tmp_path / "bundle")
+    with FakeOllama() as honest, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OLLAMA_HOST", honest.url)
+        with pytest.raises(BundleError, match=r"embeddings\.model"):
+            make_bundle(out, tmp_path / "bundle")
+    assert not (tmp_path / "bundle").exists()
 
 
 def test_ollama_host_takes_ollama_s_own_forms(monkeypatch: pytest.MonkeyPatch) -> None:
