@@ -19,6 +19,7 @@ from harness.corpus.contract import Contract
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation import ledger, provenance
 from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.identity_check import check_identity
 from harness.evaluation.split import ALGORITHM
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical
@@ -89,6 +90,7 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
                          modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
                          replace: bool) -> Frozen:
     """Freeze the current configuration: the one entry point of the CLI and the tests."""
+    check_identity(system.identity())
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
                             allow_dirty=allow_dirty)
     return _write_freeze(output_dir, system.state_directory, record, replace=replace)
