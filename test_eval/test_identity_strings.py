@@ -6,7 +6,9 @@ import html as html_module
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from markdown_it import MarkdownIt
@@ -194,10 +196,11 @@ def test_the_validator_refuses_forged_strings_in_a_receipt_and_a_freeze(undeclar
     """The same strings written into the receipts by hand: the validator's own schema check refuses them."""
     path = undeclared_run / "scifact-vector_only-heldout.aggregate.json"
     original = path.read_bytes()
-    forgeries = {"receipt/system/name": lambda r: r["system"].update(name=COMMENT_NAME),
-                 "receipt/system/engine/version": lambda r: r["system"]["engine"].update(version="1\u2028 2"),
-                 "receipt/store/attested": lambda r: r["store"]["attested"].update({CLOSING_KEY: "yes"}),
-                 "receipt/store/attested/server": lambda r: r["store"]["attested"].update(server="a\n<!--")}
+    forgeries: dict[str, Callable[[dict[str, Any]], object]] = {
+        "receipt/system/name": lambda r: r["system"].update(name=COMMENT_NAME),
+        "receipt/system/engine/version": lambda r: r["system"]["engine"].update(version="1\u2028 2"),
+        "receipt/store/attested": lambda r: r["store"]["attested"].update({CLOSING_KEY: "yes"}),
+        "receipt/store/attested/server": lambda r: r["store"]["attested"].update(server="a\n<!--")}
     for where, forge in forgeries.items():
         aggregate = json.loads(original)
         forge(aggregate["receipt"])
@@ -213,5 +216,5 @@ def test_the_validator_refuses_forged_strings_in_a_receipt_and_a_freeze(undeclar
     body = {key: value for key, value in record.items() if key != "freeze_sha256"}
     record["freeze_sha256"] = sha256_canonical(body)
     freeze_path.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    failed = {check.name for check in validate(path, embeddings=False).checks if check.status == "fail"}
-    assert "freeze.schema" in failed, failed
+    names = {check.name for check in validate(path, embeddings=False).checks if check.status == "fail"}
+    assert "freeze.schema" in names, names
