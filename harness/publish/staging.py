@@ -44,6 +44,7 @@ def _held_lock(bundle_dir: Path, provisional: Path) -> Path:
 def staging_directory(bundle_dir: Path) -> Iterator[Path]:
     """A new, empty staging directory beside `bundle_dir`, held for the block; removed if the block fails. Inside the
     block, `publish` renames it into place."""
+    # Locked under a name no other bundle looks at, then linked under the staging name: it appears already held.
     descriptor, name = tempfile.mkstemp(prefix=".stager-", dir=bundle_dir.parent)
     provisional = Path(name)
     with os.fdopen(descriptor, "r+b") as handle:
@@ -55,7 +56,11 @@ def staging_directory(bundle_dir: Path) -> Iterator[Path]:
             provisional.unlink(missing_ok=True)
         staging = lock.with_name(lock.name.removesuffix(LOCK_SUFFIX))
         try:
-            staging.mkdir()
+            staging.mkdir()  # a directory of that name that is not ours stops here, untouched
+        except BaseException:
+            lock.unlink(missing_ok=True)
+            raise
+        try:
             yield staging
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
