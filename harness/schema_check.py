@@ -15,11 +15,19 @@ class SchemaViolation(HarnessError):
     """A document does not match its JSON Schema."""
 
 
+def _schema(name: str) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(resources.files("harness").joinpath(f"schemas/{name}.schema.json")
+                                        .read_text(encoding="utf-8"))
+    return schema
+
+
 @cache
-def validator(name: str) -> Draft202012Validator:
-    text = resources.files("harness").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8")
-    schema = json.loads(text)
+def validator(name: str, definition: str | None = None) -> Draft202012Validator:
+    """The validator of schema `name`, or of one of its `$defs` (a part checked before the document exists)."""
+    schema = _schema(name)
     Draft202012Validator.check_schema(schema)
+    if definition is not None:
+        schema = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
     return Draft202012Validator(schema)
 
 
@@ -31,7 +39,7 @@ def describe(error: ValidationError) -> str:
     return f"at {where}: {error.message}"
 
 
-def validate(instance: Any, name: str) -> None:
-    error = best_match(validator(name).iter_errors(instance))
+def validate(instance: Any, name: str, definition: str | None = None) -> None:
+    error = best_match(validator(name, definition).iter_errors(instance))
     if error is not None:
-        raise SchemaViolation(f"{name} schema: {describe(error)}")
+        raise SchemaViolation(f"{name} schema{f' ({definition})' if definition else ''}: {describe(error)}")

@@ -4,11 +4,11 @@
         [--archive scifact.zip]
 
 DIR holds the calibration aggregates of all three modes (and the held-out ones, for the six-aggregate cases).
-`--archive` adds the same single-aggregate case with the fixture re-derived from the archive, for its cost. `--root` runs the validator of
-another checkout of this project (for instance an earlier commit, on artifacts that commit produced), so
-two versions are timed side by side on one machine. Every figure is wall time of a fresh process (model
-loading included where the embedding check runs); the best of `--repeat` runs is reported, since other
-work on the machine only ever adds time.
+`--archive` adds the same single-aggregate case with the fixture re-derived from the archive, for its cost.
+`--root` runs the validator of another checkout of this project (for instance an earlier commit, on artifacts
+that commit produced), so two versions are timed side by side on one machine. Every figure is wall time of a
+fresh process (model loading included where the embedding check runs); the best of `--repeat` runs is
+reported, since other work on the machine only ever adds time.
 """
 
 import argparse

@@ -137,10 +137,13 @@ def test_the_validators_statistics_agree_with_the_producers() -> None:
 
 
 def _inputs(rows: dict[str, list[dict[str, Any]]]) -> list[ModeInput]:
+    """Inputs of one experiment (one fixture, system, store and no freeze, as calibration runs are)."""
     digest = "sha256:" + "0" * 64
+    receipt = {"retrieval": {"config_sha256": digest}, "corpus": {"fixture_sha256": digest},
+               "system": {"name": "paired rows"}, "store": {"store_sha256": digest}, "freeze": None}
     return [ModeInput(mode, Path(f"scifact-{mode}-calibration.aggregate.json"),
-                      {"receipt": {"run": {"run_id": f"run-{mode}"}, "retrieval": {"config_sha256": digest}}}, digest,
-                      Path(f"scifact-{mode}-calibration.jsonl"), rows[mode], digest) for mode in MODES]
+                      {"receipt": {**receipt, "run": {"run_id": f"run-{mode}"}}}, digest,
+                      Path(f"scifact-{mode}-calibration.jsonl"), rows[mode], digest, b"", b"") for mode in MODES]
 
 
 def test_the_same_rows_and_seed_give_byte_identical_comparisons() -> None:

@@ -77,7 +77,7 @@ def varied_output(copy: RunCopy, queries: int = 40, seed: int = 3, split: str = 
     return drawn
 
 
-def taken_as_eligible(path: Path) -> tuple[bool, str]:
+def taken_as_eligible(path: Path, freeze: Path | None = None) -> tuple[bool, str]:
     """A judge for tests whose inputs are eligible (the clean run, from a clean HEAD) or beside the point."""
     return True, "taken as eligible by the test"
 

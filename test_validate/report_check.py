@@ -7,6 +7,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from markdown_it import MarkdownIt
+
 from .support import MODES
 
 LABELS = {"nDCG@10": "ndcg_at_10", "Recall@1": "recall_at_1", "Recall@5": "recall_at_5", "Recall@10": "recall_at_10",
@@ -23,6 +25,7 @@ class Tables(HTMLParser):
         self.tables: dict[str, tuple[list[str], list[list[str]]]] = {}
         self.references: list[tuple[str, str, str]] = []
         self.tags: set[str] = set()
+        self.rows: list[list[str]] = []  # every body row of every table, in order
         self._table: str | None = None
         self._cell: list[str] | None = None
         self._row: list[str] = []
@@ -51,6 +54,8 @@ class Tables(HTMLParser):
         elif tag == "tr" and self._table is not None:
             headers, rows = self.tables[self._table]
             (headers.extend(self._row) if self._in_head else rows.append(self._row))
+            if not self._in_head:
+                self.rows.append(self._row)
         elif tag == "thead":
             self._in_head = False
         elif tag == "table":
@@ -64,6 +69,19 @@ class Tables(HTMLParser):
 def parse(path: Path) -> Tables:
     parser = Tables()
     parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def render_markdown(text: str) -> str:
+    """CommonMark with GFM tables and strikethrough, as markdown-it-py renders it (HTML allowed, as GitHub's
+    renderer allows comments and some tags: what a document shows only if it is escaped)."""
+    return str(MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text))
+
+
+def parse_markdown(path: Path) -> Tables:
+    """The Markdown file rendered, then read back like the HTML report."""
+    parser = Tables()
+    parser.feed(render_markdown(path.read_text(encoding="utf-8")))
     return parser
 
 

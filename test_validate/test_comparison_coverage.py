@@ -3,15 +3,25 @@ held-out receipts that violates exactly that check, and the assertion that the v
 test_check_coverage.py counts these names as covered; a comparison check without a case here fails that suite."""
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from fixtures.archives import tiny_contract
+from fixtures.clean_checkout import mark_clean_checkout
+from harness.evaluation.artifacts import aggregate_name, rows_name
+from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.fixture.corpus_fixture import load_fixture
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import build_store
+from harness.systems.builtin.system import BuiltinSystem
 from harness.validator.pipeline import validate_comparison
 
 from .comparisons import Compared, edit_comparison, reseal_input
-from .support import Json, RunCopy, describe, failed_names, sha256_bytes
+from .support import Json, RunCopy, describe, failed_names, sha256_bytes, sha256_file
 
 SPLIT = "heldout"
 OTHER_DIGEST = sha256_bytes(b"something else")
@@ -37,6 +47,33 @@ def _ineligible_input(copy: RunCopy, path: Path) -> None:
     reseal_input(copy, path, "fts_only", SPLIT)
 
 
+def _another_freeze(copy: RunCopy, path: Path) -> None:
+    """The hybrid input replaced by the same system's hybrid run of a second experiment: the same fixture, system
+    and store content, a store directory and run ledger of its own, and a freeze of its own. Both runs are eligible
+    and their rows rank alike (every statistic stands); only the freeze they ran under differs."""
+    contract, config = tiny_contract(), SearchConfig()
+    fixture = load_fixture(copy.clean.fixture_path)
+    store, _ = build_store(copy.scratch / "second-store", fixture, contract.namespace, config.lexical)
+    out, argv = copy.scratch / "second-out", ("pytest", "test_validate")
+    for split in ("calibration", "heldout"):
+        if split == "heldout":
+            freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract,
+                                 modes=("hybrid",), output_dir=out, argv=list(argv), allow_dirty=True, replace=False)
+        run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split=split,
+                             modes=("hybrid",), config=config, argv=argv), contract)
+    mark_clean_checkout(out)
+    for name in (aggregate_name("hybrid", SPLIT), rows_name("hybrid", SPLIT)):
+        shutil.copy2(out / name, copy.out / name)
+    moved = copy.aggregate("hybrid", SPLIT)
+
+    def change(document: Json) -> None:
+        entry = next(e for e in document["inputs"] if e["mode"] == "hybrid")
+        entry.update(rows_sha256=sha256_file(copy.rows_path("hybrid", SPLIT)),
+                     aggregate_sha256=sha256_file(copy.aggregate_path("hybrid", SPLIT)),
+                     run_id=moved["receipt"]["run"]["run_id"])
+    edit_comparison(path, change)
+
+
 def _holm(document: Json) -> None:
     document["comparisons"][0]["metrics"]["ndcg_at_10"]["holm_p_value"] = 0.5
 
@@ -51,6 +88,7 @@ COMPARISON_VIOLATIONS: dict[str, Violation] = {
         df=2)),
     "comparison.holm": _document(_holm),
     "comparison.inputs_eligible": _ineligible_input,
+    "comparison.experiment": _another_freeze,
 }
 
 

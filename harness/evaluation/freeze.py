@@ -19,6 +19,7 @@ from harness.corpus.contract import Contract
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation import ledger, provenance
 from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.identity_check import check_identity
 from harness.evaluation.split import ALGORITHM
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.fixture.pinning import unpinned_parts
@@ -96,6 +97,7 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
                           f"{', '.join(unpinned)} differ from the contract's pinned digests. An unpinned fixture can "
                           "be evaluated on calibration but never frozen for a claim; rebuild the fixture from the "
                           "pinned archive (python -m harness build) and evaluate that")
+    check_identity(system.identity())
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
                             allow_dirty=allow_dirty)
     return _write_freeze(output_dir, system.state_directory, record, replace=replace)

@@ -8,6 +8,7 @@ from harness.errors import HarnessError, RefusedError
 from harness.evaluation import ledger
 from harness.evaluation.artifacts import aggregate_name
 from harness.evaluation.freeze import current_record, verify_freeze
+from harness.evaluation.identity_check import check_identity
 from harness.evaluation.runner import ModeRun, check_fixture_contract, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES
@@ -63,6 +64,7 @@ def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixt
     if builder is not None:
         system, _ = builder.build(fixture, evaluation.store_dir)
     assert system is not None
+    check_identity(system.identity())
     freeze = frozen_reference(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract,
                               fixture=fixture, system=system, contract=contract)
     return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, system=system,

@@ -13,6 +13,7 @@ from harness.evaluation.aggregate import aggregate_metrics
 from harness.evaluation.artifact_writer import PairWriter, exclusive_pair
 from harness.evaluation.artifacts import aggregate_bytes, clear_the_way, rows_bytes
 from harness.evaluation.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
+from harness.evaluation.identity_check import check_receipt
 from harness.evaluation.metrics import query_metrics
 from harness.evaluation.query_vectors import QueryVectors
 from harness.evaluation.receipt import run_receipt
@@ -159,5 +160,5 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
                                   before=before, after=after, started_at=started_at, finished_at=finished_at),
                     "latency_measurement": latency},
     }
-    validate(aggregate, "aggregate")
+    check_receipt(aggregate, system.identity())
     return data, aggregate

@@ -6,12 +6,14 @@ skipped. Without a freeze (calibration before freezing), they are the modes whos
 the declared order of harness.modes.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.errors import HarnessError
 from harness.evaluation.artifacts import aggregate_name
 from harness.evaluation.freeze import FREEZE_NAME, FreezeRecordError
-from harness.json_input import read_document
+from harness.json_input import parse_document
 from harness.modes import MODES
 
 SPLITS = ("calibration", "heldout", "all")
@@ -21,14 +23,33 @@ class MissingModeError(HarnessError):
     """A frozen mode has no aggregate for a split."""
 
 
-def frozen_modes(output_dir: Path) -> tuple[str, ...] | None:
-    """The modes of OUTPUT/freeze.json, or None without one."""
+@dataclass(frozen=True)
+class FreezeFile:
+    """OUTPUT/freeze.json as read once: its bytes (what a snapshot for the validator holds) and its record."""
+
+    raw: bytes
+    record: dict[str, Any]
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return tuple(mode for mode in MODES if mode in self.record["modes"])
+
+
+def read_freeze(output_dir: Path) -> FreezeFile | None:
+    """OUTPUT/freeze.json, read once and checked against its schema; None without one."""
     path = output_dir / FREEZE_NAME
     if not path.exists():
         return None
-    record = read_document(path, "freeze record", "freeze", "freeze again with `python -m harness freeze "
-                           "--replace` (possible until the first held-out run)", FreezeRecordError)
-    return tuple(mode for mode in MODES if mode in record["modes"])
+    raw = path.read_bytes()
+    record = parse_document(raw, path, "freeze record", "freeze", "freeze again with `python -m harness freeze "
+                            "--replace` (possible until the first held-out run)", FreezeRecordError)
+    return FreezeFile(raw, record)
+
+
+def frozen_modes(output_dir: Path) -> tuple[str, ...] | None:
+    """The modes of OUTPUT/freeze.json, or None without one."""
+    freeze = read_freeze(output_dir)
+    return None if freeze is None else freeze.modes
 
 
 def present_modes(output_dir: Path, split: str) -> tuple[str, ...]:
@@ -38,7 +59,11 @@ def present_modes(output_dir: Path, split: str) -> tuple[str, ...]:
 def split_modes(output_dir: Path, split: str) -> tuple[str, ...]:
     """The modes of `split`: the frozen ones, all present (else MissingModeError), or without a freeze the present
     ones (possibly none)."""
-    frozen = frozen_modes(output_dir)
+    return modes_of_split(output_dir, split, frozen_modes(output_dir))
+
+
+def modes_of_split(output_dir: Path, split: str, frozen: tuple[str, ...] | None) -> tuple[str, ...]:
+    """`split_modes` for the frozen modes of a freeze record already read (None: no freeze)."""
     if frozen is None:
         return present_modes(output_dir, split)
     missing = [aggregate_name(mode, split) for mode in frozen if mode not in present_modes(output_dir, split)]
@@ -52,7 +77,11 @@ def split_modes(output_dir: Path, split: str) -> tuple[str, ...]:
 def complete_splits(output_dir: Path) -> dict[str, tuple[str, ...]]:
     """The splits with every mode they need (all frozen modes, or without a freeze at least one), each with those
     modes; the freeze is read once."""
-    frozen = frozen_modes(output_dir)
+    return splits_with_modes(output_dir, frozen_modes(output_dir))
+
+
+def splits_with_modes(output_dir: Path, frozen: tuple[str, ...] | None) -> dict[str, tuple[str, ...]]:
+    """`complete_splits` for the frozen modes of a freeze record already read (None: no freeze)."""
     complete = {}
     for split in SPLITS:
         present = present_modes(output_dir, split)

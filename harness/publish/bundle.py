@@ -1,56 +1,83 @@
 """The publishable bundle: validated artifacts, their context, a manifest of digests and CLAIMS.md.
 
-Every aggregate is validated by the independent validator (it shares no code with the runner); one
-that is not eligible stops the bundle. Beside them: the comparisons (validated too), the HTML and Markdown
-reports, TREC runs and qrels and per-query CSVs (`harness.publish.bundle_publications`). The bundle is
-assembled in a temporary sibling and renamed into place, and an existing bundle directory is never written into.
+Every input (the freeze record, each frozen mode's aggregates and rows, the comparisons) is first copied into the
+bundle's staging directory; from then on nothing reads the output directory. The independent validator (it shares no
+code with the runner) checks the staged copies, the staged receipts against the staged freeze record; one that is
+not eligible stops the bundle. Comparisons (validated too), the HTML and Markdown reports, TREC runs and qrels and
+per-query CSVs (`harness.publish.bundle_publications`) and CLAIMS.md are made from the staged bytes, and exactly
+those bytes are published (MANIFEST.json hashes them): the staging directory is renamed into place, and an existing
+bundle directory is never written into. A staging directory left by a bundle that was killed is removed by the
+next one (`harness.publish.staging`).
 """
 
 import json
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from harness.errors import RefusedError
 from harness.evaluation.artifacts import aggregate_name, rows_name
+from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.freeze import FREEZE_NAME
 from harness.evaluation.split_modes import frozen_modes, present_modes
-from harness.hashing import sha256_canonical, sha256_file
+from harness.hashing import sha256_bytes, sha256_canonical, sha256_file
 from harness.json_input import read_document
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.claims_document import claims_markdown
+from harness.publish.staging import publish, remove_dead_staging, staging_directory
 from harness.validator.pipeline import validate
 from harness.validator.report import Report
 
 REQUIRED_SPLITS = ("calibration", "heldout")
+ARTIFACTS = "artifacts"
 
 
 class BundleError(RefusedError):
     """The bundle cannot be made: missing artifacts, or an aggregate that fails validation."""
 
 
-def _aggregates(output_dir: Path) -> list[Path]:
-    """The aggregates to bundle: every frozen mode's calibration and held-out receipts, and its all-query receipts
-    when every frozen mode has one."""
-    modes = frozen_modes(output_dir)
-    if modes is None:
+def _copy(source: Path, target: Path) -> None:
+    """One read of `source`, written to `target`: what is staged is what the bundle uses from then on."""
+    if not source.is_file():
+        raise BundleError(f"{source} is missing; rerun its split (`python -m harness run`) into {source.parent}")
+    target.write_bytes(source.read_bytes())
+
+
+def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
+    """Copy the freeze record, then every frozen mode's calibration and held-out receipts and rows (and its all-query
+    ones when every frozen mode has them) and the comparisons of those splits; the staged aggregates and rows."""
+    if not (output_dir / FREEZE_NAME).is_file():
         raise BundleError(f"{output_dir} holds no {FREEZE_NAME}: a bundle publishes frozen runs; run `python -m "
                           "harness freeze` after calibration, then the held-out split")
+    _copy(output_dir / FREEZE_NAME, staging / FREEZE_NAME)
+    modes = frozen_modes(staging)
+    assert modes is not None
     missing = [aggregate_name(m, s) for s in REQUIRED_SPLITS for m in modes
                if not (output_dir / aggregate_name(m, s)).is_file()]
     if missing:
         raise BundleError(f"{output_dir} lacks {', '.join(missing)}: a bundle holds the calibration and held-out "
                           f"receipts of every frozen mode ({', '.join(modes)})")
     splits = [*REQUIRED_SPLITS, *(["all"] if set(modes) <= set(present_modes(output_dir, "all")) else [])]
-    return [output_dir / aggregate_name(m, s) for s in splits for m in modes]
+    artifacts = staging / ARTIFACTS
+    artifacts.mkdir()
+    staged = []
+    for split in splits:
+        for mode in modes:
+            for name in (aggregate_name(mode, split), rows_name(mode, split)):
+                _copy(output_dir / name, artifacts / name)
+            staged.append((artifacts / aggregate_name(mode, split), artifacts / rows_name(mode, split)))
+        if (output_dir / comparison_name(split)).is_file():
+            _copy(output_dir / comparison_name(split), artifacts / comparison_name(split))
+    return staged
 
 
-def _validate(aggregate: Path, destination: Path, known: dict[str, Report]) -> tuple[dict[str, Any], str | None]:
-    """Validate; write the JSON report; return it, and None when eligible, else the verdict and failing checks.
-    The report is also kept in `known`, by the aggregate's sha256, for the comparisons' validation."""
-    report = validate(aggregate, full_embedding=True)
-    known[sha256_file(aggregate)] = report
+def _validate(aggregate: Path, rows: Path, freeze: Path, destination: Path,
+              known: dict[str, Report]) -> tuple[dict[str, Any], str | None]:
+    """Validate the staged aggregate and rows against the staged freeze record; write the JSON report; return it, and
+    None when eligible, else the verdict and failing checks. The report is kept in `known`, by the aggregate's
+    sha256, for the comparisons' validation."""
+    data = aggregate.read_bytes()
+    report = validate(aggregate, rows, freeze=freeze, full_embedding=True)
+    known[sha256_bytes(data)] = report
     written = report.to_dict()
     destination.write_text(json.dumps(written, indent=1, default=str) + "\n", encoding="utf-8")
     if report.eligible:
@@ -59,46 +86,51 @@ def _validate(aggregate: Path, destination: Path, known: dict[str, Report]) -> t
     return written, f"{aggregate.name}: {report.verdict()}\n    " + "\n    ".join(problems[:8])
 
 
-def _fixture_metadata(path: Path) -> dict[str, Any]:
-    fixture = json.loads(path.read_bytes())
-    return {"fixture_path": str(path), "fixture_sha256": sha256_file(path),
+def _fixture_metadata(path: Path, digest: str) -> dict[str, Any]:
+    data = path.read_bytes()
+    if sha256_bytes(data) != digest:
+        raise BundleError(f"the fixture {path} is no longer the file the receipts name ({digest}): it changed while "
+                          "the bundle was made; restore it, then bundle again")
+    fixture = json.loads(data)
+    return {"fixture_path": str(path), "fixture_sha256": digest,
             **{k: v for k, v in fixture.items() if k not in ("documents", "queries")}}
+
+
+def _validated(staged: list[tuple[Path, Path]], staging: Path) -> tuple[list[dict[str, Any]], dict[str, Report]]:
+    """Every staged aggregate through the validator; refused, listing the failing checks, unless all are eligible."""
+    (staging / "validation").mkdir()
+    refused, reports = [], []
+    known: dict[str, Report] = {}
+    for aggregate, rows in staged:
+        report, problem = _validate(aggregate, rows, staging / FREEZE_NAME, staging / "validation" / (
+            aggregate.name.removesuffix(".aggregate.json") + ".validation.json"), known)
+        reports.append(report)
+        if problem is not None:
+            refused.append(problem)
+    if refused:
+        raise BundleError("not every aggregate is eligible, so nothing was bundled; the failing checks are listed "
+                          "above, and `python -m harness.validator AGGREGATE` shows each report in full\n"
+                          + "\n".join(refused))
+    return reports, known
 
 
 def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     if bundle_dir.exists():
         raise BundleError(f"{bundle_dir} exists; a bundle is never overwritten. Choose a new --bundle-dir.")
     bundle_dir.parent.mkdir(parents=True, exist_ok=True)
+    remove_dead_staging(bundle_dir.parent)
     # A staging directory of its own: a second bundle at the same time never writes into (or removes) this one's.
-    staging = Path(tempfile.mkdtemp(prefix=f".{bundle_dir.name}.partial-", dir=bundle_dir.parent))
-    try:
-        (staging / "artifacts").mkdir()
-        (staging / "validation").mkdir()
-        aggregates = _aggregates(output_dir)
-        refused, reports = [], []
-        known: dict[str, Report] = {}
-        for aggregate in aggregates:
-            report, problem = _validate(aggregate, staging / "validation" / (
-                aggregate.name.removesuffix(".aggregate.json") + ".validation.json"), known)
-            reports.append(report)
-            if problem is not None:
-                refused.append(problem)
-        if refused:
-            raise BundleError("not every aggregate is eligible, so nothing was bundled; the failing checks are listed "
-                              "above, and `python -m harness.validator AGGREGATE` shows each report in full\n"
-                              + "\n".join(refused))
-        receipts = [json.loads(a.read_bytes()) for a in aggregates]
-        for aggregate, receipt in zip(aggregates, receipts, strict=True):
-            shutil.copy2(aggregate, staging / "artifacts" / aggregate.name)
-            shutil.copy2(output_dir / rows_name(receipt["mode"], receipt["split"]),
-                         staging / "artifacts" / rows_name(receipt["mode"], receipt["split"]))
-        shutil.copy2(output_dir / FREEZE_NAME, staging / FREEZE_NAME)
+    with staging_directory(bundle_dir) as staging:
+        staged = _stage(output_dir, staging)
+        reports, known = _validated(staged, staging)
+        receipts = [json.loads(aggregate.read_bytes()) for aggregate, _ in staged]
         first = receipts[0]["receipt"]
-        _write(staging / "fixture-metadata.json", _fixture_metadata(Path(first["corpus"]["fixture_path"])))
+        _write(staging / "fixture-metadata.json", _fixture_metadata(Path(first["corpus"]["fixture_path"]),
+                                                                    first["corpus"]["fixture_sha256"]))
         _write(staging / "configuration.json", {"config": first["retrieval"]["config"],
                                                 "config_sha256": first["retrieval"]["config_sha256"]})
         _write(staging / "environment.json", {k: first[k] for k in ("executable", "source", "dependencies", "machine")})
-        freeze = read_document(output_dir / FREEZE_NAME, "freeze record", "freeze",
+        freeze = read_document(staging / FREEZE_NAME, "freeze record", "freeze",
                                "bundle the output directory the freeze and the receipts belong to", BundleError)
         splits = list(dict.fromkeys(receipt["split"] for receipt in receipts))
         comparisons = add_comparisons(staging, output_dir, splits, known)
@@ -110,10 +142,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         if bundle_dir.exists():
             raise BundleError(f"{bundle_dir} appeared while this bundle was made (another bundle?); a bundle is never "
                               "overwritten. Choose a new --bundle-dir.")
-        staging.rename(bundle_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        publish(staging, bundle_dir)
     return bundle_dir
 
 

@@ -1,14 +1,14 @@
 """What a bundle publishes beside the validated receipts: the comparisons (validated too), the HTML and Markdown
 reports, TREC runs and qrels with the original scores, and per-query CSVs.
 
-A split with two modes or more is compared: a comparison already in the output directory is bundled as it is (it
+Everything here reads the staging directory only (the bundle copied its inputs there first). A split with two modes
+or more is compared: a comparison the output directory held (staged beside the artifacts) is bundled as it is (it
 must compare exactly the bundled modes); a split without one gets one computed with the default seed and counts
 from the bundled (already validated) artifacts. Either way the validator checks it against the bundled rows and
 aggregates before anything else is written. A split of one mode has no comparison, and CLAIMS.md says so.
 """
 
 import json
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,8 @@ from typing import Any
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, comparison_name, document_bytes
 from harness.evaluation.comparison.inputs import load_inputs
-from harness.evaluation.split_modes import present_modes
-from harness.json_input import read_document
+from harness.evaluation.split_modes import present_modes, read_freeze
+from harness.json_input import parse_document
 from harness.publish.exports import export_texts
 from harness.publish.report import with_verification, write_files
 from harness.publish.report_data import load_report_data
@@ -32,18 +32,18 @@ class PublicationRefused(RefusedError):
 
 
 def _comparison(staging: Path, output_dir: Path, split: str, modes: tuple[str, ...]) -> tuple[Path, str]:
-    """The comparison for `split` in the bundle's artifacts: copied, or computed from the bundled artifacts."""
+    """The comparison for `split` in the bundle's artifacts: staged from the output directory, or computed from the
+    bundled artifacts."""
     artifacts = staging / "artifacts"
     target = artifacts / comparison_name(split)
-    source = output_dir / comparison_name(split)
-    if source.is_file():
+    source = output_dir / comparison_name(split)  # where the staged copy came from, for the messages
+    if target.is_file():
         fix = f"rerun `python -m harness compare --split {split} --replace`, or remove it to let the bundle compute one"
-        document = read_document(source, "comparison", "comparison", fix, PublicationRefused)
+        document = parse_document(target.read_bytes(), source, "comparison", "comparison", fix, PublicationRefused)
         compared = tuple(entry["mode"] for entry in document["inputs"])
         if compared != modes:
             raise PublicationRefused(f"{source} compares {', '.join(compared)}, but the bundle holds the {split} runs "
                                      f"of {', '.join(modes)}; {fix}")
-        shutil.copy2(source, target)
         return target, "from the output directory"
     inputs = load_inputs(artifacts, split, modes)
     document = comparison_document(inputs, split, baseline=None, procedure=Procedure(),
@@ -82,5 +82,5 @@ def add_exports_and_reports(staging: Path, splits: Sequence[str], known: Mapping
     for split in splits:
         for name, text in export_texts(split, load_inputs(artifacts, split, present_modes(artifacts, split))).items():
             (exports / name).write_text(text, encoding="utf-8")
-    data = with_verification(load_report_data(artifacts, validated=True, freeze_path=staging / "freeze.json"), known)
+    data = with_verification(load_report_data(artifacts, validated=True, freeze=read_freeze(staging)), known)
     write_files(staging / "report.html", staging / "report.md", data)

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
+from harness.publish.markdown_text import inert
 from harness.publish.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
@@ -23,11 +24,11 @@ def _table(document: dict[str, Any]) -> list[str]:
     for comparison in document["comparisons"]:
         for metric in document["metrics"]:
             stats = comparison["metrics"][metric]
-            lines.append(f"| {pair_label(comparison)} | {METRIC_LABELS[metric]} | {signed(stats['mean_difference'])} | "
-                         f"{interval(stats['ci_low'], stats['ci_high'], sign=True)} | "
-                         f"{p_value(stats['randomization']['p_value'])} | {p_value(stats['t_test']['p_value'])} | "
-                         f"{p_value(stats['holm_p_value'])} | "
-                         f"{'significant' if stats['significant_after_holm'] else 'not significant'} |")
+            cells = [pair_label(comparison), METRIC_LABELS[metric], signed(stats["mean_difference"]),
+                     interval(stats["ci_low"], stats["ci_high"], sign=True), p_value(stats["randomization"]["p_value"]),
+                     p_value(stats["t_test"]["p_value"]), p_value(stats["holm_p_value"]),
+                     "significant" if stats["significant_after_holm"] else "not significant"]
+            lines.append("| " + " | ".join(inert(cell) for cell in cells) + " |")
     return lines
 
 
@@ -41,11 +42,11 @@ def comparisons_section(comparisons: Sequence[dict[str, Any]]) -> list[str]:
         validated = ("every input aggregate ELIGIBLE under the validator" if document["inputs_validation"]["validated"]
                      else "inputs not validated when it was computed (calibration, --no-validate); the bundle's "
                           "validator found them eligible")
-        lines += [f"### {SPLIT_LABELS[split]} ({document['query_count']} queries)", ""]
-        lines += [f"- {verdict(comparison, split)}" for comparison in document["comparisons"]]
+        lines += [f"### {SPLIT_LABELS[split]} ({inert(document['query_count'])} queries)", ""]
+        lines += [f"- {inert(verdict(comparison, split))}" for comparison in document["comparisons"]]
         lines += ["", *_table(document), "",
-                  f"Seed {procedure['seed']}, {procedure['bootstrap_resamples']} bootstrap resamples, "
-                  f"{procedure['permutations']} sign-flip permutations, p = (b + 1) / (permutations + 1); "
+                  f"Seed {inert(procedure['seed'])}, {inert(procedure['bootstrap_resamples'])} bootstrap resamples, "
+                  f"{inert(procedure['permutations'])} sign-flip permutations, p = (b + 1) / (permutations + 1); "
                   f"{validated}.", ""]
     lines += [f"Each comparison supports {COMPARISON_SUPPORTS}.", "", "It does not support:", ""]
     lines += [f"- {item}" for item in COMPARISON_DOES_NOT]

@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.publish.claims_comparisons import comparisons_section
 from harness.publish.latency_notes import latency_lines
+from harness.publish.markdown_text import code, inert
 from harness.publish.report_text import LANES_NOTE
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
@@ -20,8 +21,8 @@ def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
     for a in rows:
         m = a["metrics"]
         values = " | ".join(f"{m[key]:.4f}" for _, key in METRICS)
-        lines.append(f"| `{a['mode']}` | {a['row_count']} | {values} | {m['latency_ms']['p50']:.3f} | "
-                     f"{m['latency_ms']['p95']:.3f} | {m['failures']} |")
+        lines.append(f"| {code(a['mode'])} | {inert(a['row_count'])} | {values} | {m['latency_ms']['p50']:.3f} | "
+                     f"{m['latency_ms']['p95']:.3f} | {inert(m['failures'])} |")
     return lines
 
 
@@ -31,32 +32,35 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
              "How each lane of each run was verified (every row, no sample):", ""]
     for aggregate, report in zip(aggregates, reports, strict=True):
         statuses = report["notes"].get("lane_verification", {})
-        lines.append(f"- `{aggregate['mode']}` {aggregate['split']}: " + "; ".join(
-            f"{name}: {status}" for name, status in statuses.items()))
+        lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: " + "; ".join(
+            f"{inert(name)}: {inert(status)}" for name, status in statuses.items()))
     lines += ["", "The replay checks in detail:", ""]
     for aggregate, report in zip(aggregates, reports, strict=True):
         replays = [c for c in report["checks"] if c["name"].startswith("replay.")]
-        lines.append(f"- `{aggregate['mode']}` {aggregate['split']}: " + "; ".join(
-            f"{c['name']}: {c['detail'].split(': ', 1)[-1]}" for c in replays))
+        lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: " + "; ".join(
+            f"{inert(c['name'])}: {inert(c['detail'].split(': ', 1)[-1])}" for c in replays))
     embedding = {json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports}
     verifiers = {json.dumps(r["notes"].get("embedding_verification"), sort_keys=True) for r in reports}
     archives = sorted({r["notes"].get("archive", "not re-derived") for r in reports})
-    lines += ["", f"Re-embedding with the declared model: {'; '.join(sorted(embedding))}.",
-              f"The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
-              f"{'; '.join(sorted(verifiers))}.", "",
+    lines += ["", f"Re-embedding with the declared model: {inert('; '.join(sorted(embedding)))}.",
+              "The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
+              f"{inert('; '.join(sorted(verifiers)))}.", "",
               "The dataset: documents, test queries and judgements held to the validator's own pins; archive "
-              f"re-derivation: {'; '.join(archives)}.", "", "## What was taken on the run's word", ""]
+              f"re-derivation: {inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
     attested = {a["name"]: a["detail"] for r in reports for a in r.get("attested", [])}
-    lines += [f"- {name}: {detail}" for name, detail in sorted(attested.items())]
+    lines += [f"- {inert(name)}: {inert(detail)}" for name, detail in sorted(attested.items())]
     return [*lines, ""]
 
 
 def _system_line(system: dict[str, Any]) -> str:
     package = system["package"]
-    shipped = f", package {package['name']} {package['version']}" if package else ""
-    return (f"- System under test: `{system['name']}` {system['version']} (`--system {system['spec']}`{shipped}); "
-            f"engine {system['engine']['name']} ({system['engine']['version']}); source `{system['source']['sha256']}` "
-            f"({len(system['source']['files'])} files); declares {json.dumps(system['declarations'], sort_keys=True)}")
+    shipped = f", package {inert(package['name'])} {inert(package['version'])}" if package else ""
+    engine = system["engine"]
+    return (f"- System under test: {code(system['name'])} {inert(system['version'])} "
+            f"({code('--system ' + str(system['spec']))}{shipped}); engine {inert(engine['name'])} "
+            f"({inert(engine['version'])}); source {code(system['source']['sha256'])} "
+            f"({len(system['source']['files'])} files); declares "
+            f"{code(json.dumps(system['declarations'], sort_keys=True, ensure_ascii=False))}")
 
 
 def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
@@ -66,31 +70,33 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them
     heldout_start = min(a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout")
     boundary = receipt["claim_boundary"]
+    machine = receipt["machine"]
     lines = [
-        f"# Claims: retrieval evaluation on {dataset['title']}",
+        f"# Claims: retrieval evaluation on {inert(dataset['title'])}",
         "",
-        f"Dataset: {dataset['scope']} (identified by {dataset['pinned_by']}).",
+        f"Dataset: {inert(dataset['scope'])} (identified by {inert(dataset['pinned_by'])}).",
         "",
         "Generated from the bundled receipts. Every aggregate here passed the independent validator",
         "(`validation/`); `MANIFEST.json` holds the sha256 of every file.",
         "",
         "## What was run",
         "",
-        f"- Source: commit `{receipt['source']['git'].get('commit')}`, harness digest "
-        f"`{receipt['source']['harness']['sha256']}`",
-        f"- Corpus: fixture `{receipt['corpus']['fixture_sha256']}`; payload hashes documents "
-        f"`{payload['documents']}`, queries `{payload['queries']}`, qrels `{payload['qrels']}`",
-        f"- Embedding: `{receipt['embedding']['model']}` ({receipt['embedding']['dimensions']} dimensions, identity "
-        f"`{receipt['embedding']['identity_sha256']}`), profile `{receipt['profile']['name']}`",
+        f"- Source: commit {code(receipt['source']['git'].get('commit'))}, harness digest "
+        f"{code(receipt['source']['harness']['sha256'])}",
+        f"- Corpus: fixture {code(receipt['corpus']['fixture_sha256'])}; payload hashes documents "
+        f"{code(payload['documents'])}, queries {code(payload['queries'])}, qrels {code(payload['qrels'])}",
+        f"- Embedding: {code(receipt['embedding']['model'])} ({inert(receipt['embedding']['dimensions'])} dimensions, "
+        f"identity {code(receipt['embedding']['identity_sha256'])}), profile {code(receipt['profile']['name'])}",
         _system_line(receipt["system"]),
-        f"- Store: `{receipt['store']['store_sha256']}` ({receipt['store']['document_count']} documents), mapping "
-        f"`{receipt['store']['mapping_sha256']}`",
-        f"- Configuration: `{receipt['retrieval']['config_sha256']}` (`configuration.json`)",
-        f"- Split: {receipt['split']['algorithm']}; calibration count {receipt['split']['calibration_count']}",
-        f"- Freeze: `{freeze['freeze_sha256']}`, created {freeze['created_at']}; first held-out run started "
-        f"{heldout_start}",
-        f"- Machine: {receipt['machine']['cpu_model']}, {receipt['machine']['logical_cores']} logical cores, "
-        f"{receipt['machine']['os']}",
+        f"- Store: {code(receipt['store']['store_sha256'])} ({inert(receipt['store']['document_count'])} documents), "
+        f"mapping {code(receipt['store']['mapping_sha256'])}",
+        f"- Configuration: {code(receipt['retrieval']['config_sha256'])} (`configuration.json`)",
+        f"- Split: {inert(receipt['split']['algorithm'])}; calibration count "
+        f"{inert(receipt['split']['calibration_count'])}",
+        f"- Freeze: {code(freeze['freeze_sha256'])}, created {inert(freeze['created_at'])}; first held-out run started "
+        f"{inert(heldout_start)}",
+        f"- Machine: {inert(machine['cpu_model'])}, {inert(machine['logical_cores'])} logical cores, "
+        f"{inert(machine['os'])}",
         "",
         "## Results",
         "",
@@ -103,15 +109,17 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         lines += comparisons_section(comparisons)
     single = sorted({a["split"] for a in aggregates} - {c["split"] for c in comparisons})
     if single:
-        lines += [f"No comparison for {', '.join(single)}: a comparison needs two modes or more, and these runs hold "
-                  f"{', '.join(sorted({a['mode'] for a in aggregates}))} only.", ""]
+        modes = ", ".join(sorted({a["mode"] for a in aggregates}))
+        lines += [f"No comparison for {inert(', '.join(single))}: a comparison needs two modes or more, and these runs "
+                  f"hold {inert(modes)} only.", ""]
     lines += ["Calibration numbers served diagnosis and configuration choices; the held-out numbers are the",
-              "ones measured after the freeze.", "", "## What these runs support", "", boundary["supports_lead"], ""]
-    lines += [f"- {item}" for item in boundary["supports"]]
+              "ones measured after the freeze.", "", "## What these runs support", "",
+              inert(boundary["supports_lead"]), ""]
+    lines += [f"- {inert(item)}" for item in boundary["supports"]]
     lines += ["", "## What they do not prove", ""]
-    lines += [f"- {item}" for item in boundary["does_not_establish"]]
+    lines += [f"- {inert(item)}" for item in boundary["does_not_establish"]]
     lines += ["", "Unavailable capabilities (the frozen baseline has none of them):", ""]
-    lines += [f"- {name}: {c['reason']}" for name, c in receipt["capabilities"].items()]
-    lines += ["", f"Latency scope: {receipt['retrieval']['latency_scope']}; measured on the machine above only.",
-              *latency_lines(aggregates), "", boundary["statement"], ""]
+    lines += [f"- {inert(name)}: {inert(c['reason'])}" for name, c in receipt["capabilities"].items()]
+    lines += ["", f"Latency scope: {inert(receipt['retrieval']['latency_scope'])}; measured on the machine above only.",
+              *latency_lines(aggregates), "", inert(boundary["statement"]), ""]
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from harness.atomic import write_all_atomic
 from harness.errors import HarnessError, RefusedError
+from harness.evaluation.comparison.experiment import judgement_disagreement
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
 from harness.evaluation.split_modes import complete_splits, split_modes
 from harness.publish.per_query_csv import per_query_name, per_query_text
@@ -17,7 +18,7 @@ from harness.publish.trec_export import qrels_name, qrels_text, run_name, run_te
 
 
 class ExportRefused(RefusedError):
-    """Export files exist already."""
+    """Export files exist already, or the runs of a split do not share their judgements."""
 
 
 class NothingToExport(HarnessError):
@@ -25,7 +26,12 @@ class NothingToExport(HarnessError):
 
 
 def export_texts(split: str, inputs: Sequence[ModeInput]) -> dict[str, str]:
-    """File name -> content for one split."""
+    """File name -> content for one split; its one qrels file only when every mode's rows carry the same
+    judgements for every query."""
+    disagreement = judgement_disagreement(inputs)
+    if disagreement is not None:
+        raise ExportRefused(f"the {split} runs do not share their judgements, so no qrels file can stand for them: "
+                            f"{disagreement}; export runs of one fixture (rerun the modes that differ)")
     files = {qrels_name(split): qrels_text(inputs[0].rows),
              per_query_name(split): per_query_text([(entry.mode, entry.rows) for entry in inputs])}
     for entry in inputs:

@@ -3,6 +3,7 @@
 from typing import Any
 
 from harness.evaluation.contention import contention_note
+from harness.publish.markdown_text import code, inert
 
 
 def latency_lines(aggregates: list[dict[str, Any]]) -> list[str]:
@@ -12,8 +13,9 @@ def latency_lines(aggregates: list[dict[str, Any]]) -> list[str]:
         if measured is None:
             continue
         note = contention_note(aggregate) or "no contention by the recorded rule"
-        lines.append(f"- `{aggregate['mode']}` {aggregate['split']}: {note} (median of "
-                     f"{measured['repeats_per_query']} timed calls per query after {measured['warmup_calls']} "
-                     f"warm-up calls; load average {measured['load_average_before']} before, "
-                     f"{measured['load_average_after']} after, on {measured['usable_cores']} cores)")
+        lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: {inert(note)} (median of "
+                     f"{inert(measured['repeats_per_query'])} timed calls per query after "
+                     f"{inert(measured['warmup_calls'])} warm-up calls; load average "
+                     f"{inert(measured['load_average_before'])} before, {inert(measured['load_average_after'])} "
+                     f"after, on {inert(measured['usable_cores'])} cores)")
     return ["", "How latency was measured:", "", *lines] if lines else []

@@ -1,9 +1,11 @@
 """`python -m harness report`: the HTML report and its Markdown version, from validated artifacts only.
 
-Each aggregate of each split shown, and each comparison, goes through the independent validator first; one
-that is not ELIGIBLE stops the report, naming it. `--unvalidated` skips the validator and stamps the title.
+Every file is read once; each aggregate of each split shown, and each comparison, goes through the independent
+validator first, as a private snapshot of the very bytes rendered; one that is not ELIGIBLE stops the report, naming
+it. `--unvalidated` skips the validator and stamps the title.
 """
 
+import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -11,6 +13,8 @@ from typing import Any
 
 from harness.atomic import write_all_atomic
 from harness.errors import RefusedError
+from harness.evaluation.comparison.snapshot import write_snapshot
+from harness.evaluation.split_modes import read_freeze
 from harness.publish.report_data import ReportData, load_report_data
 from harness.publish.report_html import render_html
 from harness.publish.report_markdown import render_markdown
@@ -23,21 +27,27 @@ class ReportRefused(RefusedError):
 
 
 def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = None) -> dict[str, Report]:
-    """Every aggregate and comparison of `data` through the validator; refused unless all are eligible."""
+    """Every aggregate and comparison of `data` through the validator, as the bytes `data` was read from (a private
+    snapshot, checked against the freeze record read with them); refused unless all are eligible."""
     reports = dict(known or {})
     problems = []
-    for split in data.splits:
-        for entry in split.inputs:
-            if entry.aggregate_sha256 not in reports:
-                reports[entry.aggregate_sha256] = validate(entry.aggregate_path)
-            report = reports[entry.aggregate_sha256]
-            if not report.eligible:
-                problems.append(f"{entry.aggregate_path.name}: {report.verdict()}")
-        if split.comparison_path is not None:
-            report = validate_comparison(split.comparison_path, known=reports)
-            if not report.eligible:
-                failing = ", ".join(c.name for c in report.checks if c.status != "pass")
-                problems.append(f"{split.comparison_path.name}: {report.verdict()} ({failing})")
+    with tempfile.TemporaryDirectory(prefix="scifact-report-") as directory:
+        snapshot = Path(directory)
+        for split in data.splits:
+            frozen = write_snapshot(snapshot, split.inputs, data.freeze_file)
+            for entry in split.inputs:
+                if entry.aggregate_sha256 not in reports:
+                    reports[entry.aggregate_sha256] = validate(snapshot / entry.aggregate_path.name, freeze=frozen)
+                report = reports[entry.aggregate_sha256]
+                if not report.eligible:
+                    problems.append(f"{entry.aggregate_path.name}: {report.verdict()}")
+            if split.comparison_path is not None and split.comparison_bytes is not None:
+                copy = snapshot / split.comparison_path.name
+                copy.write_bytes(split.comparison_bytes)
+                report = validate_comparison(copy, known=reports)
+                if not report.eligible:
+                    failing = ", ".join(c.name for c in report.checks if c.status != "pass")
+                    problems.append(f"{split.comparison_path.name}: {report.verdict()} ({failing})")
     if problems:
         raise ReportRefused(f"{len(problems)} artifact(s) are not ELIGIBLE under the validator, and the report shows "
                             "validated artifacts only: fix what `python -m harness.validator` reports, or pass "
@@ -86,7 +96,7 @@ def write_report(output_dir: Path, html_path: Path, markdown_path: Path, *, vali
     if existing and not replace:
         raise ReportRefused(f"{', '.join(existing)} already exist(s); a report is never overwritten silently: use "
                             "--replace, or another --out")
-    data = load_report_data(output_dir, validated=validated)
+    data = load_report_data(output_dir, validated=validated, freeze=read_freeze(output_dir))
     if validated:
         data = with_verification(data, validate_artifacts(data, known))
     write_files(html_path, markdown_path, data)

@@ -6,7 +6,6 @@ qrels, the latencies, and for hybrid where each top-10 document came from (lexic
 both), from the lanes evidence.
 """
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,8 +13,9 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
-from harness.evaluation.split_modes import complete_splits
-from harness.json_input import read_document
+from harness.evaluation.split_modes import FreezeFile, splits_with_modes
+from harness.hashing import sha256_bytes
+from harness.json_input import parse_document
 from harness.publish.report_text import SPLIT_ORDER
 
 CUTOFFS = tuple(range(1, 11))
@@ -33,6 +33,11 @@ class SplitData:
     inputs: list[ModeInput]
     comparison: dict[str, Any] | None
     comparison_path: Path | None
+    comparison_bytes: bytes | None = None  # as read, once: what the report shows and the validator checks
+
+    @property
+    def comparison_sha256(self) -> str | None:
+        return None if self.comparison_bytes is None else sha256_bytes(self.comparison_bytes)
 
     @property
     def modes(self) -> list[str]:
@@ -49,10 +54,14 @@ class SplitData:
 class ReportData:
     splits: list[SplitData]
     validated: bool
-    freeze: dict[str, Any] | None = None
+    freeze_file: FreezeFile | None = None
     notes: list[str] = field(default_factory=list)
     # aggregate sha256 -> lane (or "fusion") -> how the validator verified it, in words
     verification: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def freeze(self) -> dict[str, Any] | None:
+        return None if self.freeze_file is None else self.freeze_file.record
 
     @property
     def receipt(self) -> dict[str, Any]:
@@ -60,9 +69,10 @@ class ReportData:
         return receipt
 
 
-def load_report_data(directory: Path, *, validated: bool, freeze_path: Path | None = None) -> ReportData:
-    """The splits of `directory` with their modes; the freeze record from `freeze_path` (default: beside them)."""
-    splits = complete_splits(directory)
+def load_report_data(directory: Path, *, validated: bool, freeze: FreezeFile | None) -> ReportData:
+    """The splits of `directory` with their modes (the frozen ones of `freeze`, the freeze record beside them,
+    already read), every file read once."""
+    splits = splits_with_modes(directory, None if freeze is None else freeze.modes)
     if not splits:
         raise ReportInputError(f"{directory} holds no split with its modes' aggregates; run the evaluation "
                                "(`make calibration`, or `python -m harness run`) into it first")
@@ -70,11 +80,11 @@ def load_report_data(directory: Path, *, validated: bool, freeze_path: Path | No
     for split in sorted(splits, key=SPLIT_ORDER.index):
         path = directory / comparison_name(split)
         fix = f"rerun `python -m harness compare --split {split} --replace`"
-        comparison = read_document(path, "comparison", "comparison", fix, ReportInputError) if path.is_file() else None
+        raw = path.read_bytes() if path.is_file() else None
+        comparison = (parse_document(raw, path, "comparison", "comparison", fix, ReportInputError)
+                      if raw is not None else None)
         loaded.append(SplitData(split, load_inputs(directory, split, splits[split]), comparison,
-                                path if comparison is not None else None))
-    freeze_path = freeze_path or directory / "freeze.json"
-    freeze = json.loads(freeze_path.read_bytes()) if freeze_path.is_file() else None
+                                path if raw is not None else None, raw))
     notes = [f"no comparison artifact for {s.split}: run `python -m harness compare --output-dir {directory} --split "
              f"{s.split}`" for s in loaded if s.comparison is None and len(s.modes) > 1]
     return ReportData(loaded, validated, freeze, notes)

@@ -1,5 +1,6 @@
 """The report's Markdown version: the same tables, verdicts, receipt and claim boundary; the plots are in the HTML."""
 
+from harness.publish.markdown_text import code, inert
 from harness.publish.report_data import ReportData, SplitData
 from harness.publish.report_tables import (
     Table,
@@ -24,31 +25,30 @@ from harness.publish.report_text import (
 )
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def table_markdown(table: Table) -> list[str]:
-    lines = [f"**{table.caption}**", "", "| " + " | ".join(_cell(h) for h in table.headers) + " |",
+    """Every cell as inert text: the headers and labels name modes, the cells hold what the receipts say."""
+    lines = [f"**{inert(table.caption)}**", "", "| " + " | ".join(inert(h) for h in table.headers) + " |",
              "| --- |" + " ---: |" * (len(table.headers) - 1)]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
+    lines += ["| " + " | ".join(inert(c) for c in row) + " |" for row in table.rows]
     return [*lines, ""]
 
 
 def _split(split: SplitData) -> list[str]:
-    lines = [f"## {SPLIT_LABELS[split.split].capitalize()} ({split.inputs[0].aggregate['row_count']} queries)", ""]
+    count = inert(split.inputs[0].aggregate["row_count"])
+    lines = [f"## {SPLIT_LABELS[split.split].capitalize()} ({count} queries)", ""]
     lines += table_markdown(metrics_table(split)) + table_markdown(latency_table(split))
     if split.comparison is None:
-        lines += [no_comparison(split.split, split.modes), ""]
+        lines += [inert(no_comparison(split.split, split.modes)), ""]
     else:
-        lines += [f"- {verdict(c, split.split)}" for c in split.comparison["comparisons"]] + ["", HOW_TO_READ, ""]
+        lines += [f"- {inert(verdict(c, split.split))}" for c in split.comparison["comparisons"]]
+        lines += ["", HOW_TO_READ, ""]
         for table in (comparison_table(split), all_metrics_table(split)):
             if table is not None:
                 lines += table_markdown(table)
         procedure = split.comparison["procedure"]
-        lines += [f"Seed {procedure['seed']}, {procedure['bootstrap_resamples']} bootstrap resamples, "
-                  f"{procedure['permutations']} sign-flip permutations. Holm family: "
-                  f"{procedure['descriptions']['holm_family']}.", ""]
+        lines += [f"Seed {inert(procedure['seed'])}, {inert(procedure['bootstrap_resamples'])} bootstrap resamples, "
+                  f"{inert(procedure['permutations'])} sign-flip permutations. Holm family: "
+                  f"{inert(procedure['descriptions']['holm_family'])}.", ""]
     lanes = lanes_table(split)
     lines += table_markdown(curves_table(split)) + (table_markdown(lanes) if lanes is not None else [])
     return lines
@@ -58,22 +58,22 @@ def render_markdown(data: ReportData) -> str:
     title = "# SciFact retrieval evaluation" + ("" if data.validated else " \u2014 UNVALIDATED")
     status = ("Every aggregate and comparison shown passed the independent validator." if data.validated else
               "UNVALIDATED: rendered with `--unvalidated`; no validator verdict was obtained. Do not publish this.")
-    lines = [title, "", system_line(data.receipt["system"], data.splits[0].modes), "", status, "",
+    lines = [title, "", inert(system_line(data.receipt["system"], data.splits[0].modes)), "", status, "",
              "The plots (per-query differences, Success@k and Recall@k, latency CDFs, hybrid lanes) are in the HTML "
              "version of this report.", ""]
-    lines += [f"{note}" for note in data.notes] + ([""] if data.notes else [])
+    lines += [inert(note) for note in data.notes] + ([""] if data.notes else [])
     for split in data.splits:
         lines += _split(split)
     lines += ["## Receipt", ""]
-    lines += [f"- {label}: " + "; ".join(f"`{line}`" for line in values) for label, values in receipt_items(data)]
+    lines += [f"- {inert(label)}: " + "; ".join(code(line) for line in values) for label, values in receipt_items(data)]
     lines += [""]
     verification = verification_table(data)
     if verification is not None:
         lines += ["## What was verified", "", LANES_NOTE, "", *table_markdown(verification)]
     boundary = data.receipt["claim_boundary"]
-    lines += ["## What these results support, and what they do not", "", boundary["supports_lead"], ""]
-    lines += [f"- {item}" for item in boundary["supports"]] + ["", "They do not establish:", ""]
-    lines += [f"- {item}" for item in boundary["does_not_establish"]]
+    lines += ["## What these results support, and what they do not", "", inert(boundary["supports_lead"]), ""]
+    lines += [f"- {inert(item)}" for item in boundary["supports"]] + ["", "They do not establish:", ""]
+    lines += [f"- {inert(item)}" for item in boundary["does_not_establish"]]
     lines += ["", f"A comparison supports {COMPARISON_SUPPORTS}. It does not show:", ""]
-    lines += [f"- {item}" for item in COMPARISON_DOES_NOT] + ["", boundary["statement"], ""]
+    lines += [f"- {item}" for item in COMPARISON_DOES_NOT] + ["", inert(boundary["statement"]), ""]
     return "\n".join(lines)

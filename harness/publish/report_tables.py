@@ -4,7 +4,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.evaluation.comparison.inputs import METRICS
-from harness.hashing import sha256_file
 from harness.publish.report_data import (
     CANDIDATE_DEPTH,
     CUTOFFS,
@@ -161,5 +160,5 @@ def receipt_items(data: ReportData) -> list[tuple[str, list[str]]]:
         items.append((f"Rows, {label}", [f"{e.mode} {e.rows_sha256}" for e in split.inputs]))
         if split.comparison_path is not None:
             items.append((f"Comparison, {label}",
-                          [f"{split.comparison_path.name} {sha256_file(split.comparison_path)}"]))
+                          [f"{split.comparison_path.name} {split.comparison_sha256}"]))
     return items

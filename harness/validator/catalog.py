@@ -89,6 +89,8 @@ CHECKS: dict[str, str] = {
                          "name those rows, that run or that configuration",
     "comparison.rows": "the modes' rows list other queries or another order, disagree with the comparison's count and "
                        "digest or the receipts' split, or state metrics their rankings and qrels do not give",
+    "comparison.experiment": "the inputs are not one experiment: another fixture, other judgements for a query, "
+                             "another system identity or store, or another freeze (or none for a held-out run)",
     "comparison.procedure": "the stated procedure (generator, draw order, tests, counts, words) is not the one the "
                             "validator implements",
     "comparison.means": "a mode's mean or its bootstrap interval does not recompute from the rows",

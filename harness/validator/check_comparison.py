@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import ir_metrics, paired_stats
+from .comparison_experiment import check_experiment
 from .comparison_stats import check_means, check_procedure, check_statistics
 from .digests import sha256_canonical, sha256_file
 from .report import Report
@@ -75,6 +76,7 @@ def _values(document: dict[str, Any], loaded: dict[str, dict[str, Any]],
         except StrictJSONError as exc:
             problems.append(f"{mode}: {exc}")
             continue
+        entry["rows"] = rows
         ids = [row.get("query_id") for row in rows]
         if query_ids is None:
             query_ids = ids
@@ -144,6 +146,7 @@ def check_comparison(path: Path, judge: Judge, *, artifacts_dir: Path | None = N
     if loaded is None:
         return report
     values = _values(document, loaded, report)
+    check_experiment(document["split"], loaded, report)
     check_procedure(document["procedure"], report)
     if values is not None:
         procedure = document["procedure"]

@@ -7,6 +7,7 @@ depends on the time, the paths or the machine.
 """
 
 import json
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,8 +16,11 @@ from typing import Any
 
 from harness.atomic import write_bytes_atomic
 from harness.evaluation.comparison import paired_statistics as stats
+from harness.evaluation.comparison.experiment import FIX as EXPERIMENT_FIX
+from harness.evaluation.comparison.experiment import experiment_problems
 from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput, load_inputs
-from harness.evaluation.split_modes import split_modes
+from harness.evaluation.comparison.snapshot import write_snapshot
+from harness.evaluation.split_modes import FreezeFile, modes_of_split, read_freeze
 from harness.hashing import sha256_canonical
 from harness.schema_check import validate as validate_schema
 
@@ -28,8 +32,9 @@ VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the 
                    "a calibration comparison may skip the validator with --no-validate, and then says so here")
 
 Verdicts = dict[str, str]
-# an aggregate's path -> (eligible, why); the command passes the independent validator's verdict
-Judgement = Callable[[Path], tuple[bool, str]]
+# (an aggregate, the freeze record to check it against: None for the one its receipt names) -> (eligible, why);
+# the command passes the independent validator's verdict
+Judgement = Callable[[Path, Path | None], tuple[bool, str]]
 
 
 def comparison_name(split: str) -> str:
@@ -64,6 +69,14 @@ class Procedure:
                 "tie_margin": stats.TIE_MARGIN, "descriptions": dict(stats.PROCEDURES)}
 
 
+def one_experiment(inputs: Sequence[ModeInput], split: str) -> None:
+    """Refused, naming what differs and between which inputs, unless `inputs` are runs of one experiment."""
+    problems = experiment_problems(inputs, split)
+    if problems:
+        raise ComparisonRefused(f"the {split} inputs are not of one experiment, so they are not compared:\n  "
+                                + "\n  ".join(problems) + f"\n{EXPERIMENT_FIX}")
+
+
 def comparison_document(inputs: Sequence[ModeInput], split: str, *, baseline: str | None, procedure: Procedure,
                         verdicts: Verdicts | None) -> dict[str, Any]:
     """The artifact for `inputs` (one per mode, two or more, in the declared order); `verdicts` None means validation
@@ -73,6 +86,7 @@ def comparison_document(inputs: Sequence[ModeInput], split: str, *, baseline: st
     if len(order) < 2:
         raise ComparisonRefused(f"a comparison needs two modes or more; the {split} results hold only "
                                 f"{', '.join(order) or 'none'}, so there is nothing to compare")
+    one_experiment(inputs, split)
     if baseline is not None and baseline not in order:
         raise ComparisonRefused(f"--baseline {baseline}: the {split} results hold {', '.join(order)}; choose one of "
                                 "them, or leave --baseline out to compare every pair")
@@ -106,11 +120,15 @@ def document_bytes(document: dict[str, Any]) -> bytes:
     return json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1).encode("utf-8") + b"\n"
 
 
-def eligible_verdicts(inputs: Sequence[ModeInput], split: str, judge: Judgement) -> Verdicts:
-    """Each input's verdict; refused (listing the failing checks) unless every input is eligible."""
+def eligible_verdicts(inputs: Sequence[ModeInput], split: str, judge: Judgement,
+                      freeze: FreezeFile | None = None) -> Verdicts:
+    """Each input's verdict, on a snapshot of the very bytes read (and of `freeze`, the freeze record read with them);
+    refused (listing the failing checks) unless every input is eligible."""
     verdicts, refused = {}, []
-    for entry in inputs:
-        eligible, detail = judge(entry.aggregate_path)
+    with tempfile.TemporaryDirectory(prefix="scifact-compare-") as directory:
+        frozen = write_snapshot(Path(directory), inputs, freeze)
+        judged = [(entry, *judge(Path(directory) / entry.aggregate_path.name, frozen)) for entry in inputs]
+    for entry, eligible, detail in judged:
         verdicts[entry.mode] = "ELIGIBLE" if eligible else "NOT ELIGIBLE"
         if not eligible:
             refused.append(f"{entry.aggregate_path.name}: NOT ELIGIBLE ({detail})")
@@ -158,8 +176,12 @@ def compare(request: CompareRequest, judge: Judgement) -> tuple[Path, dict[str, 
     target = request.output_dir / comparison_name(request.split)
     if target.exists() and not request.replace:
         _clear(target, replace=False)
-    inputs = load_inputs(request.output_dir, request.split, split_modes(request.output_dir, request.split))
-    verdicts = eligible_verdicts(inputs, request.split, judge) if request.validate_inputs else None
+    freeze = read_freeze(request.output_dir)
+    modes = modes_of_split(request.output_dir, request.split, None if freeze is None else freeze.modes)
+    inputs = load_inputs(request.output_dir, request.split, modes)
+    if len(inputs) > 1:
+        one_experiment(inputs, request.split)  # before the validator's minutes, not after
+    verdicts = eligible_verdicts(inputs, request.split, judge, freeze) if request.validate_inputs else None
     document = comparison_document(inputs, request.split, baseline=request.baseline, procedure=request.procedure,
                                    verdicts=verdicts)
     validate_schema(document, "comparison")

@@ -37,6 +37,9 @@ class ModeInput:
     rows_path: Path
     rows: list[dict[str, Any]]
     rows_sha256: str
+    # the bytes read, once: what was parsed is what a snapshot for the validator holds
+    aggregate_bytes: bytes
+    rows_bytes: bytes
 
     def values(self, metric: str) -> list[float]:
         return [float(row["metrics"][metric]) for row in self.rows]
@@ -101,7 +104,7 @@ def load_input(output_dir: Path, mode: str, split: str) -> ModeInput:
     if len(rows) != aggregate["row_count"]:
         raise ComparisonRefused(f"rows {rows_path} hold {len(rows)} rows, the aggregate counts "
                                 f"{aggregate['row_count']}; restore the run's own rows")
-    return ModeInput(mode, path, aggregate, sha256_bytes(raw), rows_path, rows, digest)
+    return ModeInput(mode, path, aggregate, sha256_bytes(raw), rows_path, rows, digest, raw, data)
 
 
 def load_inputs(output_dir: Path, split: str, modes: Sequence[str]) -> list[ModeInput]:

@@ -1,0 +1,23 @@
+"""The bytes a comparison or a report read, written into a private directory for the independent validator: its
+verdict is then on exactly the bytes the statistics were computed from and the report renders, whatever happens to
+the output directory meanwhile."""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.evaluation.comparison.inputs import ModeInput
+from harness.evaluation.freeze import FREEZE_NAME
+from harness.evaluation.split_modes import FreezeFile
+
+
+def write_snapshot(directory: Path, inputs: Sequence[ModeInput], freeze: FreezeFile | None) -> Path | None:
+    """Each input's aggregate and rows under their own names in `directory`, and the freeze record read with them;
+    returns the snapshot's freeze record (None without one), which the validator is to check the receipts against."""
+    for entry in inputs:
+        (directory / entry.aggregate_path.name).write_bytes(entry.aggregate_bytes)
+        (directory / entry.rows_path.name).write_bytes(entry.rows_bytes)
+    if freeze is None:
+        return None
+    path = directory / FREEZE_NAME
+    path.write_bytes(freeze.raw)
+    return path
