@@ -2,6 +2,7 @@
 that names the system and what happened (or, for prints, in nothing at all), never in a wait; nothing is written,
 and no worker process is left behind, after a failure, an interruption, or the harness's own death."""
 
+import json
 import os
 import signal
 import subprocess
@@ -55,6 +56,20 @@ def test_a_worker_that_hangs_is_stopped_at_its_deadline(tiny_corpus: CorpusFixtu
         _calibrate(tiny_corpus, tiny, tmp_path, "Hanging")
     assert time.monotonic() - started < 60
     _nothing_left(tmp_path)
+
+
+def test_an_exception_in_search_is_a_failed_row_and_the_run_goes_on(tiny_corpus: CorpusFixture, tiny: Contract,
+                                                                    tmp_path: Path) -> None:
+    failing = plugins.Failing.FAILS_ON
+    [run] = run_split(Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "store", output_dir=tmp_path / "out",
+                                 split="calibration", system="fixtures.plugins:Failing"), tiny)
+    rows = [json.loads(line) for line in run.rows_path.read_text(encoding="utf-8").splitlines()]
+    texts = {q["query_id"]: q["text"] for q in tiny_corpus.data["queries"]}
+    failed = [row for row in rows if row["error"] is not None]
+    assert [texts[row["query_id"]] for row in failed] == [failing]
+    assert failed[0]["error"] == f"ValueError: no answer for {failing!r}" and failed[0]["ranked_doc_ids"] == []
+    assert failed[0]["latency_ms"] >= 0 and run.aggregate["metrics"]["failures"] == 1
+    assert all(row["ranked_doc_ids"] for row in rows if row is not failed[0])
 
 
 def test_what_a_system_prints_stays_off_the_protocol(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path,

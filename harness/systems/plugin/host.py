@@ -20,6 +20,7 @@ from harness.systems.plugin.loading import SystemSpecError, declared_environment
 from harness.systems.source import package_of, source_record, source_root
 
 Reply = dict[str, Any]
+REQUESTS = {"load", "build", "open", "describe", "loaded", "parts", "attested", "search", "close", "exit"}
 Arrays = dict[str, NDArray[np.float32]]
 
 
@@ -73,8 +74,8 @@ class Host:
 
     def handle(self, request: dict[str, Any], arrays: Arrays) -> Reply:
         op = request.get("op")
-        handler: Callable[[dict[str, Any], Arrays], Reply] | None = getattr(self, f"_{op}", None) \
-            if isinstance(op, str) and op.isidentifier() else None
+        handler: Callable[[dict[str, Any], Arrays], Reply] | None = getattr(self, f"_{op}") if op in REQUESTS \
+            else None
         try:
             if handler is None:
                 raise ValueError(f"no such request {op!r}")
