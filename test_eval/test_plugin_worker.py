@@ -35,7 +35,7 @@ def _nothing_left(root: Path) -> None:
 
 
 @pytest.mark.parametrize(("twist", "message"), [
-    ("Crashing", r"system 'fixtures.plugins:Crashing' its process ended during search\(\) \(exit code 7\): the "
+    ("Crashing", r"system 'fixtures.plugins:Crashing': its process ended during search\(\) \(exit code 7\): the "
                  r"system's code ended it"),
     ("Scribbling", r"system 'fixtures.plugins:Scribbling' answered search\(\) with bytes off the harness's protocol"),
 ])

@@ -202,7 +202,7 @@ class Worker:
             return WorkerFault(f"the worker process of system {self.spec!r}, running the harness's code only, "
                                f"{problem.removeprefix('its process ')}{last}; a fault of the harness or its "
                                "installation: report it")
-        return SystemProcessError(f"system {self.spec!r} {problem}{last}")
+        return SystemProcessError(f"system {self.spec!r}{':' if problem.startswith('its ') else ''} {problem}{last}")
 
     def _stopped(self, error: SystemLost | None) -> SystemLost:
         """Stop the process (at once) and reap it; `error` is returned to be raised."""
