@@ -18,6 +18,7 @@ from harness.corpus.contract import Contract
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.corpus_fixture import CorpusFixture
+from harness.hashing import sha256_text
 from harness.modes import MODES
 from harness.systems.milvus import settings
 from harness.validator.pipeline import validate
@@ -60,20 +61,26 @@ def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def server_runs(milvus_server: str, tiny_corpus: CorpusFixture, tiny: Contract,
-                tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModeRun]:
-    root = tmp_path_factory.mktemp("milvus-by-uri")
+def server_token() -> Iterator[str]:
+    """The token in the harness's environment for the module's tests: the system declares it, so its worker (and
+    the validator's replay through the system) has it; the receipts bind its digest, never the token."""
     before = os.environ.get(settings.TOKEN_VARIABLE)
     os.environ[settings.TOKEN_VARIABLE] = TOKEN
     try:
-        runs = run_split(Evaluation(corpus=tiny_corpus.path, store_dir=root / "store", output_dir=root / "out",
-                                    split="calibration", system="milvus",
-                                    system_options=(("uri", milvus_server),)), tiny)
+        yield TOKEN
     finally:
         if before is None:
             del os.environ[settings.TOKEN_VARIABLE]
         else:
             os.environ[settings.TOKEN_VARIABLE] = before
+
+
+@pytest.fixture(scope="module")
+def server_runs(milvus_server: str, server_token: str, tiny_corpus: CorpusFixture, tiny: Contract,
+                tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModeRun]:
+    root = tmp_path_factory.mktemp("milvus-by-uri")
+    runs = run_split(Evaluation(corpus=tiny_corpus.path, store_dir=root / "store", output_dir=root / "out",
+                                split="calibration", system="milvus", system_options=(("uri", milvus_server),)), tiny)
     return {run.mode: run for run in runs}
 
 
@@ -89,8 +96,11 @@ def test_a_server_by_uri_is_attested_not_hashed_and_validates(server_runs: dict[
         assert store["parts"] == {}
         assert store["attested"]["server"] == milvus_server
         assert store["attested"]["row_count"] == len(json.loads(tiny_corpus.path.read_bytes())["documents"])
-        for path in (run.aggregate_path, run.rows_path):
-            assert TOKEN.encode() not in path.read_bytes() and b"a-secret" not in path.read_bytes()
+        assert receipt["system"]["environment"] == {settings.TOKEN_VARIABLE: sha256_text(TOKEN),
+                                                    settings.URI_VARIABLE: None}
+        root = run.aggregate_path.parent.parent
+        for path in [p for p in root.rglob("*") if p.is_file()]:
+            assert TOKEN.encode() not in path.read_bytes() and b"a-secret" not in path.read_bytes(), path
         report = validate(run.aggregate_path)
         problems = [c.line() for c in report.checks if c.status != "pass" and c.name not in GIT]
         assert not problems, "\n".join(problems)

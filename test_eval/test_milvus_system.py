@@ -104,11 +104,17 @@ def test_a_rebuild_changes_nothing_and_another_configuration_is_refused(
         monkeypatch: pytest.MonkeyPatch) -> None:
     store = Path(milvus_runs["vector_only"].aggregate["receipt"]["store"]["directory"])
     builder = make_builder(tiny.namespace, SearchConfig(), "milvus")
-    system, changed = builder.build(tiny_corpus, store)
-    assert not changed and system.sha256 == milvus_runs["vector_only"].aggregate["receipt"]["store"]["store_sha256"]
-    monkeypatch.setattr(settings, "RRF_K", 61)
+    try:
+        system, changed = builder.build(tiny_corpus, store)
+        assert not changed and system.sha256 == milvus_runs["vector_only"].aggregate["receipt"]["store"][
+            "store_sha256"]
+    finally:
+        builder.close()
+    monkeypatch.setattr(settings, "RRF_K", 61)  # here, in this process: the system itself, without a worker
+    plugin = MilvusSystem()
     with pytest.raises(MilvusMismatchError, match="built from another configuration"):
-        make_builder(tiny.namespace, SearchConfig(), "milvus").build(tiny_corpus, store)
+        plugin.build(corpus_of(tiny_corpus, tiny.namespace), store)
+    plugin.close()
 
 
 def test_an_interrupted_build_resumes_and_another_fixture_is_refused(tiny_corpus: CorpusFixture, tiny: Contract,
@@ -139,17 +145,24 @@ def test_a_milvus_uri_for_the_builtin_system_is_refused_in_one_line(tiny_corpus:
         "error: the built-in system takes no options (uri)"]
 
 
-def test_the_replay_refuses_a_system_other_than_the_receipts(milvus_runs: dict[str, ModeRun],
+def test_the_replay_refuses_a_system_other_than_the_receipts(milvus_runs: dict[str, ModeRun], tiny: Contract,
+                                                             tiny_corpus: CorpusFixture, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Asking a differently configured system again would prove nothing about the run: the replay refuses it."""
-    monkeypatch.setattr(MilvusSystem, "version", "9.9.9")  # the collection's marker says nothing of the version
+    original = milvus_runs["fts_only"]
+    aggregate = json.loads(original.aggregate_path.read_text(encoding="utf-8"))
+    aggregate["receipt"]["system"]["version"] = "9.9.9"  # the collection's marker says nothing of the version
+    (tmp_path / original.rows_path.name).write_bytes(original.rows_path.read_bytes())
+    (tmp_path / original.aggregate_path.name).write_text(json.dumps(aggregate), encoding="utf-8")
     with pytest.raises(ReplayInputError, match="not the one the receipt names: its version differ"):
-        replay(milvus_runs["fts_only"].aggregate_path)
-    monkeypatch.undo()
-    configured = MilvusSystem.configuration
+        replay(tmp_path / original.aggregate_path.name)
+    configured = MilvusSystem.configuration  # the engine's own marker refuses another configuration
     monkeypatch.setattr(MilvusSystem, "configuration", lambda self: {**configured(self), "hybrid": {"k": 61}})
-    with pytest.raises(MilvusMismatchError, match="built from another configuration"):  # the engine's own marker
-        replay(milvus_runs["fts_only"].aggregate_path)
+    plugin = MilvusSystem()
+    with pytest.raises(MilvusMismatchError, match="built from another configuration"):
+        plugin.open(corpus_of(tiny_corpus, tiny.namespace),
+                    Path(original.aggregate["receipt"]["store"]["directory"]))
+    plugin.close()
 
 
 def test_a_score_convention_read_wrongly_is_an_error_not_a_reversed_ranking(milvus_runs: dict[str, ModeRun]) -> None:

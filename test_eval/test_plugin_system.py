@@ -24,7 +24,7 @@ from harness.evaluation.runner import ModeRun
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.systems.builtin.config.search_config import SearchConfig
-from harness.systems.registry.select import SystemSpecError, load_plugin, make_builder
+from harness.systems.registry.select import SystemSpecError, make_builder
 from harness.validator.pipeline import validate
 from harness.validator.report import Report
 
@@ -72,7 +72,6 @@ def test_the_example_plugin_is_evaluated_validated_frozen_and_held_out(tiny_corp
     assert {"replay.dense", "store.parts", "store.live", "system.source", "rows.fact_ids"} <= passed
     assert "exactly" in next(c.detail for c in report.checks if c.name == "replay.dense")
 
-    plugin = load_plugin(SPEC)
     system = make_builder(tiny.namespace, SearchConfig(), SPEC).open(tiny_corpus, tmp_path / "store")
     freeze_configuration(fixture=tiny_corpus, system=system, contract=tiny, modes=system.modes,
                          output_dir=tmp_path / "out", argv=[], allow_dirty=True, replace=False)
@@ -80,21 +79,28 @@ def test_the_example_plugin_is_evaluated_validated_frozen_and_held_out(tiny_corp
     report = validate(held_out.aggregate_path)
     assert not _problems(report), "\n".join(_problems(report))
     assert held_out.aggregate["receipt"]["system"] == run.aggregate["receipt"]["system"]
-    assert plugin.name == "numpy-dense"
+    assert receipt["system"]["distributions"]["numpy"] == np.__version__
+    assert receipt["system"]["modules"]["numpy_dense"]["sha256"] == sha256_bytes(
+        (EXAMPLES / "numpy_dense.py").read_bytes())
 
 
-@pytest.mark.usefixtures("examples_on_path")
 def test_a_changed_configuration_is_not_the_frozen_system(tiny_corpus: CorpusFixture, tiny: Contract,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "numpy_dense.py").write_bytes((EXAMPLES / "numpy_dense.py").read_bytes())
+    monkeypatch.syspath_prepend(str(source))
     _run(tiny_corpus, tiny, tmp_path, "calibration")
-    system = make_builder(tiny.namespace, SearchConfig(), SPEC).open(tiny_corpus, tmp_path / "store")
+    builder = make_builder(tiny.namespace, SearchConfig(), SPEC)
+    system = builder.open(tiny_corpus, tmp_path / "store")
     freeze_configuration(fixture=tiny_corpus, system=system, contract=tiny, modes=system.modes,
                          output_dir=tmp_path / "out", argv=[], allow_dirty=True, replace=False)
-    import numpy_dense
-
-    monkeypatch.setattr(numpy_dense.NumpyDense, "configuration",
-                        lambda self: {"metric": "inner product", "dtype": "float32", "ties": "doc_id descending"})
-    with pytest.raises(FreezeError, match=r"differs from the freeze in (search_config|system)"):
+    builder.close()
+    edited = (source / "numpy_dense.py").read_text(encoding="utf-8").replace('"ties": "doc_id ascending"',
+                                                                            '"ties": "doc_id descending"')
+    (source / "numpy_dense.py").write_text(edited, encoding="utf-8")
+    with pytest.raises(FreezeError, match=r"differs from the freeze in search_config\.ties \(frozen 'doc_id "
+                                          r"ascending', now 'doc_id descending'\).*calibrate again and freeze in"):
         _run(tiny_corpus, tiny, tmp_path, "heldout")
 
 
@@ -157,8 +163,9 @@ INCOMPLETE = Incomplete()
 ])
 @pytest.mark.usefixtures("examples_on_path")
 def test_a_wrong_system_is_named_with_what_is_wrong(spec: str, message: str) -> None:
+    """The system is imported in its worker process, from where the harness's process would import it."""
     with pytest.raises(SystemSpecError, match=re.escape(message)):
-        load_plugin(spec)
+        make_builder("tiny-test", SearchConfig(), spec)
 
 
 def test_a_system_registered_as_an_entry_point_is_found_by_name(tmp_path: Path,
@@ -171,8 +178,9 @@ def test_a_system_registered_as_an_entry_point_is_found_by_name(tmp_path: Path,
     (info / "top_level.txt").write_text("numpy_dense\n")
     (tmp_path / "numpy_dense.py").write_bytes((EXAMPLES / "numpy_dense.py").read_bytes())
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "numpy_dense", raising=False)
-    assert load_plugin("numpy-dense").name == "numpy-dense"
+    builder = make_builder("tiny-test", SearchConfig(), "numpy-dense")
+    assert builder.modes == ("vector_only",)
+    builder.close()
 
 
 def test_the_command_line_runs_a_plugin_and_names_a_wrong_one(tiny_corpus: CorpusFixture, tmp_path: Path) -> None:

@@ -161,6 +161,11 @@ def _source_file_digest(receipt: Json) -> None:
     files[min(files)] = OTHER_DIGEST
 
 
+def _stray_module(receipt: Json) -> None:
+    """A module the system's process loaded, recorded with a digest its file does not have."""
+    receipt["system"]["modules"]["stray"] = {"path": receipt["corpus"]["fixture_path"], "sha256": OTHER_DIGEST}
+
+
 def _forged(mode: str) -> Violation:
     def apply(copy: RunCopy) -> Path:
         forger.forge_single_lane(copy, mode, "calibration", every_row=False)
@@ -254,6 +259,7 @@ VIOLATIONS: dict[str, Violation] = {
     "profile.contract": _from_mutation(mutations.profile_switched),
     "embeddings.model": Violation(_nudged_fixture_vector, full_embedding=True),
     "system.source": _receipt("fts_only", "calibration", _source_file_digest),
+    "system.modules": _receipt("fts_only", "calibration", _stray_module),
 }
 
 

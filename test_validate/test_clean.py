@@ -26,7 +26,7 @@ COMMON = (
     "store.manifest", "store.parts", "store.live", "store.unchanged_by_run", "store.mapping_path", "store.mapping",
     "store.mapping_coverage", "rows.fact_ids", "store.vectors", "store.facts", "receipt.identity", "receipt.embedding",
     "config.sha256", "config.frozen_baseline", "config.top_k", "executable.interpreter", "source.harness",
-    "system.source",
+    "system.source", "system.modules",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "embeddings.model",
     "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze.history",
 )

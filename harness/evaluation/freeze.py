@@ -37,6 +37,11 @@ NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_sta
                 "store.directory", "store.mapping_path"}
 
 
+SYSTEM_CHANGED = (": the system's code, the libraries it loads, its declared environment or its configuration "
+                  "changed since the freeze. Restore what was frozen, or calibrate again and freeze in a new "
+                  "--store-dir and --output-dir")
+
+
 class FreezeError(RefusedError):
     """The freeze is missing, differs from the current configuration, or cannot be rewritten."""
 
@@ -153,6 +158,7 @@ def verify_freeze(output_dir: Path, now: dict[str, Any], modes: tuple[str, ...])
     comparable = {k: v for k, v in frozen.items() if k != "modes"}
     difference = _first_difference(comparable, {k: v for k, v in now.items() if k != "modes"})
     if difference:
+        advice = SYSTEM_CHANGED if difference.startswith(("system.", "search_config")) else ""
         raise FreezeError(f"this run differs from the freeze in {difference}; held-out runs must match the "
-                          "freeze exactly")
+                          f"freeze exactly{advice}")
     return {"path": str(path), "sha256": frozen["freeze_sha256"]}

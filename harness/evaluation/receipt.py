@@ -65,8 +65,9 @@ def run_receipt(*, mode: str, split: str, top_k: int, fixture: CorpusFixture, co
         "embedding": embedding_receipt(fixture),
         "system": system.identity().record(),
         "store": system.store_receipt(before, after),
-        "retrieval": {**system.retrieval_receipt(mode, top_k), "latency_scope": LATENCY_SCOPE,
-                      "latency_timer": LATENCY_TIMER},
+        # a system timed in a process of its own states its own scope and timer
+        "retrieval": {"latency_scope": LATENCY_SCOPE, "latency_timer": LATENCY_TIMER,
+                      **system.retrieval_receipt(mode, top_k)},
         "split": {"name": split, "algorithm": ALGORITHM, "calibration_count": contract.calibration_count,
                   "total_count": len({q["query_id"] for q in fixture.data["queries"]}), "selected_count": len(selected),
                   "selected_ids_sha256": selected_ids_sha256(selected)},

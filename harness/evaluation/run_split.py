@@ -58,19 +58,25 @@ def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixt
     is_contract = fixture.data["profile"]["is_contract"]
     builder = make_builder(contract.namespace, evaluation.config, evaluation.system,
                            dict(evaluation.system_options)) if system is None else None
-    offered = builder.modes if builder is not None else system.modes if system is not None else MODES
-    modes = offered_modes(evaluation.modes, offered, evaluation.system)
-    check_split_gate(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract)
-    if builder is not None:
-        system, _ = builder.build(fixture, evaluation.store_dir)
-    assert system is not None
-    check_identity(system.identity())
-    freeze = frozen_reference(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract,
-                              fixture=fixture, system=system, contract=contract)
-    return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, system=system,
-                     top_k=evaluation.config.top_k, output_dir=evaluation.output_dir, replace=evaluation.replace,
-                     argv=list(evaluation.argv), freeze=freeze)
-            for mode in modes]
+    try:
+        offered = builder.modes if builder is not None else system.modes if system is not None else MODES
+        modes = offered_modes(evaluation.modes, offered, evaluation.system)
+        check_split_gate(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract)
+        if builder is not None:  # a run after the freeze opens what was frozen: it never builds
+            gated = evaluation.split != "calibration" and is_contract
+            system = builder.open(fixture, evaluation.store_dir) if gated else builder.build(
+                fixture, evaluation.store_dir)[0]
+        assert system is not None
+        check_identity(system.identity())
+        freeze = frozen_reference(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract,
+                                  fixture=fixture, system=system, contract=contract)
+        return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, system=system,
+                         top_k=evaluation.config.top_k, output_dir=evaluation.output_dir, replace=evaluation.replace,
+                         argv=list(evaluation.argv), freeze=freeze)
+                for mode in modes]
+    finally:
+        if builder is not None:  # the system's worker processes end with the evaluation that started them
+            builder.close()
 
 
 def offered_modes(requested: tuple[str, ...] | None, offered: tuple[str, ...], name: str) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
 from harness.modes import mode as declared_mode
 from harness.schema_check import validate
-from harness.systems.protocol import SystemUnderTest
+from harness.systems.protocol import SearchFailed, SearchOutcome, SystemLost, SystemUnderTest
 
 ROW_SCHEMA = "semantic-memory-scifact-query-v1"
 AGGREGATE_SCHEMA = "semantic-memory-scifact-aggregate-v1"
@@ -48,6 +48,12 @@ def check_fixture_contract(fixture: CorpusFixture, contract: Contract) -> None:
                            f"with other terms than {contract.name!r}; build the fixture for this contract")
 
 
+def _latency_ms(outcome: SearchOutcome, started: int) -> float:
+    """The system's own measurement when it timed its search in its process, else the call timed here."""
+    elapsed = (time.perf_counter_ns() - started) / 1e6
+    return elapsed if outcome.latency_ms is None else outcome.latency_ms
+
+
 def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: SystemUnderTest,
          vectors: QueryVectors | None, top_k: int, repeats: int) -> dict[str, Any]:
     """`vectors` is None for a mode without a dense lane, which needs no query vector."""
@@ -56,16 +62,19 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: 
     started = time.perf_counter_ns()
     try:
         outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
-        samples = [(time.perf_counter_ns() - started) / 1e6]
+        samples = [_latency_ms(outcome, started)]
         for _ in range(repeats - 1):  # the same call again: the row keeps the median (contention.py)
             started = time.perf_counter_ns()
-            system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
-            samples.append((time.perf_counter_ns() - started) / 1e6)
+            again = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
+            samples.append(_latency_ms(again, started))
         latency_ms = statistics.median(samples)
         hits, receipt = outcome.hits, system.search_receipt(outcome, text, request_id)
+    except SystemLost:  # the system can answer no more: the run stops, nothing is written
+        raise
     except Exception as exc:  # a failed query keeps its row and counts as zero in every mean
-        latency_ms = (time.perf_counter_ns() - started) / 1e6
-        error = f"{type(exc).__name__}: {exc}"
+        measured = exc.latency_ms if isinstance(exc, SearchFailed) else None
+        latency_ms = (time.perf_counter_ns() - started) / 1e6 if measured is None else measured
+        error = exc.error if isinstance(exc, SearchFailed) else f"{type(exc).__name__}: {exc}"
         receipt = {"request_id": request_id, "mode": mode, "query_sha256": sha256_text(text), "error": error,
                    "result_count": 0}
     ranked = [hit.doc_id for hit in hits]
@@ -93,6 +102,8 @@ def warm_up(mode: str, texts: list[str], system: SystemUnderTest, vectors: Query
     for text in texts:
         try:
             system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
+        except SystemLost:
+            raise
         except Exception:  # a failing query fails again, timed, in its own row
             continue
 
@@ -137,11 +148,13 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
     warm_up(mode, [queries[qid]["text"] for qid in selected[:WARMUP_CALLS]], system, vectors, top_k)
-    timing = Snapshot.take()
+    workers = system.processes()
+    timing = Snapshot.take(workers)
     rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS)
             for qid in selected]
-    latency = measurement(timing, Snapshot.take(), warmup_calls=min(WARMUP_CALLS, len(selected)), repeats=REPEATS,
-                          blas=provenance.machine()["blas"])
+    latency = measurement(timing, Snapshot.take(workers), warmup_calls=min(WARMUP_CALLS, len(selected)),
+                          repeats=REPEATS, blas=provenance.machine()["blas"], workers=len(workers))
+    system.verify_bound()
     after = system.part_digests()
     finished_at = _now()
     for row in rows:

@@ -3,7 +3,9 @@
 A lane the validator cannot recompute on its own (a system's own lexical engine) is checked by asking the system
 the same queries again, outside the run: the answers are printed as JSON (`python -m harness replay`), and the
 validator compares them with the rows using its own code. This shows the rows are what the live system answers;
-it is not an independent recomputation, and the validator says so.
+it is not an independent recomputation, and the validator says so. A system of its own answers in its worker
+process, which is handed the query texts (and the fixture's query vectors for a mode with a dense lane), never the
+judgements or an artifact's path.
 """
 
 import json
@@ -12,10 +14,14 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.evaluation.query_vectors import QueryVectors
-from harness.fixture.corpus_fixture import load_fixture
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import mode as declared_mode
 from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.protocol import SystemUnderTest
 from harness.systems.registry.select import make_builder
+
+# what must equal the receipt's, besides the source's digest
+COMPARED = ("configuration_sha256", "version", "options", "modules", "distributions", "environment")
 
 
 class ReplayInputError(HarnessError):
@@ -45,14 +51,27 @@ def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, lis
         rows_path = aggregate_path.parent / aggregate["per_query_path"]
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
-    system = make_builder(namespace, SearchConfig(), spec, options).open(fixture, directory)
-    now, recorded = system.identity().record(), receipt["system"]
-    differing = [key for key in ("configuration_sha256", "version", "options") if now[key] != recorded.get(key)]
+    builder = make_builder(namespace, SearchConfig(), spec, options)
+    try:
+        system = builder.open(fixture, directory)
+        _same_system(system.identity().record(), receipt["system"])
+        return _answers(system, fixture, mode, top_k, rows_path)
+    finally:
+        builder.close()
+
+
+def _same_system(now: dict[str, Any], recorded: dict[str, Any]) -> None:
+    differing = [key for key in COMPARED if now[key] != recorded.get(key)]
     if now["source"]["sha256"] != (recorded.get("source") or {}).get("sha256"):
         differing.append("source")
     if differing:
         raise ReplayInputError(f"the system opened now is not the one the receipt names: its {', '.join(differing)} "
-                               "differ; replay it with the system (version, source, configuration) that made the run")
+                               "differ; replay it with the system (version, source, configuration, loaded modules "
+                               "and distributions, declared environment) that made the run")
+
+
+def _answers(system: SystemUnderTest, fixture: CorpusFixture, mode: str, top_k: int, rows_path: Path
+             ) -> dict[str, list[dict[str, Any]]]:
     texts = {q["query_id"]: q["text"] for q in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
     answers: dict[str, list[dict[str, Any]]] = {}
@@ -60,7 +79,7 @@ def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, lis
         query_id = json.loads(line)["query_id"]
         if query_id not in texts:
             continue
-        text = texts[query_id]
+        text = texts[query_id]  # the system is handed the query's text (and vector), nothing of its judgements
         outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
         answers[query_id] = [{"doc_id": hit.doc_id, "score": hit.score, "lanes": hit.lanes} for hit in outcome.hits]
     return answers

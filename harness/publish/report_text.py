@@ -90,5 +90,8 @@ def system_line(system: dict[str, Any], modes: list[str]) -> str:
 
 LANES_NOTE = ("A lane recomputed independently was replayed by the validator from primary data (the fixture, and for "
               "the built-in system the live store) with code of its own. A lane replayed through the live system was "
-              "asked every query again and answered exactly the rows: that shows the rows are the system's answers, "
-              "not that its engine ranks correctly. A lane not verified is not eligible for a claim.")
+              "asked every query again, in a process handed only the query texts (and vectors), and answered exactly "
+              "the rows: that shows the rows are what the live system answers to the same queries, not that its "
+              "engine ranks correctly, nor that it did not read the relevance judgements from disk (the harness keeps "
+              "them out of the system's process, not off the machine). A lane not verified is not eligible for a "
+              "claim.")

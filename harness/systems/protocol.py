@@ -12,11 +12,12 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from harness.errors import HarnessError
 from harness.fixture.corpus_fixture import CorpusFixture
+from harness.systems.declarations import DENSE_EXACT
 
-# A system's declaration that its dense lane scores every document by the float32 inner product of the fixture's
-# unit vectors: the validator then replays that lane on its own, from the fixture.
-DENSE_EXACT = "exact_inner_product"
+__all__ = ["DENSE_EXACT", "Hit", "SearchFailed", "SearchOutcome", "SystemBuilder", "SystemIdentity", "SystemLost",
+           "SystemUnderTest"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,20 @@ class SearchOutcome:
     top_k: int
     hits: list[Hit]
     evidence: Any
+    latency_ms: float | None = None  # timed by the system's own process around its search; None: the caller times it
+
+
+class SearchFailed(Exception):
+    """The system's own search raised: the row keeps `error` (the exception's type and message) and the latency the
+    system's process measured (None when it measured none)."""
+
+    def __init__(self, error: str, latency_ms: float | None) -> None:
+        super().__init__(error)
+        self.error, self.latency_ms = error, latency_ms
+
+
+class SystemLost(HarnessError):
+    """The system can answer no more (its process ended, hung or broke the protocol): the run stops here."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +69,11 @@ class SystemIdentity:
     engine: dict[str, str]
     declarations: dict[str, Any]
     options: dict[str, str] = field(default_factory=dict)  # the command line's system options (--milvus-uri)
+    # What the system's process ran besides the harness and the standard library: modules by path and sha256,
+    # installed distributions by version, and the declared environment variables by the sha256 of their values.
+    modules: dict[str, dict[str, str]] = field(default_factory=dict)
+    distributions: dict[str, str] = field(default_factory=dict)
+    environment: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def source_sha256(self) -> str:
@@ -63,7 +83,8 @@ class SystemIdentity:
         """The receipts' and the freeze's `system` block."""
         return {"name": self.name, "spec": self.spec, "version": self.version, "package": self.package,
                 "configuration_sha256": self.configuration_sha256, "source": self.source, "engine": self.engine,
-                "declarations": self.declarations, "options": self.options}
+                "declarations": self.declarations, "options": self.options, "modules": self.modules,
+                "distributions": self.distributions, "environment": self.environment}
 
 
 class SystemUnderTest(Protocol):
@@ -96,6 +117,13 @@ class SystemUnderTest(Protocol):
         """Let go of what the searches hold open (a connection, a database lock) until the next search, so that
         another process (the validator's replay) can open the system."""
 
+    def processes(self) -> tuple[int, ...]:
+        """The ids of the processes besides this one that answer the searches (a system's worker): their CPU time
+        and run-queue wait count in the latency's contention verdict."""
+
+    def verify_bound(self) -> None:
+        """After the searches: refuse the run if the system ran code that its identity does not bind."""
+
     def search_receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
         """The per-query search receipt, assembled after (outside) the timed call."""
 
@@ -122,3 +150,6 @@ class SystemBuilder(Protocol):
 
     def open(self, fixture: CorpusFixture, directory: Path) -> SystemUnderTest:
         """Open a complete system built earlier from `fixture`; never build."""
+
+    def close(self) -> None:
+        """Stop what the builder started (a system's worker processes); the systems it made answer no more."""

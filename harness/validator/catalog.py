@@ -83,6 +83,8 @@ CHECKS: dict[str, str] = {
                         "fixture's (a parity run is never a claim)",
     "embeddings.model": "a re-embedded text differs from the fixture's vector beyond the rounding bound",
     "system.source": "the system's source files on disk are not the ones the run recorded",
+    "system.modules": "a module the system's process loaded (beyond the standard library, its distributions and the "
+                      "harness) no longer re-hashes to the digest the run recorded",
     # A comparison artifact (python -m harness.validator --comparison PATH)
     "comparison.schema": "the comparison is not strict JSON or does not match its closed schema",
     "comparison.inputs": "a rows file or aggregate the comparison names is missing, has another sha256, or does not "
@@ -103,6 +105,9 @@ CHECKS: dict[str, str] = {
 
 ATTESTATIONS: dict[str, str] = {
     "system.source": "the system's source is not on this machine: its digest is the run's statement",
+    "system.modules": "a module the system's process loaded is not on this machine: its digest is the run's statement",
+    "system.runtime": "the installed distributions (by version) and the declared environment variables (by the sha256 "
+                      "of their values) of the system's process are the run's statement",
     "system.attested": "what a system holds beyond its local files (a server's collection) is its own statement",
     "replay.through_system": "a lane of the system's own engine was replayed by asking the live system again: the "
                              "rows are its answers, but nothing here recomputed them independently",

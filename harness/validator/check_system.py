@@ -41,6 +41,26 @@ def check_system_source(ctx: Context, report: Report) -> None:
                   f"the system's {len(found)} source files re-hashed under {root}", [], differing[:5])
 
 
+def check_system_modules(ctx: Context, report: Report) -> None:
+    """The modules the system's process loaded beyond the standard library, its distributions and the harness:
+    every file on this machine re-hashed; one that is not here is the run's statement. The distributions' versions
+    and the declared environment variables' digests cannot be re-established after the run: attested."""
+    system = ctx.receipt["system"]
+    modules = system["modules"]
+    here = {name: module for name, module in modules.items() if Path(module["path"]).is_file()}
+    differing = sorted(name for name, module in here.items() if sha256_file(Path(module["path"])) != module["sha256"])
+    report.expect("system.modules", not differing, f"the {len(here)} modules the system loaded beyond the standard "
+                  "library, its distributions and the harness re-hashed from their files", [], differing[:5])
+    absent = sorted(set(modules) - set(here))
+    if absent:
+        report.attest("system.modules", f"{len(absent)} modules the system loaded are not on this machine "
+                      f"({', '.join(absent[:5])}): their digests are the run's statement")
+    if system["distributions"] or system["environment"]:
+        report.attest("system.runtime", f"the system's process ran distributions {system['distributions']} and "
+                      f"declared environment variables {sorted(system['environment'])} (bound by the sha256 of their "
+                      "values): the run's statement")
+
+
 def check_system_store(ctx: Context, report: Report) -> None:
     """A system of its own: parts re-hashed, digests before and after the run, the fixture-position mapping."""
     store = ctx.receipt["store"]

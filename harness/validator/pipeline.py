@@ -20,7 +20,7 @@ from .check_history import check_history
 from .check_replay import check_replay, load_replay
 from .check_rows import check_row_schemas, check_rows
 from .check_store import check_store
-from .check_system import check_system_source, check_system_store, fixture_replay, is_builtin
+from .check_system import check_system_modules, check_system_source, check_system_store, fixture_replay, is_builtin
 from .context import InputError, load
 from .dataset.check_dataset import check_archive, check_dataset
 from .report import Report
@@ -67,6 +67,7 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
         texts = {q["query_id"]: q["text"] for q in ctx.fixture["queries"]} if ctx.fixture else {}
         check_replay(ctx, report, replay, vectors, texts)
     check_system_source(ctx, report)
+    check_system_modules(ctx, report)
     check_receipt_identity(ctx, report)
     check_config(ctx, report)
     check_freeze(ctx, report)

@@ -56,7 +56,8 @@ def _system(config: dict[str, Any]) -> dict[str, Any]:
             "source": {"sha256": harness_source_digest(), "rule": "self-test", "root": str(root), "files": files},
             "engine": {"name": "self-test", "version": "self-test"},
             "declarations": {"dense": "exact_inner_product", "lexical": "self-test",
-                             "fusion": {"method": "rrf", "k": 60, "candidate_depth": 100}}, "options": {}}
+                             "fusion": {"method": "rrf", "k": 60, "candidate_depth": 100}}, "options": {},
+            "modules": {}, "distributions": {}, "environment": {}}
 
 
 def _row(query_id: str, store: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:

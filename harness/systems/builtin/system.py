@@ -78,6 +78,12 @@ class BuiltinSystem:
     def release(self) -> None:
         """Nothing to let go of: the store's files are read into memory when it opens."""
 
+    def processes(self) -> tuple[int, ...]:
+        return ()  # it searches in the harness's own process
+
+    def verify_bound(self) -> None:
+        """The built-in system is the harness's own code, bound by the harness's source digest."""
+
     def search_receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
         return self.searcher.receipt(outcome, text, request_id)
 
@@ -133,3 +139,6 @@ class BuiltinBuilder:
 
     def open(self, fixture: CorpusFixture, directory: Path) -> BuiltinSystem:
         return BuiltinSystem(open_store(directory, fixture, self.namespace, self.config.lexical), self.config)
+
+    def close(self) -> None:
+        """Nothing runs outside the harness's process."""

@@ -24,6 +24,7 @@ class MilvusSystem:
     name = "milvus"
     version = "1.0.0"
     modes = MODES
+    environment = (settings.TOKEN_VARIABLE, settings.URI_VARIABLE)  # bound by digest: the token is never written
 
     def __init__(self, uri: str | None = None) -> None:
         self.server_uri = uri or os.environ.get(settings.URI_VARIABLE) or None

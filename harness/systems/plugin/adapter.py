@@ -1,4 +1,5 @@
-"""A plugin behind the system-under-test interface: the harness keeps the receipts, the plugin only ranks."""
+"""A system from outside the harness behind the system-under-test interface: it answers in its worker process, and
+the harness keeps the receipts and checks every answer against the fixture."""
 
 import os
 from dataclasses import dataclass, field
@@ -12,19 +13,30 @@ from harness import modes
 from harness.errors import HarnessError
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical, sha256_file, sha256_tree
-from harness.systems.plugin.api import Corpus, RetrievalSystem
-from harness.systems.plugin.evidence import dense_backend, hits_of, search_receipt
+from harness.systems.plugin.api import Corpus, Result
+from harness.systems.plugin.client import PluginError, Worker
+from harness.systems.plugin.evidence import PluginAnswerError, dense_backend, hits_of, search_receipt
 from harness.systems.protocol import SearchOutcome, SystemIdentity
-from harness.systems.source import package_of, source_record, source_root
 
 DIGEST_RULE = ("sha256 of canonical JSON {part name: sha256 of the file, or of canonical JSON {path: sha256} of a "
                "directory}")
+LATENCY_SCOPE = ("the system's search call, timed inside its worker process: its own query handling and ranking; not "
+                 "the pipe between the harness and the worker, the harness's checks of the answer, receipt assembly, "
+                 "metrics or serialization")
+LATENCY_TIMER = "time.perf_counter_ns in the system's worker process, around its search call"
 
 
 def corpus_of(fixture: CorpusFixture, namespace: str) -> Corpus:
     documents = fixture.data["documents"]
     return Corpus(tuple(d["doc_id"] for d in documents), tuple(d["title"] for d in documents),
                   tuple(d["text"] for d in documents), fixture.document_vectors, namespace, fixture.sha256)
+
+
+def corpus_request(corpus: Corpus, directory: Path) -> tuple[dict[str, Any], dict[str, NDArray[np.float32]]]:
+    """What a worker is handed to build or open the system: the corpus and the system's directory, nothing else."""
+    return ({"doc_ids": list(corpus.doc_ids), "titles": list(corpus.titles), "texts": list(corpus.texts),
+             "namespace": corpus.namespace, "fixture_sha256": corpus.fixture_sha256, "directory": str(directory)},
+            {"vectors": corpus.vectors})
 
 
 def _digest(name: str, path: Path) -> str:
@@ -35,29 +47,52 @@ def _digest(name: str, path: Path) -> str:
     raise HarnessError(f"the system's part {name!r} ({path}) is missing: rebuild the system in a new --store-dir")
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """What the system declares when its worker loads it."""
+
+    name: str
+    version: str
+    modes: tuple[str, ...]
+    environment: tuple[str, ...]
+
+
+def _results(reply: dict[str, Any], mode: str) -> list[Result]:
+    try:
+        return [Result(r["doc_id"], r["score"], {str(n): (lane[0], lane[1]) for n, lane in r["lanes"].items()})
+                for r in reply["results"]]
+    except (KeyError, TypeError, IndexError, AttributeError) as exc:
+        raise PluginAnswerError(f"search({mode!r}) answered off the protocol: {exc!r}") from exc
+
+
 @dataclass
 class PluginSystem:
-    plugin: RetrievalSystem
+    worker: Worker
+    loaded: Loaded
     spec: str
     corpus: Corpus
     directory: Path
     options: dict[str, str] = field(default_factory=dict)
-    _identity: SystemIdentity | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.position = {doc_id: i for i, doc_id in enumerate(self.corpus.doc_ids, start=1)}  # fact ids from 1
-        self.declarations: dict[str, Any] = dict(getattr(self.plugin, "declarations", {}) or {})
-        engine = getattr(self.plugin, "engine", None)
-        self.engine: dict[str, str] = (dict(engine()) if callable(engine)
-                                       else {"name": self.plugin.name, "version": self.plugin.version})
-        self.configuration = self.plugin.configuration()
+        described = self.worker.ask("describe")
+        self.declarations: dict[str, Any] = described["declarations"]
+        self.engine: dict[str, str] = described["engine"]
+        self.configuration: dict[str, Any] = described["configuration"]
         self.config_sha256 = sha256_canonical(self.configuration)
         self.backend = dense_backend(self.engine, self.declarations, self.corpus.vectors)
+        self._identity = SystemIdentity(
+            name=self.loaded.name, spec=self.spec, version=self.loaded.version, package=described["package"],
+            configuration=self.configuration, configuration_sha256=self.config_sha256, source=described["source"],
+            engine=self.engine, declarations=self.declarations, options=dict(self.options),
+            modules=described["modules"], distributions=described["distributions"],
+            environment=described["environment"])
         self._sha256 = sha256_canonical(self.part_digests())
 
     @property
     def modes(self) -> tuple[str, ...]:
-        return tuple(self.plugin.modes)
+        return self.loaded.modes
 
     @property
     def state_directory(self) -> Path:
@@ -72,26 +107,46 @@ class PluginSystem:
         return self._sha256
 
     def identity(self) -> SystemIdentity:
-        if self._identity is None:
-            self._identity = SystemIdentity(
-                name=self.plugin.name, spec=self.spec, version=self.plugin.version, package=package_of(self.plugin),
-                configuration=self.configuration, configuration_sha256=self.config_sha256,
-                source=source_record(*source_root(self.plugin)), engine=self.engine, declarations=self.declarations,
-                options=dict(self.options))
         return self._identity
 
+    def _parts(self) -> dict[str, str]:
+        parts: dict[str, str] = self.worker.ask("parts")["parts"]
+        return parts
+
     def part_digests(self) -> dict[str, str]:
-        return {name: _digest(name, Path(path)) for name, path in sorted(self.plugin.parts().items())}
+        return {name: _digest(name, Path(path)) for name, path in sorted(self._parts().items())}
 
     def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
-        results = self.plugin.search(mode, text, vector, top_k)
-        return SearchOutcome(mode, top_k, hits_of(results, mode, top_k, self.position, self.declarations),
-                             {"vector": vector})
+        reply = self.worker.ask("search", {"mode": mode, "text": text, "top_k": top_k},
+                                None if vector is None else {"vector": vector})
+        hits = hits_of(_results(reply, mode), mode, top_k, self.position, self.declarations)
+        return SearchOutcome(mode, top_k, hits, {"vector": vector}, latency_ms=int(reply["elapsed_ns"]) / 1e6)
 
     def release(self) -> None:
-        close = getattr(self.plugin, "close", None)
-        if callable(close):
-            close()
+        if self.worker.lost is None:  # a process that is gone holds nothing any more
+            self.worker.ask("close")
+
+    def processes(self) -> tuple[int, ...]:
+        return (self.worker.pid,)
+
+    def verify_bound(self) -> None:
+        now, bound = self.worker.ask("loaded"), self._identity
+        added = sorted(set(now["modules"]) - set(bound.modules)) + sorted(
+            set(now["distributions"]) - set(bound.distributions))
+        if added:
+            raise PluginError(f"system {self.loaded.name!r} imported {', '.join(added)} while searching, after it was "
+                              "opened: the receipt binds only what is loaded once the system is opened; import it when "
+                              "the system's module is imported, so the receipt binds it")
+        changed = sorted(name for name, module in bound.modules.items() if now["modules"].get(name, module) != module)
+        changed += sorted(name for name, version in bound.distributions.items()
+                          if now["distributions"].get(name, version) != version)
+        if changed:
+            raise PluginError(f"system {self.loaded.name!r}: {', '.join(changed)} changed during the run (a file "
+                              "re-hashed to another sha256, or another version): leave the system's code alone while "
+                              "it runs, then run again")
+
+    def close(self) -> None:
+        self.worker.close()
 
     def search_receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
         return search_receipt(outcome, text, request_id, backend=self.backend, declarations=self.declarations,
@@ -101,13 +156,12 @@ class PluginSystem:
         return sha256_canonical({"doc_to_fact": self.position})
 
     def store_receipt(self, before: str, after: dict[str, str]) -> dict[str, Any]:
-        parts = self.plugin.parts()
-        attested = getattr(self.plugin, "attested", None)
-        return {"system": self.plugin.name, "directory": os.path.abspath(self.directory),
+        parts = self._parts()
+        return {"system": self.loaded.name, "directory": os.path.abspath(self.directory),
                 "namespace": self.namespace, "document_count": len(self.corpus.doc_ids),
                 "parts": {name: {"path": os.path.abspath(parts[name]), "sha256": digest}
                           for name, digest in after.items()},
-                "attested": dict(attested()) if callable(attested) else {},
+                "attested": self.worker.ask("attested")["attested"],
                 "mapping_rule": "fact id = the document's position in the fixture, counting from 1",
                 "mapping_sha256": self._mapping_sha256(), "store_sha256": self.sha256,
                 "before_run_sha256": before, "after_run_sha256": sha256_canonical(after), "digest_rule": DIGEST_RULE}
@@ -117,7 +171,7 @@ class PluginSystem:
         return {"mode": mode, "top_k": top_k, "config": self.configuration, "config_sha256": self.config_sha256,
                 "backend": self.backend if declared.dense else None,
                 "lexical": {"engine": self.declarations.get("lexical", "the system's own lexical engine")}
-                if declared.lexical else None}
+                if declared.lexical else None, "latency_scope": LATENCY_SCOPE, "latency_timer": LATENCY_TIMER}
 
     def capabilities(self) -> dict[str, dict[str, Any]]:
         return {}
@@ -125,42 +179,3 @@ class PluginSystem:
     def freeze_record(self) -> dict[str, Any]:
         return {"directory": str(self.directory.resolve()), "store_sha256": self.sha256,
                 "mapping_sha256": self._mapping_sha256()}
-
-
-class PluginError(HarnessError):
-    """A plugin refused or failed to build or open its system."""
-
-
-def _call(plugin: RetrievalSystem, method: str, corpus: Corpus, directory: Path) -> object:
-    try:
-        return getattr(plugin, method)(corpus, directory)
-    except HarnessError:
-        raise
-    except Exception as exc:  # the plugin's own refusal or failure, named, in one line
-        raise PluginError(f"system {plugin.name!r} could not {method} in {directory}: {type(exc).__name__}: {exc}"
-                          ) from exc
-
-
-@dataclass(frozen=True)
-class PluginBuilder:
-    plugin: RetrievalSystem
-    spec: str
-    namespace: str
-    options: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def modes(self) -> tuple[str, ...]:
-        return tuple(self.plugin.modes)
-
-    def build(self, fixture: CorpusFixture, directory: Path) -> tuple[PluginSystem, bool]:
-        corpus = corpus_of(fixture, self.namespace)
-        directory.mkdir(parents=True, exist_ok=True)
-        changed = bool(_call(self.plugin, "build", corpus, directory))
-        return PluginSystem(self.plugin, self.spec, corpus, directory, self.options), changed
-
-    def open(self, fixture: CorpusFixture, directory: Path) -> PluginSystem:
-        if not directory.is_dir():
-            raise HarnessError(f"--store-dir {directory} holds no built system: run `python -m harness run` first")
-        corpus = corpus_of(fixture, self.namespace)
-        _call(self.plugin, "open", corpus, directory)
-        return PluginSystem(self.plugin, self.spec, corpus, directory, self.options)

@@ -20,7 +20,18 @@ and optionally:
 - `attested() -> dict`: what cannot be hashed (a remote server's storage): what was asked of it, recorded as
   attested, not proven;
 - `close() -> None`: let go of connections and locks after a run (the next `search` reopens what it needs), so
-  the validator can ask the live system again from another process.
+  the validator can ask the live system again from another process;
+- `environment` (a tuple of names): the environment variables the system reads (a server's token, a knob). The
+  system runs in a process of its own that starts with only what Python needs to run (PATH, HOME, the locale,
+  TMPDIR, PYTHONPATH, VIRTUAL_ENV, thread caps: harness/systems/plugin/environment.py) and these names; any other
+  variable never reaches it. The receipts bind each declared variable by the sha256 of its value (never the value),
+  so a held-out run under another value is refused.
+
+The system is imported and run in that worker process, never in the harness's own, which holds the relevance
+judgements: the worker is handed the corpus and the queries, never the judgements, the fixture's path or an
+artifact's. Everything the worker loads from outside the standard library, the installed distributions and the
+harness is bound by path and sha256 (installed distributions by name and version): import what the system needs
+when its module is imported or when it is opened, never first while searching (a run that does is refused).
 """
 
 from collections.abc import Mapping
@@ -31,7 +42,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.systems.protocol import DENSE_EXACT
+from harness.systems.declarations import DENSE_EXACT
 
 __all__ = ["DENSE_EXACT", "REQUIRED_METHODS", "Corpus", "Result", "RetrievalSystem"]
 REQUIRED_METHODS = ("configuration", "build", "open", "parts", "search")

@@ -1,80 +1,18 @@
 """Which system is under test: `builtin`, a name registered in the `scifact_harness.systems` entry-point group, or
-`module:attribute` (an object implementing harness.systems.plugin.api, or a class or callable that makes one)."""
+`module:attribute` (an object implementing harness.systems.plugin.api, or a class or callable that makes one).
 
-import importlib
-import importlib.metadata
-from typing import Any
+Only the built-in system runs in the harness's own process. Any other is imported and run in a worker process of
+its own (harness.systems.plugin.builder), which never holds the relevance judgements.
+"""
 
-from harness.errors import HarnessError
-from harness.modes import MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.system import NAME as BUILTIN
 from harness.systems.builtin.system import BuiltinBuilder
-from harness.systems.plugin.adapter import PluginBuilder
-from harness.systems.plugin.api import REQUIRED_METHODS, RetrievalSystem
+from harness.systems.plugin.builder import PluginBuilder
+from harness.systems.plugin.loading import ENTRY_POINT_GROUP, HOW, SystemSpecError, registered
 from harness.systems.protocol import SystemBuilder
 
-ENTRY_POINT_GROUP = "scifact_harness.systems"
-HOW = (f"pass --system builtin, a name registered in the {ENTRY_POINT_GROUP!r} entry-point group, or "
-       "module:attribute (the module importable from here)")
-
-
-class SystemSpecError(HarnessError):
-    """--system names no usable system."""
-
-
-def registered() -> dict[str, importlib.metadata.EntryPoint]:
-    return {entry.name: entry for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def _load(spec: str) -> Any:
-    if ":" in spec:
-        module_name, _, attribute = spec.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except Exception as exc:
-            raise SystemSpecError(f"--system {spec}: cannot import {module_name!r} ({type(exc).__name__}: {exc}); "
-                                  f"{HOW}") from exc
-        found: Any = module
-        for part in attribute.split("."):
-            if not hasattr(found, part):
-                raise SystemSpecError(f"--system {spec}: module {module_name!r} has no attribute {attribute!r}")
-            found = getattr(found, part)
-        return found
-    entries = registered()
-    if spec not in entries:
-        known = ", ".join([BUILTIN, *sorted(entries)])
-        raise SystemSpecError(f"--system {spec}: no such system; registered: {known}; {HOW}")
-    try:
-        return entries[spec].load()
-    except Exception as exc:
-        raise SystemSpecError(f"--system {spec}: its entry point {entries[spec].value!r} does not load "
-                              f"({type(exc).__name__}: {exc})") from exc
-
-
-def load_plugin(spec: str, options: dict[str, str] | None = None) -> RetrievalSystem:
-    """The plugin `spec` names, checked for the interface: what is missing is named. `options` (from the command
-    line, such as --milvus-uri) are keyword arguments of a class or factory."""
-    found = _load(spec)
-    factory = isinstance(found, type) or (callable(found) and not hasattr(found, "search"))
-    if options and not factory:
-        raise SystemSpecError(f"--system {spec} is an object, not a class or factory: it takes no options "
-                              f"({', '.join(sorted(options))})")
-    if factory:
-        try:
-            found = found(**(options or {}))
-        except Exception as exc:
-            raise SystemSpecError(f"--system {spec}: making the system failed ({type(exc).__name__}: {exc})") from exc
-    missing = [m for m in REQUIRED_METHODS if not callable(getattr(found, m, None))]
-    missing += [a for a in ("name", "version") if not (isinstance(getattr(found, a, None), str) and getattr(found, a))]
-    offered = getattr(found, "modes", None)
-    if not (isinstance(offered, (tuple, list)) and offered and set(offered) <= set(MODES)):
-        missing.append(f"modes (a non-empty tuple of {', '.join(MODES)})")
-    if missing:
-        raise SystemSpecError(f"--system {spec}: {found!r} is not a system: it lacks {', '.join(missing)} "
-                              "(see README, 'Evaluate your own system')")
-    plugin: RetrievalSystem = found
-    return plugin
+__all__ = ["ENTRY_POINT_GROUP", "SystemSpecError", "make_builder"]
 
 
 def make_builder(namespace: str, config: SearchConfig, name: str = BUILTIN,
@@ -83,4 +21,9 @@ def make_builder(namespace: str, config: SearchConfig, name: str = BUILTIN,
         if options:
             raise SystemSpecError(f"the built-in system takes no options ({', '.join(sorted(options))})")
         return BuiltinBuilder(namespace, config)
-    return PluginBuilder(load_plugin(name, options), name, namespace, dict(options or {}))
+    if ":" not in name:
+        entries = registered()
+        if name not in entries:
+            raise SystemSpecError(f"--system {name}: no such system; registered: "
+                                  f"{', '.join([BUILTIN, *sorted(entries)])}; {HOW}")
+    return PluginBuilder(name, namespace, options)

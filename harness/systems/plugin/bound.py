@@ -1,0 +1,93 @@
+"""What a system's worker process has loaded, as its receipts bind it (computed inside the worker).
+
+- a module from an installed distribution (a file its RECORD lists) binds the distribution's name and version;
+- a module of the standard library or of the harness binds nothing here (the harness is bound by its own source
+  digest, the interpreter by the receipt's executable);
+- every other module (the system's own, a helper beside it, a package installed in editable mode) binds its file
+  by path and sha256;
+- a declared environment variable binds the sha256 of its value, or null when unset; never the value.
+"""
+
+import importlib.metadata
+import os
+import site
+import sys
+import sysconfig
+from functools import cache
+from pathlib import Path
+
+from harness.hashing import sha256_file, sha256_text
+
+HARNESS_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _under(path: Path, roots: tuple[Path, ...]) -> bool:
+    return any(path.is_relative_to(root) for root in roots)
+
+
+@cache
+def _standard_roots() -> tuple[Path, ...]:
+    return tuple({Path(sysconfig.get_path(name)).resolve() for name in ("stdlib", "platstdlib")})
+
+
+@cache
+def _site_roots() -> tuple[Path, ...]:
+    roots = {sysconfig.get_path(name) for name in ("purelib", "platlib")}
+    roots |= set(site.getsitepackages()) | {site.getusersitepackages()}
+    return tuple(Path(root).resolve() for root in roots)
+
+
+@cache
+def _distributions_of() -> dict[str, list[str]]:
+    return dict(importlib.metadata.packages_distributions())
+
+
+@cache
+def _files_of(distribution: str) -> frozenset[Path]:
+    try:
+        files = importlib.metadata.distribution(distribution).files or []
+    except importlib.metadata.PackageNotFoundError:
+        return frozenset()
+    return frozenset(Path(str(file.locate())).resolve() for file in files)
+
+
+@cache
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _existing_file(path: Path) -> Path | None:
+    """The file a module was read from: itself, or the archive it sits in (zipimport)."""
+    return next((candidate for candidate in (path, *path.parents) if candidate.is_file()), None)
+
+
+def loaded_code() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """Every loaded module outside the standard library, the distributions and the harness: {module: {path,
+    sha256}}; and every installed distribution a loaded module belongs to: {name: version}."""
+    modules: dict[str, dict[str, str]] = {}
+    distributions: dict[str, str] = {}
+    for name, module in sorted(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or name == "__main__":
+            continue
+        path = Path(file).resolve()
+        if path.is_relative_to(HARNESS_ROOT):
+            continue
+        owners = [d for d in _distributions_of().get(name.partition(".")[0], []) if _version(d) is not None]
+        for owner in owners:
+            distributions[owner] = str(_version(owner))
+        if any(path in _files_of(owner) for owner in owners):
+            continue
+        if _under(path, _standard_roots()) and not _under(path, _site_roots()):
+            continue
+        found = _existing_file(path)
+        if found is not None:
+            modules[name] = {"path": str(found), "sha256": sha256_file(found)}
+    return modules, distributions
+
+
+def environment_digests(names: tuple[str, ...]) -> dict[str, str | None]:
+    return {name: None if os.environ.get(name) is None else sha256_text(os.environ[name]) for name in names}
