@@ -42,7 +42,7 @@ def _evaluate(corpus: CorpusFixture, contract: Contract, root: Path, spec: str, 
               contract)
     system = make_builder(contract.namespace, SearchConfig(), spec).open(corpus, store)
     freeze_configuration(fixture=corpus, system=system, contract=contract, modes=modes, output_dir=out, argv=[],
-                         allow_dirty=True, replace=False)
+                         allow_dirty=True, replace=False, allow_failed_calibration=False)
     run_split(Evaluation(corpus=corpus.path, store_dir=store, output_dir=out, split="heldout", system=spec,
                          modes=modes), contract)
     return out

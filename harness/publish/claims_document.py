@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.claims_comparisons import comparisons_section
+from harness.publish.heldout_looks import looks_statement
 from harness.publish.latency_notes import latency_lines
 from harness.publish.report_text import LANES_NOTE
 
@@ -79,8 +80,9 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         f"`{receipt['store']['mapping_sha256']}`",
         f"- Configuration: `{receipt['retrieval']['config_sha256']}` (`configuration.json`)",
         f"- Split: {receipt['split']['algorithm']}; calibration count {receipt['split']['calibration_count']}",
-        f"- Freeze: `{freeze['freeze_sha256']}`, created {freeze['created_at']}; first held-out run started "
-        f"{heldout_start}",
+        f"- Freeze: `{freeze['freeze_sha256']}`, created {freeze['created_at']}; calibration: "
+        f"{freeze['calibration']['policy']}; first held-out run started {heldout_start}",
+        *([f"- {looks}"] if (looks := looks_statement(aggregates)) is not None else []),
         f"- Machine: {receipt['machine']['cpu_model']}, {receipt['machine']['logical_cores']} logical cores, "
         f"{receipt['machine']['os']}",
         "",
