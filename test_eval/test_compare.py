@@ -39,7 +39,7 @@ SOURCE_CHECKS = {"source.git", "source.clean", "source.harness"}
 
 def _present(output_dir: Path, split: str, required: bool) -> None:
     """A split not evaluated yet is skipped; with --require-receipts (CI, after every split ran) it fails."""
-    missing = [aggregate_name(mode, split) for mode in MODES if not (output_dir / aggregate_name(mode, split)).is_file()]
+    missing = [name for name in (aggregate_name(mode, split) for mode in MODES) if not (output_dir / name).is_file()]
     if missing and required:
         pytest.fail(f"--require-receipts: {output_dir} lacks {', '.join(missing)}; run the {split} evaluation into it "
                     "before the comparison", pytrace=False)

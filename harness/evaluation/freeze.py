@@ -2,8 +2,9 @@
 
 `python -m harness freeze` (in the library, `freeze_configuration`) appends a `freeze` event to the
 store's run ledger, then writes OUTPUT/freeze.json. It is refused when a frozen mode's calibration failed or was
-never run into OUTPUT, unless --allow-failed-calibration (`harness.evaluation.calibration_gate`, recorded). A held-out or all-query run is refused without it,
-when anything it records differs now (the message names the field), or when the store's history says
+never run into OUTPUT, unless --allow-failed-calibration (`harness.evaluation.calibration_gate`, recorded). A
+held-out or all-query run is refused without it, when anything it records differs now (the message names the
+field), or when the store's history says
 the run is out of turn (see `harness.evaluation.ledger`). The freeze itself is refused once any held-out or
 all-query run has started on the store, whatever receipts exist, and while a held-out or all-query
 receipt exists in OUTPUT.

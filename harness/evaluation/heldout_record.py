@@ -173,7 +173,8 @@ def append_look(*, fixture_sha256: str, split: str, mode: str, system: str, conf
                 connection.execute("BEGIN IMMEDIATE")
                 record_id = _record_id(connection)
                 earlier = [e for _, _, e in _entries(connection) if e.get("fixture_sha256") == fixture_sha256]
-                last = connection.execute("SELECT position, digest FROM looks ORDER BY position DESC LIMIT 1").fetchone()
+                last = connection.execute("SELECT position, digest FROM looks ORDER BY position DESC "
+                                          "LIMIT 1").fetchone()
                 position, previous = (int(last[0]) + 1, str(last[1])) if last else (1, GENESIS)
                 digest = chain_digest(previous, text)
                 connection.execute("INSERT INTO looks (position, entry, previous_digest, digest) VALUES (?, ?, ?, ?)",

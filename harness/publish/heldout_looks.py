@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.evaluation.heldout_record import read_record
 
+RUN = "held-out or all-query run"
 WITNESS = ("The record is kept by the user who ran the evaluation, outside every store: whoever can write it can "
            "rewrite it, so these counts are attested, a second witness beside each store's run ledger.")
 
@@ -28,12 +29,12 @@ def looks_statement(aggregates: list[dict[str, Any]]) -> str | None:
     if record is not None and record.record_id in {b["record_id"] for b in blocks}:
         looks, configurations = record.fixture_looks(fixture)
         return (f"Held-out looks: {_plural(configurations, 'configuration')} (system, configuration digest, store "
-                f"digest) saw this fixture's held-out split on this machine, in {_plural(looks, 'held-out or all-query run')}"
-                f" in all: read now from this machine's held-out record {record.path}, the record these runs wrote. "
-                + WITNESS)
+                f"digest) saw this fixture's held-out split on this machine, in {_plural(looks, RUN)} in all: read "
+                f"now from this machine's held-out record {record.path}, the record these runs wrote. " + WITNESS)
     last = max(blocks, key=lambda b: (b["record_id"], b["entry"]["position"]))
-    return (f"Held-out looks: by the last of these runs, {_plural(last['other_configurations_before'] + 1, 'configuration')}"
-            f" (this one included) had seen this fixture's held-out split on {last['host']}, in "
-            f"{_plural(last['looks_before'] + 1, 'held-out or all-query run')}: attested: a record on the machine that "
+    configurations = last["other_configurations_before"] + 1
+    return (f"Held-out looks: by the last of these runs, {_plural(configurations, 'configuration')} (this one "
+            f"included) had seen this fixture's held-out split on {last['host']}, in "
+            f"{_plural(last['looks_before'] + 1, RUN)}: attested: a record on the machine that "
             f"ran it ({last['record']}, id {last['record_id']}), not on this machine, so these are the receipts' "
             "numbers. " + WITNESS)

@@ -35,7 +35,8 @@ def _expected_entry(ctx: Context, block: dict[str, Any]) -> dict[str, Any]:
     receipt = ctx.receipt
     return {"fixture_sha256": receipt["corpus"]["fixture_sha256"], "split": ctx.split, "mode": ctx.mode,
             "system": receipt["system"]["name"], "configuration_sha256": receipt["system"]["configuration_sha256"],
-            "store_sha256": receipt["store"].get("store_sha256"), "freeze_sha256": (receipt["freeze"] or {}).get("sha256"),
+            "store_sha256": receipt["store"].get("store_sha256"),
+            "freeze_sha256": (receipt["freeze"] or {}).get("sha256"),
             "run_id": receipt["run"]["run_id"], "host": block["host"]}
 
 

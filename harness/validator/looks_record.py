@@ -90,7 +90,8 @@ def read_record(path: Path) -> Record:
             elif recorded_previous != previous or not isinstance(text, str) or chain_digest(previous, text) != digest:
                 problem = f"position {due}: the digest does not recompute from the entry before it and the entry text"
             elif _entry(text) is None:
-                problem = f"position {due}: not an entry in canonical JSON with exactly its fields, each of its type: {text!r}"
+                problem = (f"position {due}: not an entry in canonical JSON with exactly its fields, each of its "
+                           f"type: {text!r}")
         value = _entry(text)
         if value is not None and isinstance(position, int):
             entries.append(Entry(position, str(digest), value))
