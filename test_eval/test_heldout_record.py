@@ -38,11 +38,8 @@ MODE = ("fts_only",)
 
 
 @pytest.fixture
-def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """This test's own record, so the counts are this test's alone (the session's record is shared by workers)."""
-    path = tmp_path / "looks" / heldout_record.RECORD_NAME
-    monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(path))
-    return path
+def record(own_heldout_record: Path) -> Path:
+    return own_heldout_record
 
 
 def _calibrate_and_freeze(corpus: CorpusFixture, contract: Contract, root: Path,
