@@ -170,6 +170,21 @@ def test_a_look_is_counted_even_when_the_run_dies_at_its_first_search(
     assert not (out / aggregate_name("fts_only", "heldout")).exists()
 
 
+def test_a_damaged_record_stops_the_run_before_the_store_spends_its_turn(
+        tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path, record: Path) -> None:
+    store, out = _calibrate_and_freeze(tiny_corpus, tiny, tmp_path, SearchConfig())
+    record.parent.mkdir(parents=True)
+    record.write_bytes(b"not a held-out record " * 64)
+    with pytest.raises(heldout_record.HeldoutRecordError, match=rf"the held-out record {record} is not the SQLite "
+                                                                 "file the harness writes .* restore it from a copy"):
+        _heldout(tiny_corpus, tiny, store, out, SearchConfig())
+    assert record.read_bytes() == b"not a held-out record " * 64
+    with closing(sqlite3.connect(store / LEDGER)) as connection:
+        assert connection.execute("SELECT COUNT(*) FROM runs WHERE split = 'heldout'").fetchone() == (0,)
+    record.unlink()
+    assert _looks(_heldout(tiny_corpus, tiny, store, out, SearchConfig()))["entry"]["position"] == 1
+
+
 APPEND = """
 import sys
 from harness.evaluation.heldout_record import append_look

@@ -94,7 +94,7 @@ def _held_out_receipts(output_dir: Path) -> list[Path]:
 
 def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                          modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
-                         replace: bool, allow_failed_calibration: bool) -> Frozen:
+                         replace: bool, allow_failed_calibration: bool = False) -> Frozen:
     """Freeze the current configuration: the one entry point of the CLI and the tests. Refused when a frozen mode's
     calibration receipt in `output_dir` records failed queries, or is missing, unless `allow_failed_calibration`
     (`harness.evaluation.calibration_gate`)."""

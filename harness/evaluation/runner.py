@@ -100,7 +100,8 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
              top_k: int, output_dir: Path, replace: bool, argv: list[str],
              freeze: dict[str, str] | None = None) -> ModeRun:
     """Run one mode on one split. `freeze` is the verified freeze reference (held-out and all-query runs); such a
-    run must also be in turn in the system's history (`ledger.check_turn`), or nothing is written."""
+    run must also be in turn in the system's history (`ledger.check_turn`), or nothing is written, and it appends
+    its look to the per-user held-out record (`heldout_record`) once numbered, before its first search."""
     declared_mode(mode, system.modes)
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     selected = select(queries, split, contract.calibration_count)

@@ -85,14 +85,13 @@ def check_looks(ctx: Context, report: Report) -> None:
                     "its first query", "an entry", None)
         return
     here = this_machines_record()
-    try:
-        record = read_record(here) if here.is_file() else None
-    except sqlite3.Error as exc:
-        report.fail(NAME, f"this machine's held-out record {here} opens read-only", "a readable record",
-                    f"{type(exc).__name__}: {exc}")
-        return
-    ours = record is not None and record.record_id == block["record_id"]
-    if record is not None and ours:
+    record, unreadable = None, None
+    if here.is_file():
+        try:
+            record = read_record(here)
+        except sqlite3.Error as exc:
+            unreadable = f"unreadable ({type(exc).__name__}: {exc})"
+    if record is not None and record.record_id == block["record_id"]:
         problems = _problems(ctx, block, record)
         detail = (f"the receipt's look is entry {block['entry']['position']} of this machine's held-out record "
                   f"{here}, with its digest and fields, after {_stated(block)}, as the record counts them")
@@ -102,7 +101,7 @@ def check_looks(ctx: Context, report: Report) -> None:
                       f"fixture's held-out split by now; {KEPT}")
         return
     if block["host"] == socket.gethostname():
-        found = "missing" if record is None else f"record id {record.record_id}"
+        found = unreadable or ("missing" if record is None else f"record id {record.record_id}")
         report.fail(NAME, f"the run named this host ({block['host']}), so its held-out record should be this "
                     f"machine's {here} ({RECORD_VARIABLE}, else the cache directory): it was removed or replaced, or "
                     f"the run kept it elsewhere ({block['record']}); validate with {RECORD_VARIABLE} naming the record "
