@@ -240,7 +240,7 @@ def test_a_truncated_ledger_passes_freeze_history_but_the_bundle_states_the_reco
     report = validate(again.aggregate_path, embeddings=False)
     history = _check(report, "freeze.history")
     assert history.status == "pass" and "the ledger as presented shows" in history.detail
-    assert "a ledger truncated or replaced by whoever can write the store would show none" in history.detail
+    assert "a ledger truncated or replaced by whoever can write the store would show none too" in history.detail
     assert _check(report, "heldout.record").status == "pass"
     bundle = make_bundle(out, tmp_path / "bundle")
     stated = ("Held-out looks: 1 configuration (system, configuration digest, store digest) saw this fixture's "

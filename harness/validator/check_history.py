@@ -110,7 +110,7 @@ def _check_freeze_history(ctx: Context, report: Report, events: list[Event], dig
         report.ok(name, f"the ledger as presented shows the run as the first {ctx.split} run of {ctx.mode} under the "
                   f"store's latest freeze ({sha256}, ledger position {position}) and no held-out or all-query run "
                   "before that freeze; a ledger truncated or replaced by whoever can write the store would show none "
-                  "either: the per-user held-out record (heldout.record, heldout.looks) is the second witness")
+                  "too: the per-user held-out record (heldout.record, heldout.looks) is the second witness")
 
 
 def check_history(ctx: Context, report: Report) -> None:

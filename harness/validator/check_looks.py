@@ -60,18 +60,23 @@ def _problems(ctx: Context, block: dict[str, Any], record: Record) -> list[str]:
     stated = (block["looks_before"], block["other_configurations_before"])
     if counted != stated:
         shown = f"; the first other: {others[0].describe()}" if others else ""
-        problems.append(f"the receipt says {stated[0]} earlier looks by {stated[1]} other configurations; the record "
-                        f"shows {counted[0]} by {counted[1]} before position {position}{shown}")
+        said = f"{_count(stated[0], 'earlier look')} by {_count(stated[1], 'other configuration')}"
+        problems.append(f"the receipt says {said}; the record shows {counted[0]} by {counted[1]} before position "
+                        f"{position}{shown}")
     return problems
 
 
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
+
+
 def _totals(entries: list[Entry]) -> str:
-    return f"{len(entries)} looks by {len({e.configuration for e in entries})} configurations"
+    return f"{_count(len(entries), 'look')} by {_count(len({e.configuration for e in entries}), 'configuration')}"
 
 
 def _stated(block: dict[str, Any]) -> str:
-    return (f"{block['looks_before']} earlier looks at this fixture's held-out split by "
-            f"{block['other_configurations_before']} other configurations")
+    return (f"{_count(block['looks_before'], 'earlier look')} at this fixture's held-out split by "
+            f"{_count(block['other_configurations_before'], 'other configuration')}")
 
 
 def check_looks(ctx: Context, report: Report) -> None:
