@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from harness.systems.protocol import SystemUnderTest
 
 ROOT = Path(__file__).parent
-pytest_plugins = ["fixtures.bench_ratios"]  # the benchmark suite's ratios, listed at the end of a run
+# The benchmark suite's ratios, listed at the end of a run; the held-out gate (--spend-heldout) and the session's
+# own held-out record.
+pytest_plugins = ["fixtures.bench_ratios", "fixtures.heldout_gate"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,6 +44,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--milvus-uri", default=None,
                     help="--system=milvus: a Milvus server (token from $MILVUS_TOKEN); default: Milvus Lite in the "
                          "store dir")
+    group.addoption("--spend-heldout", action="store_true",
+                    help="run the tests that look at the held-out split (markers heldout, final, parity, "
+                         "documented_path); without it they are held back whatever -m says")
+    group.addoption("--require-receipts", action="store_true",
+                    help="-m compare: a split whose receipts are absent fails instead of skipping (CI sets it)")
     group.addoption("--no-progress", action="store_true",
                     help="no progress bar while embedding (there is none anyway when the terminal is not a TTY)")
 

@@ -67,12 +67,13 @@ def test_a_damaged_fixture_is_refused_not_reused(tmp_path: Path, local_embedder:
 
 
 def test_the_session_without_archive_or_fixture_ends_in_one_line_not_a_traceback(tmp_path: Path) -> None:
-    """As a user types it: `pytest -m heldout --work-dir=...` with nothing built and no archive. This machine
-    cannot reach the BEIR host, so the download fails; the error names what was looked for and how to supply it."""
+    """As a user types it: `pytest -m heldout --spend-heldout --work-dir=...` with nothing built and no archive. This
+    machine cannot reach the BEIR host, so the download fails; the error names what was looked for and how to
+    supply it."""
     env = {k: v for k, v in os.environ.items() if k != "SCIFACT_ARCHIVE"}
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-m",
-                             "heldout", f"--work-dir={tmp_path}", "-q"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=300, check=False)
+                             "heldout", "--spend-heldout", f"--work-dir={tmp_path}", "-q"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "no archive given (--archive=PATH or SCIFACT_ARCHIVE)" in output, output

@@ -7,6 +7,7 @@ import pytest
 from fixtures.archives import tiny_archive, tiny_contract
 from harness.corpus.contract import Contract
 from harness.embedding.embedders.local import LocalEmbedder
+from harness.evaluation.heldout_record import RECORD_NAME, RECORD_VARIABLE
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 
@@ -28,3 +29,12 @@ def tiny() -> Contract:
 @pytest.fixture
 def store_dir(tmp_path: Path) -> Path:
     return tmp_path / "store"
+
+
+@pytest.fixture
+def own_heldout_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A held-out record of the test's own, so the looks it counts are its alone (the session's record is shared
+    by every test and xdist worker)."""
+    path = tmp_path / "looks" / RECORD_NAME
+    monkeypatch.setenv(RECORD_VARIABLE, str(path))
+    return path

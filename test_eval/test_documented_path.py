@@ -1,7 +1,7 @@
 """The README's publishing path is a test: the block between its documented-path markers is run as written.
 
-The default suite checks the block's shape; `pytest -m documented_path` (CI, on a fresh clone) runs it with
-bash from the clone's root, relative paths as printed, so a README that drifts from what works fails.
+The default suite checks the block's shape; `pytest -m documented_path --spend-heldout` (CI, on a fresh clone)
+runs it with bash from the clone's root, relative paths as printed, so a README that drifts from what works fails.
 """
 
 import json
@@ -42,6 +42,8 @@ def test_the_block_walks_the_flow_in_order_with_relative_paths() -> None:
     lines = commands(documented_block())
     positions = [next(i for i, line in enumerate(lines) if step in line) for step in STEPS]
     assert positions == sorted(positions), dict(zip(STEPS, positions, strict=True))
+    spending = [line for line in lines if re.search(r"-m pytest -m (heldout|final|parity)\b", line)]
+    assert len(spending) == 2 and all("--spend-heldout" in line.split() for line in spending), spending
     for line in lines:
         words = shlex.split(line.split("#")[0]) if "for " not in line else line.split()
         absolute = [w for w in words if w.startswith("/") or "=/" in w]

@@ -34,9 +34,11 @@ def store(tiny_corpus: CorpusFixture, tiny: Contract, store_dir: Path) -> Store:
 
 def _freeze(corpus: CorpusFixture, store: Store, contract: Contract, output: Path, *, modes: tuple[str, ...] = MODES,
             config: SearchConfig | None = None, replace: bool = False) -> Frozen:
+    """These tests are about what follows a freeze and calibrate nothing first, so the freeze is told to go ahead
+    without calibration receipts (test_calibration_gate.py holds that gate)."""
     return freeze_configuration(fixture=corpus, system=BuiltinSystem(store, config or SearchConfig()),
                                 contract=contract, modes=modes, output_dir=output, argv=["test"], allow_dirty=True,
-                                replace=replace)
+                                replace=replace, allow_failed_calibration=True)
 
 
 def _evaluate(corpus: CorpusFixture, store: Store, contract: Contract, output: Path, split: str = "heldout",
@@ -181,7 +183,7 @@ def test_the_cli_refuses_the_forgers_freeze_with_one_line(tiny_corpus: CorpusFix
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(cli, "scifact_contract", lambda: tiny)
     argv = ["freeze", "--corpus", str(tiny_corpus.path), "--store-dir", str(store.directory), "--output-dir",
-            str(tmp_path), "--allow-dirty"]
+            str(tmp_path), "--allow-dirty", "--allow-failed-calibration"]
     assert cli.main(argv) == 0
     assert capsys.readouterr().out.startswith(f"frozen: {tmp_path / FREEZE_NAME}")
     _heldout(tiny_corpus, store, tiny, tmp_path, modes=("vector_only",))
@@ -315,10 +317,11 @@ def test_a_dirty_tree_is_refused_unless_allowed_and_then_recorded(
     monkeypatch.setattr(provenance, "git_state", lambda root=None: dirty)
     with pytest.raises(FreezeError, match="uncommitted changes"):
         freeze_configuration(fixture=tiny_corpus, system=BuiltinSystem(store, SearchConfig()), contract=tiny,
-                             modes=MODES, output_dir=tmp_path, argv=[], allow_dirty=False, replace=False)
+                             modes=MODES, output_dir=tmp_path, argv=[], allow_dirty=False, replace=False,
+                             allow_failed_calibration=True)
     assert _history(store) == []
     freeze_configuration(fixture=tiny_corpus, system=BuiltinSystem(store, SearchConfig()), contract=tiny, modes=MODES,
-                         output_dir=tmp_path, argv=[], allow_dirty=True, replace=False)
+                         output_dir=tmp_path, argv=[], allow_dirty=True, replace=False, allow_failed_calibration=True)
     saved = json.loads((tmp_path / FREEZE_NAME).read_text())
     assert saved["source"]["git"]["dirty"] is True
     assert "not eligible" in saved["source"]["dirty_state_policy"]

@@ -65,7 +65,8 @@ def template(tiny_corpus: CorpusFixture, tmp_path_factory: pytest.TempPathFactor
     run_split(Evaluation(corpus=frozen.fixture, store_dir=frozen.store, output_dir=frozen.out, split="calibration"),
              contract)
     freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
-                         output_dir=frozen.out, argv=["fuzz"], allow_dirty=True, replace=False)
+                         output_dir=frozen.out, argv=["fuzz"], allow_dirty=True, replace=False,
+                         allow_failed_calibration=False)
     return frozen
 
 

@@ -42,7 +42,7 @@ def _evaluate(corpus: CorpusFixture, contract: Contract, root: Path, spec: str, 
               contract)
     system = make_builder(contract.namespace, SearchConfig(), spec).open(corpus, store)
     freeze_configuration(fixture=corpus, system=system, contract=contract, modes=modes, output_dir=out, argv=[],
-                         allow_dirty=True, replace=False)
+                         allow_dirty=True, replace=False, allow_failed_calibration=False)
     run_split(Evaluation(corpus=corpus.path, store_dir=store, output_dir=out, split="heldout", system=spec,
                          modes=modes), contract)
     return out
@@ -54,7 +54,7 @@ def _files(bundle: Path) -> set[str]:
 
 @pytest.mark.usefixtures("examples_on_path")
 def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: CorpusFixture, tiny: Contract,
-                                                              tmp_path: Path) -> None:
+                                                              tmp_path: Path, own_heldout_record: Path) -> None:
     out = _evaluate(tiny_corpus, tiny, tmp_path, SPEC, ("vector_only",))
     mark_clean_checkout(out)
     bundle = make_bundle(out, tmp_path / "bundle")
@@ -69,6 +69,10 @@ def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: Corpu
     assert "`numpy-dense` 1.0.0 (`--system numpy_dense:SYSTEM`" in claims
     assert "- `vector_only` heldout: dense: recomputed independently from the fixture's vectors" in claims
     assert "No comparison for calibration, heldout: a comparison needs two modes or more" in claims
+    looks = ("Held-out looks: 1 configuration (system, configuration digest, store digest) saw this fixture's held-out "
+             f"split on this machine, in 1 held-out or all-query run in all: read now from this machine's held-out "
+             f"record {own_heldout_record}")
+    assert f"- {looks}" in claims
     for report in ("report.html", "report.md"):
         text = (bundle / report).read_text(encoding="utf-8")
         assert "system numpy-dense 1.0.0, 1 retrieval mode: vector_only (dense)" in text
@@ -76,6 +80,7 @@ def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: Corpu
         assert "recomputed independently from the fixture&#x27;s vectors" in text or (
             "recomputed independently from the fixture's vectors" in text)
         assert "fts_only" not in text and "Where hybrid" not in text
+        assert looks in text or looks.replace("'", "&#x27;") in text
     written = export(out, tmp_path / "exports")
     assert sorted(p.name for p in written if p.suffix == ".run") == [
         "scifact-vector_only-calibration.run", "scifact-vector_only-heldout.run"]
@@ -83,7 +88,8 @@ def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: Corpu
         compare(CompareRequest(output_dir=out, split="heldout"), validator_judgement)
 
 
-def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path) -> None:
+def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path,
+                                                   own_heldout_record: Path) -> None:
     out = _evaluate(tiny_corpus, tiny, tmp_path, "builtin", ("fts_only", "hybrid"))
     assert (out / "scifact-vector_only-calibration.aggregate.json").is_file()  # run, but not frozen: not bundled
     mark_clean_checkout(out)
@@ -97,6 +103,8 @@ def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, t
     assert [entry["mode"] for entry in bundled["inputs"]] == ["fts_only", "hybrid"]
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert "- `hybrid` heldout: lexical: recomputed independently from the fixture and the live store" in claims
+    assert "Held-out looks: 1 configuration (system, configuration digest, store digest) saw this fixture's held-out " \
+           "split on this machine, in 2 held-out or all-query runs in all" in claims  # one look per frozen mode
     (out / "scifact-hybrid-heldout.aggregate.json").unlink()
     with pytest.raises(BundleError, match=re.escape("lacks scifact-hybrid-heldout.aggregate.json")):
         make_bundle(out, tmp_path / "again")

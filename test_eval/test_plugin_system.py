@@ -74,7 +74,8 @@ def test_the_example_plugin_is_evaluated_validated_frozen_and_held_out(tiny_corp
 
     system = make_builder(tiny.namespace, SearchConfig(), SPEC).open(tiny_corpus, tmp_path / "store")
     freeze_configuration(fixture=tiny_corpus, system=system, contract=tiny, modes=system.modes,
-                         output_dir=tmp_path / "out", argv=[], allow_dirty=True, replace=False)
+                         output_dir=tmp_path / "out", argv=[], allow_dirty=True, replace=False,
+                         allow_failed_calibration=False)
     held_out = _run(tiny_corpus, tiny, tmp_path, "heldout")
     report = validate(held_out.aggregate_path)
     assert not _problems(report), "\n".join(_problems(report))

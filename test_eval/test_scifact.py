@@ -1,13 +1,14 @@
 """The SciFact evaluation itself: one test per mode and split, emitting the artifacts.
 
-`pytest -m calibration` diagnoses; `pytest -m heldout` runs once the configuration is frozen;
-`pytest -m final` writes the all-query receipts after the held-out ones and checks the issue's
-quality bars; `pytest -m parity` checks the harness against MTEB's published numbers.
+`pytest -m calibration` diagnoses; `pytest -m heldout --spend-heldout` runs once the configuration is frozen;
+`pytest -m final --spend-heldout` writes the all-query receipts after the held-out ones and checks the
+quality bars; `pytest -m parity --spend-heldout` checks the harness against MTEB's published numbers (without
+--spend-heldout the last three are held back, fixtures/heldout_gate.py).
 Uses the archive given by --archive=PATH or SCIFACT_ARCHIVE, else downloads BEIR's.
 
 A calibration rerun moves the earlier artifact pair to OUTPUT/superseded/. A held-out (or all-query)
 rerun does not: the store's history allows one held-out run per mode after the freeze, so a second
-`pytest -m heldout` on the same store fails each test with the refusal, before anything is written.
+`pytest -m heldout --spend-heldout` on the same store fails each test with the refusal, before anything is written.
 """
 
 import json

@@ -36,7 +36,8 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory, local_embedder: LocalEmb
     run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="calibration",
                         config=config, argv=argv), contract)
     freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
-                         output_dir=out, argv=list(argv), allow_dirty=True, replace=False)
+                         output_dir=out, argv=list(argv), allow_dirty=True, replace=False,
+                         allow_failed_calibration=False)
     run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="heldout",
                         config=config, argv=argv), contract)
     return CleanRun(root=root, fixture_path=fixture.path, store_dir=store.directory, out=out)

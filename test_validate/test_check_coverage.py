@@ -245,6 +245,8 @@ VIOLATIONS: dict[str, Violation] = {
     "freeze.recorded": _receipt("fts_only", "heldout", lambda r: r["freeze"].update(sha256=OTHER_DIGEST)),
     "freeze.match": _from_mutation(mutations.config_edited_digest_updated),
     "freeze.history": _from_mutation(mutations.freeze_event_position_edited),
+    "heldout.record": _receipt("fts_only", "heldout", lambda r: r["heldout_looks"].update(
+        looks_before=r["heldout_looks"]["looks_before"] + 1)),
     "ledger.file": _from_mutation(mutations.ledger_missing),
     "ledger.chain": _from_mutation(mutations.ledger_event_edited),
     "ledger.run": _from_mutation(mutations.run_sequence_edited),

@@ -28,7 +28,7 @@ COMMON = (
     "config.sha256", "config.frozen_baseline", "config.top_k", "executable.interpreter", "source.harness",
     "system.source", "system.modules",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "embeddings.model",
-    "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze.history",
+    "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze.history", "heldout.record",
 )
 DENSE = ("rows.exact_backend", "rows.query_vectors", "receipt.exact_backend")
 BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE, "rows.order", "replay.dense"),

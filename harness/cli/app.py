@@ -145,6 +145,9 @@ def add_freeze_parser(commands: Commands) -> None:
                         help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
     freeze.add_argument("--replace", action="store_true",
                         help="re-freeze (only before any held-out or all-query run on this store)")
+    freeze.add_argument("--allow-failed-calibration", action="store_true",
+                        help="freeze although a frozen mode's calibration receipt in --output-dir records failed "
+                             "queries, or is missing (recorded in freeze.json)")
 
 
 def run_freeze(args: argparse.Namespace) -> int:
@@ -157,11 +160,17 @@ def run_freeze(args: argparse.Namespace) -> int:
     modes = offered_modes(None if args.mode == "all" else (args.mode,), system.modes, args.system)
     frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,
                                   modes=modes, output_dir=args.output_dir,
-                                  argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace)
+                                  argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace,
+                                  allow_failed_calibration=args.allow_failed_calibration)
     record = frozen.record
     print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
           f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
           f"run ledger position {frozen.event.position}")
+    failed = {mode: "no receipt" if seen is None else f"{seen['failures']} of {seen['row_count']} queries failed"
+              for mode, seen in record["calibration"]["receipts"].items() if seen is None or seen["failures"]}
+    if failed:
+        print("calibration: " + "; ".join(f"{m}: {what}" for m, what in failed.items()) + " (frozen with "
+              "--allow-failed-calibration, recorded in the freeze record)")
     print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=args.system))
     return 0
 

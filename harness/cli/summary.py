@@ -11,6 +11,7 @@ from harness.validator.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
+SPEND_HELDOUT = "--spend-heldout"  # the pytest opt-in without which held-out tests are held back (conftest.py)
 
 def shown(path: Path | str) -> str:
     """A path as the user would type it: relative to the working directory when it lies inside it (symbolic
@@ -64,7 +65,7 @@ def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, outp
     bundle = command(python(), "-m", "harness", "bundle", "--output-dir", shown(output_dir), "--bundle-dir",
                      shown(work_dir / "bundle"))
     if split == "heldout":
-        final = command(python(), "-m", "pytest", "-m", "final",
+        final = command(python(), "-m", "pytest", "-m", "final", SPEND_HELDOUT,
                         *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
         return f"next: optionally the all-query receipts and quality bars:\n  {final}\nthen the bundle:\n  {bundle}"
     return f"next: the bundle:\n  {bundle}"
@@ -82,9 +83,10 @@ def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path, system:
 
 def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path, system: str = BUILTIN) -> str:
     """The held-out step; the work dir is taken to be the fixture's directory, where the builder puts it."""
-    pytest_form = command(python(), "-m", "pytest", "-m", "heldout",
+    pytest_form = command(python(), "-m", "pytest", "-m", "heldout", SPEND_HELDOUT,
                           *pytest_options(work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir,
                                           system=system))
     cli_form = command(python(), "-m", "harness", "run", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
                        "--output-dir", shown(output_dir), "--split", "heldout", *_system(system))
-    return f"next: the held-out run (once per mode and store):\n  {pytest_form}\n  or: {cli_form}"
+    return (f"next: the held-out run (once per mode and store; each look is counted in this machine's held-out "
+            f"record):\n  {pytest_form}\n  or: {cli_form}")

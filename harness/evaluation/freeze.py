@@ -1,8 +1,10 @@
 """The freeze: what held-out runs must match, recorded before the first of them.
 
 `python -m harness freeze` (in the library, `freeze_configuration`) appends a `freeze` event to the
-store's run ledger, then writes OUTPUT/freeze.json. A held-out or all-query run is refused without it,
-when anything it records differs now (the message names the field), or when the store's history says
+store's run ledger, then writes OUTPUT/freeze.json. It is refused when a frozen mode's calibration failed or was
+never run into OUTPUT, unless --allow-failed-calibration (`harness.evaluation.calibration_gate`, recorded). A
+held-out or all-query run is refused without it, when anything it records differs now (the message names the
+field), or when the store's history says
 the run is out of turn (see `harness.evaluation.ledger`). The freeze itself is refused once any held-out or
 all-query run has started on the store, whatever receipts exist, and while a held-out or all-query
 receipt exists in OUTPUT.
@@ -19,6 +21,7 @@ from harness.corpus.contract import Contract
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation import ledger, provenance
 from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.calibration_gate import calibration_record
 from harness.evaluation.identity_check import check_identity
 from harness.evaluation.split import ALGORITHM
 from harness.fixture.corpus_fixture import CorpusFixture
@@ -34,7 +37,9 @@ SCHEMA = "scifact-freeze-v1"
 # Paths are recorded for the reader; what a file is, its digest, is what is compared. A relative and an
 # absolute spelling of one fixture, or a work dir moved with its bytes, are the same freeze.
 NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy", "corpus.fixture_path",
-                "store.directory", "store.mapping_path"}
+                "store.directory", "store.mapping_path", "calibration"}
+# A record made to compare a run against the freeze reads no calibration receipt (what the freeze saw is not compared).
+NOT_READ = {"policy": "not read: a record to compare a run with its freeze, not a freeze", "receipts": {}}
 
 
 SYSTEM_CHANGED = (": the system's code, the libraries it loads, its declared environment or its configuration "
@@ -58,7 +63,8 @@ class Frozen:
 
 
 def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
-                   modes: tuple[str, ...], argv: list[str], allow_dirty: bool) -> dict[str, Any]:
+                   modes: tuple[str, ...], argv: list[str], allow_dirty: bool,
+                   calibration: dict[str, Any] | None = None) -> dict[str, Any]:
     git = provenance.git_state()
     identity = system.identity()
     machine = provenance.machine()
@@ -80,6 +86,7 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
         "search_config": identity.configuration,
         "search_config_sha256": identity.configuration_sha256,
         "split": {"algorithm": ALGORITHM, "calibration_count": contract.calibration_count},
+        "calibration": NOT_READ if calibration is None else calibration,
         "command_line": argv,
         "host": {k: machine[k] for k in ("hostname", "cpu_model", "logical_cores", "os", "machine")},
     }
@@ -94,8 +101,10 @@ def _held_out_receipts(output_dir: Path) -> list[Path]:
 
 def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                          modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
-                         replace: bool) -> Frozen:
-    """Freeze the current configuration: the one entry point of the CLI and the tests."""
+                         replace: bool, allow_failed_calibration: bool = False) -> Frozen:
+    """Freeze the current configuration: the one entry point of the CLI and the tests. Refused when a frozen mode's
+    calibration receipt in `output_dir` records failed queries, or is missing, unless `allow_failed_calibration`
+    (`harness.evaluation.calibration_gate`)."""
     unpinned = unpinned_parts(fixture.data, contract)
     if unpinned:
         raise FreezeError(f"fixture {fixture.path} is not the pinned {contract.name} dataset: its "
@@ -103,8 +112,10 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
                           "be evaluated on calibration but never frozen for a claim; rebuild the fixture from the "
                           "pinned archive (python -m harness build) and evaluate that")
     check_identity(system.identity())
+    calibration = calibration_record(output_dir, tuple(sorted(modes, key=MODES.index)),
+                                     allow_failed=allow_failed_calibration)
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
-                            allow_dirty=allow_dirty)
+                            allow_dirty=allow_dirty, calibration=calibration)
     return _write_freeze(output_dir, system.state_directory, record, replace=replace)
 
 

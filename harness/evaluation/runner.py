@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
-from harness.evaluation import ledger, provenance
+from harness.evaluation import heldout_record, ledger, provenance
 from harness.evaluation.aggregate import aggregate_metrics
 from harness.evaluation.artifact_writer import PairWriter, exclusive_pair
 from harness.evaluation.artifacts import aggregate_bytes, clear_the_way, rows_bytes
@@ -112,7 +112,8 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
              top_k: int, output_dir: Path, replace: bool, argv: list[str],
              freeze: dict[str, str] | None = None) -> ModeRun:
     """Run one mode on one split. `freeze` is the verified freeze reference (held-out and all-query runs); such a
-    run must also be in turn in the system's history (`ledger.check_turn`), or nothing is written."""
+    run must also be in turn in the system's history (`ledger.check_turn`), or nothing is written, and it appends
+    its look to the per-user held-out record (`heldout_record`) once numbered, before its first search."""
     declared_mode(mode, system.modes)
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     selected = select(queries, split, contract.calibration_count)
@@ -120,15 +121,17 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     gated = freeze["sha256"] if freeze is not None and split in ledger.HELD_OUT else None
     if gated is not None:
         ledger.check_turn(state, mode, split, gated)
+        heldout_record.prepare()
     with exclusive_pair(output_dir, mode, split, replace=replace) as pair:
         superseded = clear_the_way(output_dir, mode, split, replace)
         before = sha256_canonical(system.part_digests())
         started_at = _now()
         ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at, freeze_sha256=gated)
         try:
+            look = None if gated is None else _record_look(fixture, system, mode, split, gated, ticket.run_id)
             rows, aggregate = _results(
                 mode=mode, split=split, fixture=fixture, contract=contract, system=system, top_k=top_k,
-                pair=pair, argv=argv, freeze=freeze, ticket=ticket, selected=selected, before=before,
+                pair=pair, argv=argv, freeze=freeze, ticket=ticket, look=look, selected=selected, before=before,
                 started_at=started_at)
         except BaseException:
             ledger.finish_run(state, ticket.run_id, "failed", _now())
@@ -141,9 +144,21 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded)
 
 
+def _record_look(fixture: CorpusFixture, system: SystemUnderTest, mode: str, split: str, freeze_sha256: str,
+                 run_id: str) -> heldout_record.Look:
+    """The run's entry in the per-user held-out record, written before its first query is searched."""
+    identity = system.identity()
+    return heldout_record.append_look(
+        fixture_sha256=fixture.sha256, split=split, mode=mode, system=identity.name,
+        configuration_sha256=identity.configuration_sha256, store_sha256=system.sha256,
+        store_directory=str(system.state_directory.absolute()), freeze_sha256=freeze_sha256,
+        host=provenance.machine()["hostname"], run_id=run_id)
+
+
 def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
              top_k: int, pair: PairWriter, argv: list[str], freeze: dict[str, str] | None, ticket: ledger.RunTicket,
-             selected: list[str], before: str, started_at: str) -> tuple[bytes, dict[str, Any]]:
+             look: heldout_record.Look | None, selected: list[str], before: str,
+             started_at: str) -> tuple[bytes, dict[str, Any]]:
     """The rows (as the JSONL's bytes) and the aggregate; nothing is written here."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
@@ -171,6 +186,7 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         "receipt": {**run_receipt(mode=mode, split=split, top_k=top_k, fixture=fixture, contract=contract,
                                   system=system, argv=argv, freeze=freeze, ticket=ticket, selected=selected,
                                   before=before, after=after, started_at=started_at, finished_at=finished_at),
+                    "heldout_looks": None if look is None else look.receipt(),
                     "latency_measurement": latency},
     }
     check_receipt(aggregate, system.identity())

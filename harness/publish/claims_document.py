@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.claims_comparisons import comparisons_section
+from harness.publish.heldout_looks import looks_statement
 from harness.publish.latency_notes import latency_lines
 from harness.publish.markdown_text import code, inert
 from harness.publish.report_text import LANES_NOTE
@@ -93,8 +94,9 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         f"- Configuration: {code(receipt['retrieval']['config_sha256'])} (`configuration.json`)",
         f"- Split: {inert(receipt['split']['algorithm'])}; calibration count "
         f"{inert(receipt['split']['calibration_count'])}",
-        f"- Freeze: {code(freeze['freeze_sha256'])}, created {inert(freeze['created_at'])}; first held-out run started "
-        f"{inert(heldout_start)}",
+        f"- Freeze: {code(freeze['freeze_sha256'])}, created {inert(freeze['created_at'])}; calibration: "
+        f"{inert(freeze['calibration']['policy'])}; first held-out run started {inert(heldout_start)}",
+        *([f"- {inert(looks)}"] if (looks := looks_statement(aggregates)) is not None else []),
         f"- Machine: {inert(machine['cpu_model'])}, {inert(machine['logical_cores'])} logical cores, "
         f"{inert(machine['os'])}",
         "",

@@ -16,6 +16,7 @@ from harness.evaluation.comparison.inputs import ModeInput, load_inputs
 from harness.evaluation.split_modes import FreezeFile, splits_with_modes
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
+from harness.publish.heldout_looks import looks_statement
 from harness.publish.report_text import SPLIT_ORDER
 
 CUTOFFS = tuple(range(1, 11))
@@ -58,6 +59,7 @@ class ReportData:
     notes: list[str] = field(default_factory=list)
     # aggregate sha256 -> lane (or "fusion") -> how the validator verified it, in words
     verification: dict[str, dict[str, str]] = field(default_factory=dict)
+    heldout_looks: str | None = None  # how many configurations saw the held-out split (publish.heldout_looks)
 
     @property
     def freeze(self) -> dict[str, Any] | None:
@@ -87,7 +89,8 @@ def load_report_data(directory: Path, *, validated: bool, freeze: FreezeFile | N
                                 path if raw is not None else None, raw))
     notes = [f"no comparison artifact for {s.split}: run `python -m harness compare --output-dir {directory} --split "
              f"{s.split}`" for s in loaded if s.comparison is None and len(s.modes) > 1]
-    return ReportData(loaded, validated, freeze, notes)
+    looks = looks_statement([entry.aggregate for split in loaded for entry in split.inputs])
+    return ReportData(loaded, validated, freeze, notes, heldout_looks=looks)
 
 
 def _relevant(row: dict[str, Any]) -> set[str]:

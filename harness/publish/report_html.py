@@ -173,6 +173,8 @@ def render_html(data: ReportData) -> str:
              f"<h1>SciFact retrieval evaluation{stamp}</h1>",
              f"<p>{escape(system_line(data.receipt['system'], data.splits[0].modes))}</p>",
              status]
+    if data.heldout_looks is not None:
+        parts.append(f"<p class=\"looks\">{escape(data.heldout_looks)}</p>")
     parts.append(_contents(data))
     first = data.splits[0]
     if first.comparison is not None:

@@ -62,6 +62,7 @@ def render_markdown(data: ReportData) -> str:
              "The plots (per-query differences, Success@k and Recall@k, latency CDFs, hybrid lanes) are in the HTML "
              "version of this report.", ""]
     lines += [inert(note) for note in data.notes] + ([""] if data.notes else [])
+    lines += [inert(data.heldout_looks), ""] if data.heldout_looks is not None else []
     for split in data.splits:
         lines += _split(split)
     lines += ["## Receipt", ""]

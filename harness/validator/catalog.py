@@ -70,6 +70,14 @@ CHECKS: dict[str, str] = {
     "freeze.recorded": "the receipt names another freeze record",
     "freeze.match": "the run differs from the freeze (configuration, corpus, model, store, split, source)",
     "freeze.history": "the ledger shows the freeze after a held-out run, or an earlier held-out run",
+    "heldout.record": "a held-out or all-query receipt names no entry in the per-user held-out record (or a "
+                      "calibration receipt names one); or, when the record is on this machine (the file the "
+                      "validator finds by its own rule carries the receipt's record id), its chain does not recompute, "
+                      "the entry at the receipt's position has another digest or fields (fixture, split, mode, "
+                      "system, configuration, store, freeze, run id, host), or the receipt's counts of earlier looks "
+                      "at this fixture and of other configurations among them are not the record's (a receipt "
+                      "claiming the first look while the record shows earlier ones fails); or the receipt names this "
+                      "host and the record here is missing or another",
     "ledger.file": "the receipt's run ledger is missing, unreadable, or not the store's own",
     "ledger.chain": "the run ledger's hash chain does not recompute",
     "ledger.run": "the receipt's run is not the ledger's run at the recorded place, or did not complete",
@@ -115,4 +123,7 @@ ATTESTATIONS: dict[str, str] = {
     "machine": "the machine a receipt names (CPU, cores, memory, OS, BLAS threads) is the run's own statement",
     "history": "the run ledger lives beside the store on the run's machine; whoever can write the store can "
                "rewrite it, so its history is evidence checked for consistency, not proof",
+    "heldout.looks": "how many looks and configurations saw this fixture's held-out split comes from the per-user "
+                     "record of the machine that ran it: counted from that record when it is on this machine, else "
+                     "the receipt's statement; whoever can write the record can rewrite it",
 }

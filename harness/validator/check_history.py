@@ -102,12 +102,15 @@ def _check_freeze_history(ctx: Context, report: Report, events: list[Event], dig
     if earlier:
         problems.append(f"an earlier {ctx.split} run of {ctx.mode}: {earlier[0].describe()}; a {ctx.split} receipt "
                         "counts only for the first such run after the freeze")
-    detail = (f"the run is the first {ctx.split} run of {ctx.mode} under the store's latest freeze, and no "
-              "held-out or all-query run came before that freeze")
     if problems:
-        report.fail(name, detail + ": " + "; ".join(problems), sha256, problems)
+        report.fail(name, f"the ledger must show the run as the first {ctx.split} run of {ctx.mode} under the store's "
+                    "latest freeze, and no held-out or all-query run before that freeze: " + "; ".join(problems),
+                    sha256, problems)
     else:
-        report.ok(name, detail + f" ({sha256}, ledger position {position})")
+        report.ok(name, f"the ledger as presented shows the run as the first {ctx.split} run of {ctx.mode} under the "
+                  f"store's latest freeze ({sha256}, ledger position {position}) and no held-out or all-query run "
+                  "before that freeze; a ledger truncated or replaced by whoever can write the store would show none "
+                  "too: the per-user held-out record (heldout.record, heldout.looks) is the second witness")
 
 
 def check_history(ctx: Context, report: Report) -> None:

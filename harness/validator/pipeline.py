@@ -17,6 +17,7 @@ from .check_dense import check_query_vectors, fixture_query_vectors
 from .check_embeddings import check_embeddings
 from .check_environment import check_environment
 from .check_history import check_history
+from .check_looks import check_looks
 from .check_replay import check_replay, load_replay
 from .check_rows import check_row_schemas, check_rows
 from .check_store import check_store
@@ -72,6 +73,7 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     check_config(ctx, report)
     check_freeze(ctx, report)
     check_history(ctx, report)
+    check_looks(ctx, report)
     check_environment(ctx, report)
     if embeddings:
         check_embeddings(ctx, report, full=full_embedding, ollama_url=ollama_url)

@@ -135,6 +135,7 @@ def generate(root: Path) -> Path:
         "claim_boundary": {"supports_lead": "w", "supports": ["x"], "does_not_establish": ["y"], "statement": "z"},
         "profile": fixture["profile"],
         "freeze": None,
+        "heldout_looks": None,
         "ledger": write_ledger(root / "store"),
         "latency_measurement": {
             "warmup_calls": 0, "repeats_per_query": 1, "statistic": "self-test",

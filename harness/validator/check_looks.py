@@ -1,0 +1,115 @@
+"""A held-out look, checked against the per-user held-out record when that record is on this machine.
+
+Every held-out and all-query run of a claim-profile fixture appends an entry to the record of the user who ran it
+before its first query is searched (SQLite: table `meta` with the record's random `record_id`, table `looks` with
+position, entry, previous_digest, digest, chained as the run ledger's history is). The receipt's `heldout_looks`
+names the record (path, record id, host), the entry (position, digest) and two counts over the entries before it
+for the same fixture: `looks_before`, and `other_configurations_before`, the distinct (system, configuration
+digest, store digest) among them other than the run's own.
+
+The validator finds the record by its own rule ($SCIFACT_HELDOUT_RECORD of whoever validates, else
+$XDG_CACHE_HOME/scifact-harness/heldout-looks.sqlite3, else ~/.cache/scifact-harness/heldout-looks.sqlite3),
+never by the path a receipt names. The record is on this machine when that file carries the receipt's record id;
+then `heldout.record` passes only when the whole chain recomputes, the entry at the receipt's position has the
+receipt's digest and fields (fixture, split, mode, system, configuration digest, store digest, freeze, run id,
+host), and both counts recompute from the entries before it: a receipt claiming the first look while the record
+shows earlier looks at this fixture's held-out split fails. A receipt naming this machine's host whose record is
+not here (missing, or another id) fails too: the record the run wrote was removed, replaced or kept elsewhere.
+A receipt from another host leaves the counts to the attestation `heldout.looks`, in the receipt's words.
+"""
+
+import socket
+import sqlite3
+from typing import Any
+
+from .context import Context
+from .looks_record import RECORD_VARIABLE, Entry, Record, read_record, this_machines_record
+from .report import Report
+
+NAME = "heldout.record"
+KEPT = ("the record is kept by the user who ran the evaluation; whoever can write it can rewrite it, so it is a second "
+        "witness beside the store's run ledger, not proof")
+
+
+def _expected_entry(ctx: Context, block: dict[str, Any]) -> dict[str, Any]:
+    receipt = ctx.receipt
+    return {"fixture_sha256": receipt["corpus"]["fixture_sha256"], "split": ctx.split, "mode": ctx.mode,
+            "system": receipt["system"]["name"], "configuration_sha256": receipt["system"]["configuration_sha256"],
+            "store_sha256": receipt["store"].get("store_sha256"),
+            "freeze_sha256": (receipt["freeze"] or {}).get("sha256"),
+            "run_id": receipt["run"]["run_id"], "host": block["host"]}
+
+
+def _problems(ctx: Context, block: dict[str, Any], record: Record) -> list[str]:
+    position, digest = block["entry"]["position"], block["entry"]["digest"]
+    problems = [f"the record's chain does not recompute: {record.problem}"] if record.problem else []
+    entry = next((e for e in record.entries if e.position == position), None)
+    if entry is None:
+        return [*problems, f"the record holds no entry at position {position} ({len(record.entries)} entries)"]
+    if entry.digest != digest:
+        problems.append(f"the entry at position {position} has digest {entry.digest}, the receipt {digest}")
+    expected = _expected_entry(ctx, block)
+    differing = sorted(k for k, v in expected.items() if entry.value.get(k) != v)
+    if differing:
+        problems.append(f"the entry at position {position} is another run's: it differs from the receipt in "
+                        f"{', '.join(differing)} ({ {k: entry.value.get(k) for k in differing} })")
+    earlier = record.before(position, expected["fixture_sha256"])
+    own = (expected["system"], expected["configuration_sha256"], expected["store_sha256"])
+    others = [e for e in earlier if e.configuration != own]
+    counted = (len(earlier), len({e.configuration for e in others}))
+    stated = (block["looks_before"], block["other_configurations_before"])
+    if counted != stated:
+        shown = f"; the first other: {others[0].describe()}" if others else ""
+        said = f"{_count(stated[0], 'earlier look')} by {_count(stated[1], 'other configuration')}"
+        problems.append(f"the receipt says {said}; the record shows {counted[0]} by {counted[1]} before position "
+                        f"{position}{shown}")
+    return problems
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
+
+
+def _totals(entries: list[Entry]) -> str:
+    return f"{_count(len(entries), 'look')} by {_count(len({e.configuration for e in entries}), 'configuration')}"
+
+
+def _stated(block: dict[str, Any]) -> str:
+    return (f"{_count(block['looks_before'], 'earlier look')} at this fixture's held-out split by "
+            f"{_count(block['other_configurations_before'], 'other configuration')}")
+
+
+def check_looks(ctx: Context, report: Report) -> None:
+    block = ctx.receipt.get("heldout_looks")
+    if ctx.split == "calibration" or ctx.receipt["profile"].get("is_contract") is not True:
+        report.expect(NAME, block is None, "a calibration or parity run looks at no held-out split of a claim and "
+                      "has no entry in the held-out record", None, block)
+        return
+    if block is None:
+        report.fail(NAME, f"a {ctx.split} receipt names its entry in the per-user held-out record, written before "
+                    "its first query", "an entry", None)
+        return
+    here = this_machines_record()
+    record, unreadable = None, None
+    if here.is_file():
+        try:
+            record = read_record(here)
+        except sqlite3.Error as exc:
+            unreadable = f"unreadable ({type(exc).__name__}: {exc})"
+    if record is not None and record.record_id == block["record_id"]:
+        problems = _problems(ctx, block, record)
+        detail = (f"the receipt's look is entry {block['entry']['position']} of this machine's held-out record "
+                  f"{here}, with its digest and fields, after {_stated(block)}, as the record counts them")
+        report.expect(NAME, not problems, detail + (": " + "; ".join(problems) if problems else ""), block, problems)
+        report.attest("heldout.looks", f"this machine's record {here} counts {_stated(block)} before this run, and "
+                      f"{_totals(record.of_fixture(_expected_entry(ctx, block)['fixture_sha256']))} at this "
+                      f"fixture's held-out split by now; {KEPT}")
+        return
+    if block["host"] == socket.gethostname():
+        found = unreadable or ("missing" if record is None else f"record id {record.record_id}")
+        report.fail(NAME, f"the run named this host ({block['host']}), so its held-out record should be this "
+                    f"machine's {here} ({RECORD_VARIABLE}, else the cache directory): it was removed or replaced, or "
+                    f"the run kept it elsewhere ({block['record']}); validate with {RECORD_VARIABLE} naming the record "
+                    "the run wrote", f"record id {block['record_id']}", found)
+    report.attest("heldout.looks", f"the receipt states {_stated(block)} in the record {block['record_id']} on "
+                  f"{block['host']}, not on this machine: attested, a record on the machine that ran it; {KEPT}")
