@@ -27,12 +27,12 @@ COMMON = (
     "config.sha256", "config.frozen_baseline", "config.top_k", "executable.interpreter", "source.harness",
     "system.source",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "embeddings.model",
-    "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze.history",
+    "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze", "freeze.history",
 )
 DENSE = ("rows.exact_backend", "rows.query_vectors", "receipt.exact_backend")
 BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE, "rows.order", "replay.dense"),
            "hybrid": (*DENSE, "rows.fusion", "replay.lexical", "replay.dense", "replay.fusion")}
-BY_SPLIT = {"calibration": ("freeze",), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
+BY_SPLIT = {"calibration": (), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
                                                     "freeze.match")}
 LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED|ATTESTED {4}) (\S+): (.+)$")
 ATTESTED_NAMES = ("history", "machine", "latency")

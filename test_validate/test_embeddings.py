@@ -18,12 +18,13 @@ from .support import GIT_CHECKS, CleanRun, RunCopy, assert_fails, check_named, d
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def rewrite_document_vector(copy: RunCopy, target: int,
-                            change: Callable[[NDArray[np.float32]], NDArray[np.floating]]) -> Path:
-    """Replace one document's vector in a private copy of the fixture, resealing the sidecar and fixture digests.
+def rewrite_vector(copy: RunCopy, target: int, change: Callable[[NDArray[np.float32]], NDArray[np.floating]]) -> Path:
+    """Replace the vector at sidecar row `target` (documents first, then queries) in a private copy of the fixture,
+    resealing the sidecar and fixture digests.
 
-    The store, built from the original fixture, still holds the true vector, so store.vectors, store.facts and
-    the dense replay notice the disagreement; only re-embedding ties the fixture itself to the model."""
+    For a document, the store, built from the original fixture, still holds the true vector, so store.vectors,
+    store.facts and the dense replay notice the disagreement; only re-embedding ties the fixture itself to the
+    model."""
     fixture_path, sidecar = copy.copy_fixture()
     fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
     dims = fixture["vectors"]["dimensions"]
@@ -42,7 +43,7 @@ STORE_SIDE = frozenset({"store.vectors", "store.facts", "replay.dense"})
 
 @pytest.mark.real_model
 def test_a_replaced_vector_fails_the_full_embedding_check(run_copy: RunCopy) -> None:
-    aggregate = rewrite_document_vector(run_copy, 3, lambda vectors: vectors[4])
+    aggregate = rewrite_vector(run_copy, 3, lambda vectors: vectors[4])
     without = validate(aggregate, embeddings=False)
     assert not (set(c.name for c in without.failed) - GIT_CHECKS - STORE_SIDE), describe(without)
     report = validate(aggregate, full_embedding=True)
@@ -58,7 +59,7 @@ def test_a_vector_nudged_toward_a_query_fails_the_full_embedding_check(run_copy:
         query = vectors[-1].astype(np.float64)
         moved: NDArray[np.float64] = vectors[2].astype(np.float64) + 0.01 * query
         return moved / float(np.linalg.norm(moved))
-    aggregate = rewrite_document_vector(run_copy, 2, nudge)
+    aggregate = rewrite_vector(run_copy, 2, nudge)
     report = validate(aggregate, full_embedding=True)
     assert_fails(report, ("embeddings.model",), allowed=STORE_SIDE)
 

@@ -111,6 +111,7 @@ def check_freeze(ctx: Context, report: Report) -> None:
         report.fail("freeze", f"a {ctx.split} receipt needs the freeze record it ran under", "freeze record",
                     ctx.receipt.get("freeze"))
         return
+    report.ok("freeze", f"a {ctx.split} receipt names the freeze record it ran under, and the record is present")
     freeze = ctx.freeze
     problem = violation(freeze, "freeze")
     if not report.expect("freeze.schema", problem is None, "the freeze record matches freeze.schema.json",
