@@ -115,7 +115,8 @@ def forge_single_lane(copy: RunCopy, mode: str, split: str, *, every_row: bool) 
     return forged
 
 
-def _fuse(row: Row, rrf_k: int) -> None:
+def fuse(row: Row, rrf_k: int) -> None:
+    """Every result's fused score recomputed from its lane ranks (RRF), the results re-sorted, the row resealed."""
     for result in row["results"]:
         fused = sum(1.0 / (rrf_k + result["lanes"][lane]["rank"]) for lane in ("lexical", "dense")
                     if result["lanes"][lane]["rank"] is not None)
@@ -149,7 +150,7 @@ def forge_hybrid_lexical_lane(copy: RunCopy, split: str, *, every_row: bool) -> 
     forged = []
     for row in rows:
         if row["error"] is None and _swap_lexical_lane(row):
-            _fuse(row, rrf_k)
+            fuse(row, rrf_k)
             forged.append(row["query_id"])
             if not every_row:
                 break
