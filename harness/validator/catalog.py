@@ -21,7 +21,8 @@ CHECKS: dict[str, str] = {
     "rows.fusion": "a fused score is not the RRF of its lane ranks, or fused order is broken",
     "aggregate.metrics": "a mean is not the mean over every row",
     "aggregate.latency": "the latency summary does not recompute from the rows",
-    "latency.contention": "the contention verdict does not follow from the recorded CPU time, run-queue wait, load",
+    "latency.contention": "the contention verdict does not follow from the recorded CPU time, run-queue wait, load "
+                          "(or is not \"contention unknown\", naming it, when one of them was not recorded)",
     "aggregate.failures": "the failure count is not the number of failed rows",
     "aggregate.result_counts": "the result-count distribution does not recompute",
     "aggregate.unique_docs": "the unique-document count does not recompute",
