@@ -138,6 +138,17 @@ def _unpinned(fixture: Json) -> None:
     fixture["source"]["payload_pinned"] = False
 
 
+def _parity_profile(fixture: Json) -> None:
+    """A fixture that says it was made under the parity profile (its texts are as they were: no check here reads
+    them against the profile)."""
+    fixture["profile"].update(name="mteb-parity", is_contract=False, max_code_points=None, document_prefix="",
+                              query_prefix="")
+
+
+def _profile_from_fixture(receipt: Json, fixture: Json) -> None:
+    receipt["profile"] = receipt["embedding"]["profile"] = fixture["profile"]
+
+
 def _heldout_query_row(copy: RunCopy) -> int:
     """The sidecar row of a held-out query's vector (documents first, then queries): no calibration row reads it."""
     fixture = json.loads(copy.clean.fixture_path.read_text(encoding="utf-8"))
@@ -345,7 +356,7 @@ VIOLATIONS: dict[str, Violation] = {
     "source.clean": _from_mutation(mutations.git_marked_dirty),
     "dependencies": _receipt("fts_only", "calibration", lambda r: r["dependencies"].update(bm25s=None)),
     "machine.identity": _receipt("fts_only", "calibration", lambda r: r["machine"].update(logical_cores=None)),
-    "profile.contract": _from_mutation(mutations.profile_switched),
+    "profile.contract": _fixture_edit(_parity_profile, receipt=_profile_from_fixture),
     "embeddings.model": Violation(_heldout_query_vector_nudged, full_embedding=True),
     "system.source": _receipt("fts_only", "calibration", _source_file_digest),
 }

@@ -53,8 +53,10 @@ def check_store(ctx: Context, report: Report) -> LiveStore | None:
     if manifest is None:
         return None
     mapping_part = manifest["parts"]["mapping"]["path"]
-    report.equal("store.mapping_path", str(Path(store["directory"]) / mapping_part), store["mapping_path"],
-                 "the receipt's mapping is the store's own mapping sidecar")
+    directory_named = Path(store["directory"])
+    own = (str(directory_named / mapping_part), str(directory_named / manifest["parts"]["database"]["path"]))
+    report.equal("store.mapping_path", own, (store["mapping_path"], store["database_path"]),
+                 "the receipt's mapping and database are the store's own")
     try:
         mapping = load_file(directory / mapping_part)
     except (OSError, StrictJSONError) as exc:
