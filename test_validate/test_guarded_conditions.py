@@ -1,6 +1,7 @@
 """Conditions of the validator that nothing else exercises: each test fails when its condition is removed from the
 validator (a row's top_k bound, a fused lane rank's candidate depth, a run's completion in the ledger, the ledger's
-back-links). The tie rule under a storage order other than doc-id order has its own module, test_ties.py."""
+back-links, a relevance grade no metric can be computed from). The tie rule under a storage order other than doc-id
+order has its own module, test_ties.py."""
 
 import json
 from contextlib import closing
@@ -13,6 +14,7 @@ from harness.validator.report import FAIL
 
 from . import forger
 from .support import (
+    Row,
     RunCopy,
     assert_fails,
     chain_digest,
@@ -45,6 +47,15 @@ def test_a_fused_lane_rank_beyond_the_candidate_depth(run_copy: RunCopy) -> None
     check = check_named(validate(run_copy.aggregate_path("hybrid", "calibration"), embeddings=False), "rows.fusion")
     assert check.status == FAIL and check.found == depth + 1, check
     assert check.expected == f"lane ranks within the candidate depth {depth}", check
+
+
+def test_a_relevance_grade_no_float_can_hold(run_copy: RunCopy) -> None:
+    """2^grade - 1 overflows a float: the row is refused by rows.metrics, not a validator fault."""
+    def change(rows: list[Row]) -> None:
+        rows[0]["qrels"][next(iter(rows[0]["qrels"]))] = 2**40
+    report = validate(run_copy.edit_rows("fts_only", "calibration", change), embeddings=False)
+    check = check_named(report, "rows.metrics")
+    assert check.status == FAIL and "relevance grade" in str(check.found), describe(report)
 
 
 @pytest.mark.parametrize("ending", ["failed", "never finished"])

@@ -45,7 +45,8 @@ CHECKS: dict[str, str] = {
     "store.unchanged_by_run": "before-run, after-run and built store digests differ",
     "store.mapping_path": "the receipt names a mapping or database other than the store's own",
     "store.mapping": "the mapping does not match its closed schema",
-    "store.mapping_coverage": "the mapping does not pair every fixture document with one distinct fact",
+    "store.mapping_coverage": "the mapping does not pair every fixture document with one distinct fact, or names "
+                              "another fixture, document count or namespace than the store's",
     "rows.fact_ids": "a result's fact id is not the mapping's for its doc id",
     "store.vectors": "a stored vector is not, byte for byte, the fixture's vector of its document",
     "store.facts": "a fact in the SQLite store differs from its fixture document (title, text, vector, ids)",

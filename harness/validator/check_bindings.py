@@ -87,8 +87,11 @@ def check_receipt_identity(ctx: Context, report: Report) -> None:
         differing = sorted(f"{block}.{key}" for block in expected
                            for key in expected[block].keys() | stated[block].keys()
                            if expected[block].get(key) != stated[block].get(key))
+        if sha256_canonical(fixture["embedding"]["identity"]) != fixture["embedding"]["identity_sha256"]:
+            differing.append("the fixture's embedding identity does not hash to its identity_sha256")
         report.expect("receipt.embedding", not differing, "the receipt's embedding block (model, identity, dimensions, "
-                      "truncation, semantic-text rules) and text profile are the fixture's", [], differing)
+                      "truncation, semantic-text rules) and text profile are the fixture's, whose identity digest "
+                      "recomputes", [], differing)
     backend = receipt["retrieval"]["backend"] or {}
     if has_lane(ctx.mode, "dense"):
         found = (backend.get("backend") in exact_backends(ctx), backend.get("exact"), backend.get("candidates_scored"))

@@ -69,10 +69,13 @@ def check_store(ctx: Context, report: Report) -> LiveStore | None:
     doc_to_fact: dict[str, int] = mapping["doc_to_fact"]
     fixture = ctx.fixture or {"documents": []}
     documents = [d["doc_id"] for d in fixture["documents"]]
-    report.expect("store.mapping_coverage", set(doc_to_fact) == set(documents)
+    stated = (mapping["documents"], mapping["fixture_sha256"], mapping["namespace"])
+    bound = (len(documents), manifest["binding"]["fixture_sha256"], store["namespace"])
+    report.expect("store.mapping_coverage", set(doc_to_fact) == set(documents) and stated == bound
                   and len(documents) == store["document_count"] and len(set(doc_to_fact.values())) == len(doc_to_fact),
-                  "the mapping pairs every fixture document with one distinct fact id",
-                  store["document_count"], len(doc_to_fact))
+                  "the mapping pairs every fixture document with one distinct fact id, and names the fixture the "
+                  "store was built from, its document count and the store's namespace",
+                  (store["document_count"], bound), (len(doc_to_fact), stated))
     wrong = [(r["doc_id"], r["fact_id"]) for row in ctx.rows for r in row["results"]
              if doc_to_fact.get(r["doc_id"]) != r["fact_id"]]
     report.expect("rows.fact_ids", not wrong, "every result's fact id is the mapping's for its doc id", [], wrong[:5])
