@@ -1,7 +1,8 @@
 """Conditions of the validator that nothing else exercises: each test fails when its condition is removed from the
 validator (a row's top_k bound, a fused lane rank's candidate depth, a run's completion in the ledger, the ledger's
-back-links, a relevance grade no metric can be computed from). The tie rule under a storage order other than doc-id
-order has its own module, test_ties.py."""
+back-links, a relevance grade no metric can be computed from, a mapping's own account of its store, the fixture's
+embedding identity digest). The tie rule under a storage order other than doc-id order has its own module,
+test_ties.py."""
 
 import json
 from contextlib import closing
@@ -14,6 +15,7 @@ from harness.validator.report import FAIL
 
 from . import forger
 from .support import (
+    Json,
     Row,
     RunCopy,
     assert_fails,
@@ -23,6 +25,7 @@ from .support import (
     history_rows,
     rechain_history,
     set_run,
+    sha256_file,
     writable_history,
 )
 
@@ -56,6 +59,33 @@ def test_a_relevance_grade_no_float_can_hold(run_copy: RunCopy) -> None:
     report = validate(run_copy.edit_rows("fts_only", "calibration", change), embeddings=False)
     check = check_named(report, "rows.metrics")
     assert check.status == FAIL and "relevance grade" in str(check.found), describe(report)
+
+
+@pytest.mark.parametrize(("field", "value"), [("documents", 11), ("namespace", "another"),
+                                              ("fixture_sha256", "sha256:" + "1" * 64)])
+def test_a_mapping_that_misstates_its_store(run_copy: RunCopy, field: str, value: object) -> None:
+    """Its pairs untouched, the mapping states another count, namespace or fixture; every digest resealed."""
+    store = run_copy.copy_store()
+    mapping = json.loads((store / "mapping.json").read_text(encoding="utf-8"))
+    mapping[field] = value
+    (store / "mapping.json").write_text(json.dumps(mapping), encoding="utf-8")
+    report = validate(forger.reseal_store(run_copy, store, "fts_only", "calibration"), embeddings=False)
+    assert_fails(report, ("store.mapping_coverage",))
+
+
+def test_an_embedding_identity_that_does_not_hash_to_its_digest(run_copy: RunCopy) -> None:
+    """The fixture and the receipt agree on an identity (another torch version) whose digest nobody recomputed."""
+    fixture_path, _ = run_copy.copy_fixture()
+    fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
+    fixture["embedding"]["identity"]["libraries"]["torch"] += ".1"
+    fixture_path.write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    def follow(receipt: Json) -> None:
+        receipt["corpus"]["fixture_sha256"] = sha256_file(fixture_path)
+        receipt["embedding"]["identity"] = fixture["embedding"]["identity"]
+    report = validate(run_copy.edit_receipt("fts_only", "calibration", follow), embeddings=False)
+    assert_fails(report, ("receipt.embedding",))
+    assert "identity_sha256" in str(check_named(report, "receipt.embedding").found), describe(report)
 
 
 @pytest.mark.parametrize("ending", ["failed", "never finished"])
