@@ -97,9 +97,10 @@ def _aggregates(root: Path) -> dict[Path, bytes]:
 
 
 def assert_refused(outcome: Outcome, root: Path, before: dict[Path, bytes], capsys: pytest.CaptureFixture[str],
-                   out: Path) -> None:
-    """A clear refusal, or the aggregates the command wrote (else those in `out`) refused by the validator; and no
-    partly written output either way. `before` holds the aggregates under `root` before the command."""
+                   out: Path, store: Path) -> None:
+    """A clear refusal, or the aggregates the command wrote (else those in `out`) refused by the validator against
+    the store the command used; and no partly written output either way. `before` holds the aggregates under `root`
+    before the command."""
     event(f"exit {outcome.code}")
     assert outcome.code in (0, 2, 3, 4), outcome.err
     assert "Traceback" not in outcome.err, outcome.err
@@ -117,7 +118,7 @@ def assert_refused(outcome: Outcome, root: Path, before: dict[Path, bytes], caps
             mark_clean_checkout(directory)
         for aggregate in written or sorted(_aggregates(out)):
             capsys.readouterr()
-            code = validate([str(aggregate), "--full-embedding"])
+            code = validate([str(aggregate), "--full-embedding", "--store-dir", str(store)])
             verdict = capsys.readouterr().out
             event(f"accepted, then validated: exit {code}")
             assert code == 1, f"{aggregate.name}: the damaged input came out {verdict.strip().splitlines()[-1]}"
@@ -166,7 +167,8 @@ def test_a_damaged_fixture(copies: Copies, capsys: pytest.CaptureFixture[str], d
     frozen.fixture.write_bytes(damaged)
     before = _aggregates(frozen.root)
     argv = frozen.run(out=frozen.root / "new", store=frozen.root / "new-store")  # a new fixture needs a new store
-    assert_refused(run_tiny_cli(argv, capsys), frozen.root, before, capsys, frozen.root / "new")
+    assert_refused(run_tiny_cli(argv, capsys), frozen.root, before, capsys, frozen.root / "new",
+                   frozen.root / "new-store")
 
 
 @FUZZ
@@ -180,7 +182,7 @@ def test_a_damaged_store_manifest(copies: Copies, capsys: pytest.CaptureFixture[
     manifest.write_bytes(damaged)
     before = _aggregates(frozen.root)
     assert_refused(run_tiny_cli(frozen.run(out=frozen.root / "new"), capsys), frozen.root, before, capsys,
-                   frozen.root / "new")
+                   frozen.root / "new", frozen.store)
 
 
 @FUZZ
@@ -200,7 +202,7 @@ def test_a_damaged_mapping_with_its_digests_resealed(copies: Copies, capsys: pyt
     manifest_path.write_bytes(encode(manifest))
     before = _aggregates(frozen.root)
     assert_refused(run_tiny_cli(frozen.run(out=frozen.root / "new"), capsys), frozen.root, before, capsys,
-                   frozen.root / "new")
+                   frozen.root / "new", frozen.store)
 
 
 @FUZZ
@@ -216,7 +218,8 @@ def test_a_damaged_freeze_record(copies: Copies, capsys: pytest.CaptureFixture[s
     assume(changed(original, encode(record)))
     path.write_bytes(encode(record))
     before = _aggregates(frozen.root)
-    assert_refused(run_tiny_cli(frozen.run("heldout"), capsys), frozen.root, before, capsys, frozen.out)
+    assert_refused(run_tiny_cli(frozen.run("heldout"), capsys), frozen.root, before, capsys, frozen.out,
+                   frozen.store)
 
 
 LEDGER_TEXT = st.one_of(JSON.map(lambda v: json.dumps(v)), st.text(max_size=20),
@@ -248,4 +251,4 @@ def test_odd_rows_in_the_run_ledger(copies: Copies, capsys: pytest.CaptureFixtur
         assume(events or connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0] > count)  # a row went in
     argv = (["freeze", "--corpus", str(frozen.fixture), "--store-dir", str(frozen.store), "--output-dir",
              str(frozen.out), "--allow-dirty", "--replace"] if command == "freeze" else frozen.run(command))
-    assert_refused(run_tiny_cli(argv, capsys), frozen.root, before, capsys, frozen.out)
+    assert_refused(run_tiny_cli(argv, capsys), frozen.root, before, capsys, frozen.out, frozen.store)

@@ -13,7 +13,17 @@ from numpy.typing import NDArray
 from harness.validator.pipeline import validate
 from harness.validator.report import NOT_VERIFIED
 
-from .support import GIT_CHECKS, CleanRun, RunCopy, assert_fails, check_named, describe, sha256_bytes, sha256_file
+from .support import (
+    GIT_CHECKS,
+    CleanRun,
+    RunCopy,
+    assert_fails,
+    check_named,
+    describe,
+    failed_names,
+    sha256_bytes,
+    sha256_file,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,3 +111,21 @@ def test_an_unavailable_model_is_not_verified_and_not_eligible(run_copy: RunCopy
     assert not report.eligible
     assert report.exit_code() == 3
     assert report.verdict().startswith("NOT ELIGIBLE for a claim: 0 failed, 1 not verified")
+
+
+@pytest.mark.real_model
+def test_a_semantic_text_that_is_not_its_documents_fails_the_full_embedding_check(run_copy: RunCopy) -> None:
+    """A document's semantic text and vector both replaced by another document's (a consistent pair, digests
+    resealed): re-embedding the fixture's own semantic_text would agree; the text derived from the document's title
+    and text does not."""
+    rewrite_vector(run_copy, 2, lambda vectors: vectors[3])
+    fixture_path = run_copy.scratch / "fixture" / run_copy.clean.fixture_path.name
+    fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
+    documents = fixture["documents"]
+    documents[2]["semantic_text"] = documents[3]["semantic_text"]
+    fixture_path.write_bytes(json.dumps(fixture, ensure_ascii=False, indent=1).encode("utf-8") + b"\n")
+    aggregate = run_copy.edit_receipt("vector_only", "calibration", lambda r: r["corpus"].update(
+        fixture_sha256=sha256_file(fixture_path)))
+    report = validate(aggregate, full_embedding=True)
+    assert "embeddings.model" in failed_names(report), describe(report)
+    assert "document " + documents[2]["doc_id"] in str(check_named(report, "embeddings.model").found), describe(report)
