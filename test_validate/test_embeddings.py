@@ -117,7 +117,7 @@ def test_an_unavailable_model_is_not_verified_and_not_eligible(run_copy: RunCopy
 def test_a_semantic_text_that_is_not_its_documents_fails_the_full_embedding_check(run_copy: RunCopy) -> None:
     """A document's semantic text and vector both replaced by another document's (a consistent pair, digests
     resealed): re-embedding the fixture's own semantic_text would agree; the text derived from the document's title
-    and text does not."""
+    and text does not, and neither does the semantic text the fixture states."""
     rewrite_vector(run_copy, 2, lambda vectors: vectors[3])
     fixture_path = run_copy.scratch / "fixture" / run_copy.clean.fixture_path.name
     fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
@@ -128,4 +128,4 @@ def test_a_semantic_text_that_is_not_its_documents_fails_the_full_embedding_chec
         fixture_sha256=sha256_file(fixture_path)))
     report = validate(aggregate, full_embedding=True)
     assert "embeddings.model" in failed_names(report), describe(report)
-    assert "document " + documents[2]["doc_id"] in str(check_named(report, "embeddings.model").found), describe(report)
+    assert documents[2]["doc_id"] in str(check_named(report, "embeddings.model").found), describe(report)

@@ -153,6 +153,14 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
         report.unverified("embeddings.model", "no corpus fixture to compare with")
         return
     embedding, documents = fixture["embedding"], len(fixture["documents"])
+    ceiling = fixture["profile"]["max_code_points"]
+    misstated = [entry.get("doc_id", entry.get("query_id")) for kind, block in (("document", "documents"),
+                                                                                ("query", "queries"))
+                 for entry in fixture[block] if entry["semantic_text"] != _semantic_text(kind, entry, ceiling)]
+    if misstated:
+        report.fail("embeddings.model", "the fixture's semantic_text of each text is the one its profile's rule "
+                    "derives from the title and text", [], misstated[:5])
+        return
     seed = secrets.randbits(64) if seed is None else seed
     picks = _picks(fixture, full, seed)
     scope = (f"all {len(picks)} texts" if full else f"a sample of {len(picks)} texts drawn with fresh seed {seed} "
