@@ -73,19 +73,24 @@ def test_a_mapping_that_misstates_its_store(run_copy: RunCopy, field: str, value
     assert_fails(report, ("store.mapping_coverage",))
 
 
-def test_an_embedding_identity_that_does_not_hash_to_its_digest(run_copy: RunCopy) -> None:
-    """The fixture and the receipt agree on an identity (another torch version) whose digest nobody recomputed."""
+@pytest.mark.parametrize(("block", "field", "value", "named"), [
+    ("identity", "libraries", {"torch": "0.0"}, "identity_sha256"),  # an identity whose digest nobody recomputed
+    (None, "model", "sentence-transformers/another-model", "model or backend"),  # a model its identity does not name
+])
+def test_an_embedding_block_at_odds_with_its_identity(run_copy: RunCopy, block: str | None, field: str,
+                                                      value: object, named: str) -> None:
+    """The fixture and the receipt agree on the changed embedding block; only the identity can object."""
     fixture_path, _ = run_copy.copy_fixture()
     fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
-    fixture["embedding"]["identity"]["libraries"]["torch"] += ".1"
+    (fixture["embedding"][block] if block else fixture["embedding"])[field] = value
     fixture_path.write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
     def follow(receipt: Json) -> None:
         receipt["corpus"]["fixture_sha256"] = sha256_file(fixture_path)
-        receipt["embedding"]["identity"] = fixture["embedding"]["identity"]
+        receipt["embedding"].update(fixture["embedding"])
     report = validate(run_copy.edit_receipt("fts_only", "calibration", follow), embeddings=False)
     assert_fails(report, ("receipt.embedding",))
-    assert "identity_sha256" in str(check_named(report, "receipt.embedding").found), describe(report)
+    assert named in str(check_named(report, "receipt.embedding").found), describe(report)
 
 
 @pytest.mark.parametrize("ending", ["failed", "never finished"])

@@ -87,11 +87,15 @@ def check_receipt_identity(ctx: Context, report: Report) -> None:
         differing = sorted(f"{block}.{key}" for block in expected
                            for key in expected[block].keys() | stated[block].keys()
                            if expected[block].get(key) != stated[block].get(key))
-        if sha256_canonical(fixture["embedding"]["identity"]) != fixture["embedding"]["identity_sha256"]:
+        embedding = fixture["embedding"]
+        if sha256_canonical(embedding["identity"]) != embedding["identity_sha256"]:
             differing.append("the fixture's embedding identity does not hash to its identity_sha256")
+        if (embedding["model"], embedding["backend"]) != (embedding["identity"].get("model"),
+                                                          embedding["identity"].get("backend")):
+            differing.append("the fixture's embedding model or backend is not its identity's")
         report.expect("receipt.embedding", not differing, "the receipt's embedding block (model, identity, dimensions, "
                       "truncation, semantic-text rules) and text profile are the fixture's, whose identity digest "
-                      "recomputes", [], differing)
+                      "recomputes and names its model", [], differing)
     backend = receipt["retrieval"]["backend"] or {}
     if has_lane(ctx.mode, "dense"):
         found = (backend.get("backend") in exact_backends(ctx), backend.get("exact"), backend.get("candidates_scored"))
