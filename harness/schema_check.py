@@ -33,7 +33,10 @@ def validator(name: str, definition: str | None = None) -> Draft202012Validator:
 
 def describe(error: ValidationError) -> str:
     """'at <JSON path of the offending object>: <what is wrong>'; a refused key of a data map is named as such."""
-    where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+    # a key from the document is shown as Python would write it when it holds a line break or other control
+    # character, so that one message stays one line
+    where = "/".join(str(part) if str(part).isprintable() else repr(part) for part in error.absolute_path) \
+        or "(top level)"
     if "propertyNames" in error.absolute_schema_path:  # the error's instance is the key, its path the map's
         return f"at {where}: key {error.instance!r} is not allowed: {error.message}"
     return f"at {where}: {error.message}"

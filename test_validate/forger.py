@@ -8,12 +8,14 @@ fixture's text and vectors, the live store) can object.
 """
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from harness.evaluation.aggregate import aggregate_metrics
 from harness.evaluation.artifacts import rows_bytes
 from harness.evaluation.metrics import query_metrics
 from harness.hashing import sha256_bytes, sha256_canonical
+from harness.systems.builtin.store.manifest import part_digests
 
 from .support import Json, Row, RunCopy
 
@@ -44,6 +46,40 @@ def write_forged(copy: RunCopy, mode: str, split: str, rows: list[Row], *,
         if change_aggregate is not None:
             change_aggregate(aggregate)
     copy.edit_aggregate(mode, split, reseal)
+
+
+def reseal_search_receipts(copy: RunCopy, mode: str, split: str, **fields: str) -> None:
+    """Every row's search receipt given `fields` (config_sha256, store_sha256), its digest and the rows digest
+    resealed."""
+    rows = copy.rows(mode, split)
+    for row in rows:
+        row["search_receipt"].update(fields)
+        row["search_receipt_sha256"] = sha256_canonical(row["search_receipt"])
+    copy.write_rows(mode, split, rows, reseal_digest=True)
+
+
+def reseal_config(copy: RunCopy, mode: str, split: str, change: Callable[[Json], object]) -> Path:
+    """The run's configuration changed, its digest recomputed where the receipt and every search receipt state it."""
+    config = copy.aggregate(mode, split)["receipt"]["retrieval"]["config"]
+    change(config)
+    digest = sha256_canonical(config)
+    reseal_search_receipts(copy, mode, split, config_sha256=digest)
+
+    def reseal(receipt: Json) -> None:
+        receipt["retrieval"].update(config=config, config_sha256=digest)
+        receipt["system"]["configuration_sha256"] = digest
+    return copy.edit_receipt(mode, split, reseal)
+
+
+def reseal_store(copy: RunCopy, store: Path, mode: str, split: str) -> Path:
+    """After editing a private copy of the store: every part digest and the store digest recomputed where the
+    receipt and the search receipts of (mode, split) state them."""
+    parts = part_digests(store)
+    digest = sha256_canonical(parts)
+    reseal_search_receipts(copy, mode, split, store_sha256=digest)
+    return copy.edit_receipt(mode, split, lambda r: r["store"].update(
+        database_sha256=parts["database"], mapping_sha256=parts["mapping"], lexical_sha256=parts["lexical"],
+        dense_sha256=parts["dense"], store_sha256=digest, before_run_sha256=digest, after_run_sha256=digest))
 
 
 def _swap_in_single_lane(row: Row, lane: str) -> bool:
@@ -79,7 +115,8 @@ def forge_single_lane(copy: RunCopy, mode: str, split: str, *, every_row: bool) 
     return forged
 
 
-def _fuse(row: Row, rrf_k: int) -> None:
+def fuse(row: Row, rrf_k: int) -> None:
+    """Every result's fused score recomputed from its lane ranks (RRF), the results re-sorted, the row resealed."""
     for result in row["results"]:
         fused = sum(1.0 / (rrf_k + result["lanes"][lane]["rank"]) for lane in ("lexical", "dense")
                     if result["lanes"][lane]["rank"] is not None)
@@ -113,7 +150,7 @@ def forge_hybrid_lexical_lane(copy: RunCopy, split: str, *, every_row: bool) -> 
     forged = []
     for row in rows:
         if row["error"] is None and _swap_lexical_lane(row):
-            _fuse(row, rrf_k)
+            fuse(row, rrf_k)
             forged.append(row["query_id"])
             if not every_row:
                 break

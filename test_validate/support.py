@@ -225,7 +225,7 @@ def chain_digest(previous: str, text: str) -> str:
     return sha256_bytes(f"{previous}\n{text}".encode())
 
 
-def _writable_history(store: Path) -> sqlite3.Connection:
+def writable_history(store: Path) -> sqlite3.Connection:
     connection = sqlite3.connect(store / LEDGER, isolation_level=None)
     connection.execute("DROP TRIGGER IF EXISTS history_no_update")
     connection.execute("DROP TRIGGER IF EXISTS history_no_delete")
@@ -249,7 +249,7 @@ def history_event(store: Path, kind: str, **fields: Any) -> tuple[int, Json]:
 
 def replace_event_text(store: Path, position: int, text: str) -> None:
     """Edit one event in place, leaving its digest and the rest of the chain as they were."""
-    with closing(_writable_history(store)) as connection:
+    with closing(writable_history(store)) as connection:
         connection.execute("UPDATE history SET event = ? WHERE position = ?", (text, position))
 
 
@@ -258,26 +258,38 @@ def append_event(store: Path, event: Json) -> tuple[int, str]:
     position, _, _, previous = history_rows(store)[-1]
     text = canonical_text(event)
     digest = chain_digest(previous, text)
-    with closing(_writable_history(store)) as connection:
+    with closing(writable_history(store)) as connection:
         connection.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (position + 1, text, previous, digest))
     return position + 1, digest
 
 
-def rewrite_history(store: Path, keep: Callable[[Json], bool]) -> None:
-    """Delete the events (and runs) `keep` refuses, renumber and rechain the rest: a consistent rewrite."""
-    events = [json.loads(text) for _, text, _, _ in history_rows(store)]
-    kept = [event for event in events if keep(event)]
-    dropped_runs = {event["run_id"] for event in events if not keep(event) and "run_id" in event}
-    with closing(_writable_history(store)) as connection:
+def rechain_history(store: Path, events: list[Json]) -> None:
+    """Replace the history by `events`, numbered from 1 and chained by the rule: a consistent rewrite."""
+    with closing(writable_history(store)) as connection:
         connection.execute("BEGIN IMMEDIATE")
         connection.execute("DELETE FROM history")
-        for run_id in dropped_runs:
-            connection.execute("DELETE FROM requests WHERE run_id = ?", (run_id,))
-            connection.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
         previous = GENESIS
-        for position, event in enumerate(kept, start=1):
+        for position, event in enumerate(events, start=1):
             text = canonical_text(event)
             digest = chain_digest(previous, text)
             connection.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (position, text, previous, digest))
             previous = digest
         connection.execute("COMMIT")
+
+
+def set_run(store: Path, run_id: str, status: str, finished_at: str | None) -> None:
+    """The runs table's record of how a run ended."""
+    with closing(sqlite3.connect(store / LEDGER, isolation_level=None)) as connection:
+        connection.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
+                           (status, finished_at, run_id))
+
+
+def rewrite_history(store: Path, keep: Callable[[Json], bool]) -> None:
+    """Delete the events (and runs) `keep` refuses, renumber and rechain the rest: a consistent rewrite."""
+    events = [json.loads(text) for _, text, _, _ in history_rows(store)]
+    dropped_runs = {event["run_id"] for event in events if not keep(event) and "run_id" in event}
+    with closing(sqlite3.connect(store / LEDGER, isolation_level=None)) as connection:
+        for run_id in dropped_runs:
+            connection.execute("DELETE FROM requests WHERE run_id = ?", (run_id,))
+            connection.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+    rechain_history(store, [event for event in events if keep(event)])

@@ -1,11 +1,19 @@
-"""Every check the validator can report is proven able to fail: for each name in its catalog, an artifact that
-violates that check, and the assertion that the validator fails it. A check with no case fails this suite.
+"""Every check the validator can report is proven able to fail, alone: for each name in its catalog, an artifact
+that violates that check, and the assertion that the validator fails it while every other check reports what it
+reports on the clean run (isolation.py). A check with no case fails this suite.
+
+Adding a check: add its violation to VIOLATIONS under the check's name. Make the violation as narrow as a careful
+forger would (forger.py reseals rows, aggregates, configuration and store digests), so that nothing else objects.
+Where the violation necessarily trips another check too, say so beside it, with the reason:
+`.also("other.check", why="...")`; where the validator does not run checks after it, `.unreached(...)` or
+`.stops()`. The test tells you which checks moved and whether a declaration is missing or no longer needed.
 """
 
 import json
+import shutil
 import sqlite3
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +23,14 @@ from numpy.typing import NDArray
 from fixtures.archives import tiny_archive, tiny_members
 from harness.validator.catalog import CHECKS
 from harness.validator.pipeline import validate
+from harness.validator.report import Report
 
 from . import forger, primary_forger
 from . import test_mutations as mutations
-from .support import Json, Row, RunCopy, describe, failed_names, sha256_bytes, sha256_file
+from .isolation import Expected, assert_isolated
+from .support import CleanRun, Json, Row, RunCopy, failed_names, flip_byte, sha256_bytes, sha256_canonical, sha256_file
 from .test_comparison_coverage import COMPARISON_VIOLATIONS
-from .test_embeddings import rewrite_document_vector
+from .test_embeddings import rewrite_vector
 
 OTHER_DIGEST = sha256_bytes(b"something else")
 
@@ -30,6 +40,16 @@ class Violation:
     apply: Callable[[RunCopy], Path]
     full_embedding: bool = False
     archive: Callable[[Path], Path] | None = None  # the archive given to the validator to re-derive from
+    expected: Expected = field(default_factory=Expected)
+
+    def also(self, *names: str, why: str = "") -> "Violation":
+        return replace(self, expected=replace(self.expected, also=frozenset(names), why=why))
+
+    def unreached(self, *names: str) -> "Violation":
+        return replace(self, expected=replace(self.expected, unreached=frozenset(names)))
+
+    def stops(self) -> "Violation":
+        return replace(self, expected=replace(self.expected, stops=True))
 
 
 def _from_mutation(function: Callable[[RunCopy], mutations.Edit]) -> Violation:
@@ -45,6 +65,7 @@ def _aggregate_metrics(change: Callable[[Json], object]) -> Violation:
 
 
 def _rows(mode: str, split: str, change: Callable[[list[Row]], object]) -> Violation:
+    """Rows changed; the rows digest, count and the aggregate's metric means re-derived from them."""
     def apply(copy: RunCopy) -> Path:
         rows = copy.rows(mode, split)
         change(rows)
@@ -61,6 +82,15 @@ def _row_split(rows: list[Row]) -> None:
     rows[0]["split"] = "heldout"
 
 
+def _repeated_rank(rows: list[Row]) -> None:
+    rows[0]["results"][1]["rank"] = 1  # the rank field alone: lanes, scores and digests are as they were
+
+
+def _metric_restated(rows: list[Row]) -> None:
+    metrics = rows[0]["metrics"]
+    metrics["recall_at_1"] = 0.5 if metrics["recall_at_1"] != 0.5 else 0.25
+
+
 def _request_id(rows: list[Row]) -> None:
     rows[0]["request_id"] = rows[0]["search_receipt"]["request_id"] = "another/run-9/" + rows[0]["query_id"]
     forger.reseal_row(rows[0])
@@ -70,6 +100,13 @@ def _out_of_order(rows: list[Row]) -> None:
     row = next(r for r in rows if len(r["results"]) > 1 and r["results"][0]["score"] > r["results"][1]["score"])
     row["results"][0], row["results"][1] = row["results"][1], row["results"][0]
     forger.reseal_row(row)
+
+
+def _qrels(rows: list[Row]) -> None:
+    """A qrel added to a row, its metrics recomputed: only the fixture's qrels can object."""
+    qrels = rows[0]["qrels"]
+    qrels[next(f"d{i:02d}" for i in range(1, 11) if f"d{i:02d}" not in qrels)] = 1
+    forger.reseal_row(rows[0])
 
 
 def _query_vector(rows: list[Row]) -> None:
@@ -123,10 +160,49 @@ def _archive_with_other_queries(directory: Path) -> Path:
     return tiny_archive(directory / "other.zip", {"tiny/queries.jsonl": members["tiny/queries.jsonl"]})
 
 
-def _store_file(change: Callable[[Path], object]) -> Violation:
+def _parity_profile(fixture: Json) -> None:
+    """A fixture that says it was made under the parity profile (its texts are as they were: no check here reads
+    them against the profile)."""
+    fixture["profile"].update(name="mteb-parity", is_contract=False, max_code_points=None, document_prefix="",
+                              query_prefix="")
+
+
+def _profile_from_fixture(receipt: Json, fixture: Json) -> None:
+    receipt["profile"] = receipt["embedding"]["profile"] = fixture["profile"]
+
+
+def _heldout_query_row(copy: RunCopy) -> int:
+    """The sidecar row of a held-out query's vector (documents first, then queries): no calibration row reads it."""
+    fixture = json.loads(copy.clean.fixture_path.read_text(encoding="utf-8"))
+    query = copy.rows("vector_only", "heldout")[0]["query_id"]
+    position = [q["query_id"] for q in fixture["queries"]].index(query)
+    return len(fixture["documents"]) + position
+
+
+def _heldout_query_vector_flipped(copy: RunCopy) -> Path:
+    _, sidecar = copy.copy_fixture()
+    dims = copy.aggregate("vector_only", "calibration")["receipt"]["embedding"]["dimensions"]
+    flip_byte(sidecar, 4 * dims * _heldout_query_row(copy))
+    return copy.aggregate_path("vector_only", "calibration")
+
+
+def _heldout_query_vector_nudged(copy: RunCopy) -> Path:
+    """A held-out query's vector nudged, the sidecar and fixture digests resealed: the calibration run never used it,
+    the store holds no query vectors, so only re-embedding the query's text can object."""
+    target = _heldout_query_row(copy)
+
+    def nudge(vectors: NDArray[np.float32]) -> NDArray[np.floating]:
+        moved: NDArray[np.float64] = vectors[target].astype(np.float64) + 1e-4 * vectors[0]
+        return moved / float(np.linalg.norm(moved))
+    return rewrite_vector(copy, target, nudge)
+
+
+def _store_file(change: Callable[[Path], object], mode: str = "fts_only") -> Violation:
+    """A private copy of the store, changed, with every digest the receipt and rows state resealed."""
     def apply(copy: RunCopy) -> Path:
-        change(copy.copy_store())
-        return copy.aggregate_path("fts_only", "calibration")
+        store = copy.copy_store()
+        change(store)
+        return forger.reseal_store(copy, store, mode, "calibration")
     return Violation(apply)
 
 
@@ -149,11 +225,27 @@ def _fact_text(store: Path) -> None:
     connection.close()
 
 
-def _nudged_fixture_vector(copy: RunCopy) -> Path:
-    def nudge(vectors: NDArray[np.float32]) -> NDArray[np.floating]:
-        moved: NDArray[np.float64] = vectors[1].astype(np.float64) + 1e-4 * vectors[-1]
-        return moved / float(np.linalg.norm(moved))
-    return rewrite_document_vector(copy, 1, nudge)
+def _dense_rows_swapped(store: Path) -> None:
+    """The first two stored vectors swapped in dense.f32 (the database's copies stay as they were)."""
+    data = bytearray((store / "dense.f32").read_bytes())
+    width = len(data) // len(json.loads((store / "mapping.json").read_text(encoding="utf-8"))["doc_to_fact"])
+    data[:width], data[width:2 * width] = data[width:2 * width], data[:width]
+    (store / "dense.f32").write_bytes(bytes(data))
+
+
+def _store_digest_claimed(copy: RunCopy) -> Path:
+    """The receipt and every search receipt claim another store digest; each part's digest stays true."""
+    forger.reseal_search_receipts(copy, "fts_only", "calibration", store_sha256=OTHER_DIGEST)
+    return copy.edit_receipt("fts_only", "calibration", lambda r: r["store"].update(
+        store_sha256=OTHER_DIGEST, before_run_sha256=OTHER_DIGEST, after_run_sha256=OTHER_DIGEST))
+
+
+def _mapping_elsewhere(copy: RunCopy) -> Path:
+    """The receipt names a byte-for-byte copy of the store's mapping, kept outside the store."""
+    path = copy.aggregate("fts_only", "calibration")["receipt"]["store"]["mapping_path"]
+    elsewhere = copy.scratch / "mapping.json"
+    shutil.copy2(path, elsewhere)
+    return copy.edit_receipt("fts_only", "calibration", lambda r: r["store"].update(mapping_path=str(elsewhere)))
 
 
 def _source_file_digest(receipt: Json) -> None:
@@ -173,20 +265,58 @@ def _forged(mode: str) -> Violation:
     return Violation(apply)
 
 
+def _freeze_record(change: Callable[[Json], object], *, reseal: bool) -> Violation:
+    """The copy's freeze record changed (its digest resealed or not); fts_only's held-out receipt is validated."""
+    def apply(copy: RunCopy) -> Path:
+        record = json.loads(copy.freeze_path.read_text(encoding="utf-8"))
+        change(record)
+        if reseal:
+            record["freeze_sha256"] = sha256_canonical({k: v for k, v in record.items() if k != "freeze_sha256"})
+        copy.freeze_path.write_text(json.dumps(record, indent=1), encoding="utf-8")
+        return copy.aggregate_path("fts_only", "heldout")
+    return Violation(apply)
+
+
+def _freeze_missing(copy: RunCopy) -> Path:
+    copy.freeze_path.unlink()
+    return copy.aggregate_path("vector_only", "heldout")
+
+
+def _without_search_config(record: Json) -> None:
+    del record["search_config"]
+
+
+def _created_later(record: Json) -> None:
+    record["created_at"] = "2099-01-01T00:00:00Z"
+
+
+def _config(mode: str, split: str, change: Callable[[Json], object]) -> Violation:
+    return Violation(lambda copy: forger.reseal_config(copy, mode, split, change))
+
+
+CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.source_hashes", "corpus.vectors", "replay.lexical",
+                  "rows.fact_ids", "rows.query_identity", "split.contract", "split.counts", "split.membership",
+                  "split.selected_ids", "store.facts", "store.live", "store.manifest", "store.mapping",
+                  "store.mapping_coverage", "store.mapping_path", "store.parts", "store.unchanged_by_run",
+                  "store.vectors")
+MAPPING_READERS = ("rows.fact_ids", "store.facts", "store.mapping_coverage", "store.vectors")
+NO_STORE = "without a readable store there is nothing to replay the lexical lane over"
+
 VIOLATIONS: dict[str, Violation] = {
-    "inputs": Violation(_missing),
-    "json.strict": _from_mutation(mutations.nan_in_aggregate),
-    "aggregate.schema": _from_mutation(mutations.unknown_config_field),
-    "rows.sha256": _from_mutation(mutations.rows_reordered),
-    "rows.count": _from_mutation(mutations.row_dropped_digest_resealed),
-    "rows.schema": _from_mutation(mutations.gap_row_missing_results),
+    "inputs": Violation(_missing).stops(),
+    "json.strict": _from_mutation(mutations.nan_in_aggregate).stops(),
+    "aggregate.schema": _from_mutation(mutations.unknown_config_field).stops(),
+    "rows.sha256": _from_mutation(mutations.rows_reordered).stops(),
+    "rows.count": _from_mutation(mutations.row_dropped_digest_resealed).stops(),
+    "rows.schema": _from_mutation(mutations.gap_row_missing_results).stops(),
     "rows.identity": _rows("fts_only", "calibration", _row_split),
-    "rows.results": _from_mutation(mutations.ranked_id_changed),
-    "rows.metrics": _from_mutation(mutations.metric_in_row),
+    "rows.results": _rows("vector_only", "calibration", _repeated_rank),
+    "rows.metrics": _rows("fts_only", "calibration", _metric_restated),
     "rows.search_receipts": _from_mutation(mutations.search_receipt_edited),
     "rows.request_ids": _rows("fts_only", "calibration", _request_id),
     "rows.exact_backend": _from_mutation(mutations._dense_evidence(lambda dense: dense.update(exact=False))),
-    "rows.order": _rows("fts_only", "calibration", _out_of_order),
+    "rows.order": _rows("fts_only", "calibration", _out_of_order).also(
+        "replay.lexical", why="the replayed lane ranks by score too, so a row out of score order is out of its order"),
     "rows.fusion": _from_mutation(mutations.fused_score_changed),
     "aggregate.metrics": _from_mutation(mutations.metric_digit_in_aggregate),
     "aggregate.latency": _aggregate_metrics(lambda m: m["latency_ms"].update(p50=m["latency_ms"]["p50"] + 1.0)),
@@ -198,8 +328,8 @@ VIOLATIONS: dict[str, Violation] = {
         unique_retrieved_docs=m["unique_retrieved_docs"] + 1)),
     "aggregate.repeated_top1": _aggregate_metrics(lambda m: m["repeated_top1"].update(count=99)),
     "corpus.fixture": _from_mutation(mutations.corpus_hash_swapped),
-    "corpus.schema": _fixture_edit(lambda f: f.update(unexpected=True)),
-    "corpus.vectors": _from_mutation(mutations.vector_sidecar_tampered),
+    "corpus.schema": _fixture_edit(lambda f: f.update(unexpected=True)).unreached(*CORPUS_READERS),
+    "corpus.vectors": Violation(_heldout_query_vector_flipped),
     "corpus.source_hashes": _receipt("fts_only", "calibration",
                                      lambda r: r["corpus"]["source"].update(archive_sha256=OTHER_DIGEST)),
     "corpus.payload_hashes": _receipt("fts_only", "calibration",
@@ -208,25 +338,28 @@ VIOLATIONS: dict[str, Violation] = {
     "corpus.contract": _fixture_rewrite(lambda f: f["contract"].update(namespace="another-namespace")),
     "corpus.semantic_text": _fixture_rewrite(_edited_semantic_text),
     "archive.members": Violation(lambda copy: copy.aggregate_path("fts_only", "calibration"),
-                                 archive=_archive_with_other_queries),
+                                 archive=_archive_with_other_queries).unreached("archive.content"),
     "archive.content": Violation(_judged_by_the_dense_lane,
-                                 archive=lambda directory: tiny_archive(directory / "tiny.zip")),
-    "split.contract": _from_mutation(mutations.gap_calibration_subset),
+                                 archive=lambda directory: tiny_archive(directory / "tiny.zip")).also(
+        "corpus.pinned", why="the archive's judgements are the pinned ones"),
+    "split.contract": _receipt("fts_only", "calibration", lambda r: r["split"].update(calibration_count=1)),
     "split.membership": _from_mutation(mutations.rows_reordered_digest_resealed),
     "split.selected_ids": _receipt("fts_only", "calibration", lambda r: r["split"].update(
         selected_ids_sha256=OTHER_DIGEST)),
     "split.counts": _receipt("fts_only", "calibration", lambda r: r["split"].update(total_count=999)),
-    "rows.query_identity": _from_mutation(mutations.qrels_altered),
-    "store.live": _from_mutation(mutations.stale_store),
-    "store.manifest": _store_file(_manifest_field),
-    "store.parts": _from_mutation(mutations.stale_store),
+    "rows.query_identity": _rows("fts_only", "calibration", _qrels),
+    "store.live": Violation(_store_digest_claimed),
+    "store.manifest": _store_file(_manifest_field).also("replay.lexical", why=NO_STORE).unreached(
+        *MAPPING_READERS, "store.live", "store.mapping", "store.mapping_path", "store.parts", "store.unchanged_by_run"),
+    "store.parts": _receipt("fts_only", "calibration", lambda r: r["store"].update(lexical_sha256=OTHER_DIGEST)),
     "store.unchanged_by_run": _receipt("fts_only", "calibration", lambda r: r["store"].update(
         before_run_sha256=OTHER_DIGEST)),
-    "store.mapping_path": _from_mutation(mutations.gap_forged_mapping),
-    "store.mapping": _store_file(_mapping_without_schema),
+    "store.mapping_path": Violation(_mapping_elsewhere),
+    "store.mapping": _store_file(_mapping_without_schema).also("replay.lexical", why=NO_STORE).unreached(
+        *MAPPING_READERS),
     "store.mapping_coverage": _receipt("fts_only", "calibration", lambda r: r["store"].update(document_count=99)),
     "rows.fact_ids": _from_mutation(mutations.fact_id_changed),
-    "store.vectors": _from_mutation(mutations.gap_store_vectors_differ_from_fixture),
+    "store.vectors": _store_file(_dense_rows_swapped),
     "store.facts": _store_file(_fact_text),
     "rows.query_vectors": _rows("vector_only", "calibration", _query_vector),
     "replay.lexical": _forged("fts_only"),
@@ -236,18 +369,19 @@ VIOLATIONS: dict[str, Violation] = {
     "receipt.embedding": _receipt("vector_only", "calibration", mutations._model_contradicts_fixture),
     "receipt.exact_backend": _receipt("vector_only", "calibration", mutations._backend_not_exact),
     "config.sha256": _from_mutation(mutations.config_edited("calibration")),
-    "config.frozen_baseline": _receipt("fts_only", "calibration", lambda r: r["retrieval"]["config"].update(
-        sparse_weight=0.5)),
+    "config.frozen_baseline": _config("fts_only", "calibration", lambda c: c.update(sparse_weight=0.5)),
     "config.top_k": _receipt("fts_only", "calibration", lambda r: r["retrieval"].update(top_k=5)),
-    "freeze": _from_mutation(mutations.heldout_without_freeze),
-    "freeze.schema": _from_mutation(mutations.gap_freeze_without_search_config),
-    "freeze.digest": _from_mutation(mutations.freeze_record_edited),
-    "freeze.recorded": _receipt("fts_only", "heldout", lambda r: r["freeze"].update(sha256=OTHER_DIGEST)),
-    "freeze.match": _from_mutation(mutations.config_edited_digest_updated),
+    "freeze": Violation(_freeze_missing).unreached("freeze.schema", "freeze.digest", "freeze.recorded",
+                                                   "freeze.match"),
+    "freeze.schema": _freeze_record(_without_search_config, reseal=False).unreached(
+        "freeze.digest", "freeze.recorded", "freeze.match"),
+    "freeze.digest": _freeze_record(_created_later, reseal=False),
+    "freeze.recorded": _freeze_record(_created_later, reseal=True),
+    "freeze.match": _config("fts_only", "heldout", lambda c: c.update(rrf_k=30)),
     "freeze.history": _from_mutation(mutations.freeze_event_position_edited),
     "heldout.record": _receipt("fts_only", "heldout", lambda r: r["heldout_looks"].update(
         looks_before=r["heldout_looks"]["looks_before"] + 1)),
-    "ledger.file": _from_mutation(mutations.ledger_missing),
+    "ledger.file": _from_mutation(mutations.ledger_missing).unreached("ledger.chain", "ledger.run", "freeze.history"),
     "ledger.chain": _from_mutation(mutations.ledger_event_edited),
     "ledger.run": _from_mutation(mutations.run_sequence_edited),
     "executable.interpreter": _from_mutation(mutations.interpreter_digest_changed),
@@ -258,11 +392,31 @@ VIOLATIONS: dict[str, Violation] = {
     "source.clean": _from_mutation(mutations.git_marked_dirty),
     "dependencies": _receipt("fts_only", "calibration", lambda r: r["dependencies"].update(bm25s=None)),
     "machine.identity": _receipt("fts_only", "calibration", lambda r: r["machine"].update(logical_cores=None)),
-    "profile.contract": _from_mutation(mutations.profile_switched),
-    "embeddings.model": Violation(_nudged_fixture_vector, full_embedding=True),
+    "profile.contract": _fixture_edit(_parity_profile, receipt=_profile_from_fixture),
+    "embeddings.model": Violation(_heldout_query_vector_nudged, full_embedding=True),
     "system.source": _receipt("fts_only", "calibration", _source_file_digest),
     "system.modules": _receipt("fts_only", "calibration", _stray_module),
 }
+
+
+@pytest.fixture(scope="session")
+def clean_reports(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Iterator[Callable[[str, bool, bool], Report]]:
+    """The validator's report on the clean run's aggregate of that name (fts_only calibration's for a name the clean
+    run does not hold), with or without the full embedding check, and re-derived from the genuine tiny archive or
+    not; each made once."""
+    made: dict[tuple[str, bool, bool], Report] = {}
+    archive = tiny_archive(tmp_path_factory.mktemp("clean-archive") / "tiny.zip")
+
+    def report(name: str, full_embedding: bool, with_archive: bool) -> Report:
+        path = clean_run.out / name
+        path = path if path.is_file() else clean_run.aggregate_path("fts_only", "calibration")
+        key = (path.name, full_embedding, with_archive)
+        if key not in made:
+            made[key] = validate(path, embeddings=full_embedding, full_embedding=full_embedding,
+                                 archive=archive if with_archive else None)
+        return made[key]
+    yield report
 
 
 def test_every_check_in_the_catalog_has_a_violation_and_nothing_else_does() -> None:
@@ -275,11 +429,13 @@ def test_every_check_in_the_catalog_has_a_violation_and_nothing_else_does() -> N
 
 @pytest.mark.real_model
 @pytest.mark.parametrize("name", sorted(VIOLATIONS))
-def test_the_violation_fails_its_check(name: str, run_copy: RunCopy, tmp_path: Path) -> None:
+def test_the_violation_fails_its_check_and_no_other(name: str, run_copy: RunCopy, tmp_path: Path,
+                                                     clean_reports: Callable[[str, bool, bool], Report]) -> None:
     violation = VIOLATIONS[name]
     aggregate = violation.apply(run_copy)
     archive = violation.archive(tmp_path) if violation.archive is not None else None
     report = validate(aggregate, embeddings=violation.full_embedding, full_embedding=violation.full_embedding,
                       archive=archive)
-    assert name in failed_names(report), describe(report)
-    assert not report.eligible and report.exit_code() == 1
+    clean = clean_reports(aggregate.name, violation.full_embedding, archive is not None)
+    assert_isolated(name, violation.expected, report, clean)
+    assert name in failed_names(report) and not report.eligible and report.exit_code() == 1

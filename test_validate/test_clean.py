@@ -28,12 +28,12 @@ COMMON = (
     "config.sha256", "config.frozen_baseline", "config.top_k", "executable.interpreter", "source.harness",
     "system.source", "system.modules",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "embeddings.model",
-    "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze.history", "heldout.record",
+    "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze", "freeze.history", "heldout.record",
 )
 DENSE = ("rows.exact_backend", "rows.query_vectors", "receipt.exact_backend")
 BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE, "rows.order", "replay.dense"),
            "hybrid": (*DENSE, "rows.fusion", "replay.lexical", "replay.dense", "replay.fusion")}
-BY_SPLIT = {"calibration": ("freeze",), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
+BY_SPLIT = {"calibration": (), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
                                                     "freeze.match")}
 LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED|ATTESTED {4}) (\S+): (.+)$")
 NOTE = re.compile(r"^(DATASET|ARCHIVE) +\S.*$")  # what the checks were held to, after the check lines

@@ -1,10 +1,16 @@
-"""Every comparison check in the validator's catalog can fail: for each name, a comparison of the clean tiny run's
-held-out receipts that violates exactly that check, and the assertion that the validator fails it.
-test_check_coverage.py counts these names as covered; a comparison check without a case here fails that suite."""
+"""Every comparison check in the validator's catalog can fail, alone: for each name, a comparison of the clean tiny
+run's held-out receipts that violates that check, and the assertion that the validator fails it while every other
+check reports what it reports on the clean comparison (isolation.py). test_check_coverage.py counts these names as
+covered; a comparison check without a case here fails that suite.
+
+Adding a comparison check: add its violation to COMPARISON_VIOLATIONS, with `Expected(also=..., why=...)` for any
+check the violation necessarily fails too and `unreached`/`stops` for checks the validator then does not run.
+"""
 
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -19,18 +25,27 @@ from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
 from harness.validator.pipeline import validate_comparison
+from harness.validator.report import Report
 
 from .comparisons import Compared, edit_comparison, reseal_input
-from .support import Json, RunCopy, describe, failed_names, sha256_bytes, sha256_file
+from .isolation import Expected, assert_isolated
+from .support import Json, RunCopy, failed_names, sha256_bytes, sha256_file
 
 SPLIT = "heldout"
 OTHER_DIGEST = sha256_bytes(b"something else")
 
-Violation = Callable[[RunCopy, Path], object]
+
+@dataclass(frozen=True)
+class Violation:
+    apply: Callable[[RunCopy, Path], object]
+    expected: Expected = field(default_factory=Expected)
 
 
-def _document(change: Callable[[Json], object]) -> Violation:
-    return lambda copy, path: edit_comparison(path, change)
+ISOLATED = Expected()
+
+
+def _document(change: Callable[[Json], object], expected: Expected = ISOLATED) -> Violation:
+    return Violation(lambda copy, path: edit_comparison(path, change), expected)
 
 
 def _restated_metric(copy: RunCopy, path: Path) -> None:
@@ -78,28 +93,40 @@ def _holm(document: Json) -> None:
     document["comparisons"][0]["metrics"]["ndcg_at_10"]["holm_p_value"] = 0.5
 
 
+STATISTICS = ("comparison.means", "comparison.statistics", "comparison.holm")
+
 COMPARISON_VIOLATIONS: dict[str, Violation] = {
-    "comparison.schema": _document(lambda d: d.update(unexpected=True)),
-    "comparison.inputs": _document(lambda d: d["inputs"][0].update(rows_sha256=OTHER_DIGEST)),
-    "comparison.rows": _restated_metric,
+    "comparison.schema": _document(lambda d: d.update(unexpected=True), Expected(stops=True)),
+    "comparison.inputs": _document(lambda d: d["inputs"][0].update(rows_sha256=OTHER_DIGEST), Expected(stops=True)),
+    "comparison.rows": Violation(_restated_metric, Expected(
+        also=frozenset({"comparison.inputs_eligible"}), unreached=frozenset(STATISTICS),
+        why="the restated metric is in the hybrid aggregate's own rows, so that aggregate fails rows.metrics")),
     "comparison.procedure": _document(lambda d: d["procedure"]["descriptions"].update(holm="Bonferroni, roughly")),
     "comparison.means": _document(lambda d: d["modes"]["hybrid"]["ndcg_at_10"].update(ci_low=0.1)),
     "comparison.statistics": _document(lambda d: d["comparisons"][1]["metrics"]["recall_at_5"]["t_test"].update(
         df=2)),
     "comparison.holm": _document(_holm),
-    "comparison.inputs_eligible": _ineligible_input,
-    "comparison.experiment": _another_freeze,
+    "comparison.inputs_eligible": Violation(_ineligible_input),
+    "comparison.experiment": Violation(_another_freeze),
 }
+
+
+@pytest.fixture(scope="session")
+def clean_comparison(compared_heldout: Compared, tmp_path_factory: pytest.TempPathFactory) -> Report:
+    _, path = compared_heldout.fresh(tmp_path_factory.mktemp("clean-comparison"))
+    return validate_comparison(path, known=compared_heldout.known)
 
 
 @pytest.mark.real_model
 @pytest.mark.parametrize("name", sorted(COMPARISON_VIOLATIONS))
-def test_the_violation_fails_its_check(name: str, compared_heldout: Compared, tmp_path: Path) -> None:
+def test_the_violation_fails_its_check_and_no_other(name: str, compared_heldout: Compared, clean_comparison: Report,
+                                                     tmp_path: Path) -> None:
     copy, path = compared_heldout.fresh(tmp_path)
-    COMPARISON_VIOLATIONS[name](copy, path)
+    violation = COMPARISON_VIOLATIONS[name]
+    violation.apply(copy, path)
     report = validate_comparison(path, known=compared_heldout.known)
-    assert name in failed_names(report), describe(report)
-    assert not report.eligible and report.exit_code() == 1
+    assert_isolated(name, violation.expected, report, clean_comparison)
+    assert name in failed_names(report) and not report.eligible and report.exit_code() == 1
 
 
 def test_a_comparison_that_is_not_strict_json_fails_its_schema_check(tmp_path: Path) -> None:

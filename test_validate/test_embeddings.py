@@ -13,17 +13,28 @@ from numpy.typing import NDArray
 from harness.validator.pipeline import validate
 from harness.validator.report import NOT_VERIFIED
 
-from .support import GIT_CHECKS, CleanRun, RunCopy, assert_fails, check_named, describe, sha256_bytes, sha256_file
+from .support import (
+    GIT_CHECKS,
+    CleanRun,
+    RunCopy,
+    assert_fails,
+    check_named,
+    describe,
+    failed_names,
+    sha256_bytes,
+    sha256_file,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def rewrite_document_vector(copy: RunCopy, target: int,
-                            change: Callable[[NDArray[np.float32]], NDArray[np.floating]]) -> Path:
-    """Replace one document's vector in a private copy of the fixture, resealing the sidecar and fixture digests.
+def rewrite_vector(copy: RunCopy, target: int, change: Callable[[NDArray[np.float32]], NDArray[np.floating]]) -> Path:
+    """Replace the vector at sidecar row `target` (documents first, then queries) in a private copy of the fixture,
+    resealing the sidecar and fixture digests.
 
-    The store, built from the original fixture, still holds the true vector, so store.vectors, store.facts and
-    the dense replay notice the disagreement; only re-embedding ties the fixture itself to the model."""
+    For a document, the store, built from the original fixture, still holds the true vector, so store.vectors,
+    store.facts and the dense replay notice the disagreement; only re-embedding ties the fixture itself to the
+    model."""
     fixture_path, sidecar = copy.copy_fixture()
     fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
     dims = fixture["vectors"]["dimensions"]
@@ -42,7 +53,7 @@ STORE_SIDE = frozenset({"store.vectors", "store.facts", "replay.dense"})
 
 @pytest.mark.real_model
 def test_a_replaced_vector_fails_the_full_embedding_check(run_copy: RunCopy) -> None:
-    aggregate = rewrite_document_vector(run_copy, 3, lambda vectors: vectors[4])
+    aggregate = rewrite_vector(run_copy, 3, lambda vectors: vectors[4])
     without = validate(aggregate, embeddings=False)
     assert not (set(c.name for c in without.failed) - GIT_CHECKS - STORE_SIDE), describe(without)
     report = validate(aggregate, full_embedding=True)
@@ -58,7 +69,7 @@ def test_a_vector_nudged_toward_a_query_fails_the_full_embedding_check(run_copy:
         query = vectors[-1].astype(np.float64)
         moved: NDArray[np.float64] = vectors[2].astype(np.float64) + 0.01 * query
         return moved / float(np.linalg.norm(moved))
-    aggregate = rewrite_document_vector(run_copy, 2, nudge)
+    aggregate = rewrite_vector(run_copy, 2, nudge)
     report = validate(aggregate, full_embedding=True)
     assert_fails(report, ("embeddings.model",), allowed=STORE_SIDE)
 
@@ -100,3 +111,21 @@ def test_an_unavailable_model_is_not_verified_and_not_eligible(run_copy: RunCopy
     assert not report.eligible
     assert report.exit_code() == 3
     assert report.verdict().startswith("NOT ELIGIBLE for a claim: 0 failed, 1 not verified")
+
+
+@pytest.mark.real_model
+def test_a_semantic_text_that_is_not_its_documents_fails_the_full_embedding_check(run_copy: RunCopy) -> None:
+    """A document's semantic text and vector both replaced by another document's (a consistent pair, digests
+    resealed): re-embedding the fixture's own semantic_text would agree; the text derived from the document's title
+    and text does not, and neither does the semantic text the fixture states."""
+    rewrite_vector(run_copy, 2, lambda vectors: vectors[3])
+    fixture_path = run_copy.scratch / "fixture" / run_copy.clean.fixture_path.name
+    fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
+    documents = fixture["documents"]
+    documents[2]["semantic_text"] = documents[3]["semantic_text"]
+    fixture_path.write_bytes(json.dumps(fixture, ensure_ascii=False, indent=1).encode("utf-8") + b"\n")
+    aggregate = run_copy.edit_receipt("vector_only", "calibration", lambda r: r["corpus"].update(
+        fixture_sha256=sha256_file(fixture_path)))
+    report = validate(aggregate, full_embedding=True)
+    assert "embeddings.model" in failed_names(report), describe(report)
+    assert documents[2]["doc_id"] in str(check_named(report, "embeddings.model").found), describe(report)

@@ -363,7 +363,7 @@ MUTATIONS = [
     Mutation("heldout-without-freeze", heldout_without_freeze, ("freeze", "freeze.history", "heldout.record")),
     Mutation("vector-sidecar-tampered", vector_sidecar_tampered, ("corpus.vectors",),
              frozenset({"store.vectors", "store.facts", "replay.dense", "rows.query_vectors"})),
-    Mutation("profile-mteb-parity", profile_switched, ("profile.contract",)),
+    Mutation("profile-mteb-parity", profile_switched, ("profile.contract",), frozenset({"receipt.embedding"})),
     Mutation("git-dirty", git_marked_dirty, ("source.clean",)),
     Mutation("interpreter-digest", interpreter_digest_changed, ("executable.interpreter",)),
     Mutation("ledger-event-edited", ledger_event_edited, ("ledger.chain",)),

@@ -13,7 +13,10 @@ where the kernel exposes it) and the load average before and after. The run is j
 
 A system that searches in a worker process of its own has that process's CPU time and run-queue wait added to
 the harness's. A contended run's receipt, terminal summary, CLAIMS.md and the validator's report all say "latency
-measured under contention" with the reasons. The validator applies the same rule to the recorded figures.
+measured under contention" with the reasons. When none of the rules fires but the load average or the run-queue
+wait could not be read (a machine or kernel that does not report them), quiet is not established: the verdict is
+"contention unknown", naming what was missing, never "no contention". The validator applies the same rule to the
+recorded figures.
 """
 
 import os
@@ -30,6 +33,10 @@ LOAD_MARGIN = 1.0
 CONTENDED = "latency measured under contention"
 WORKER_NOTE = ("; the system searched in a worker process of its own: the CPU time and run-queue wait are the "
                "harness's process and the worker's together")
+UNKNOWN = "contention unknown"
+# receipt field -> its name in the "contention unknown" verdict (the validator checks each missing one is named)
+MEASUREMENTS = {"load_average_before": "load average before", "load_average_after": "load average after",
+                "runqueue_wait_seconds": "run-queue wait"}
 RULE = (f"contended when threads waited for a CPU more than {WAIT_FRACTION_CEILING:g} s per second of timed wall time "
         "(summed over threads), "
         f"or the process had a CPU less than {CPU_RATIO_FLOOR:.0%} of it, or the 1-minute load average before "
@@ -106,6 +113,18 @@ def reasons(*, wall_seconds: float, cpu_seconds: float, wait_seconds: float | No
     return found
 
 
+def verdict(found: list[str], figures: dict[str, Any]) -> tuple[bool | None, str | None]:
+    """(contended, the verdict in words): contended with its reasons; else unknown when a measurement is missing
+    (`figures` holds the receipt's fields of MEASUREMENTS); else quiet (False, None)."""
+    if found:
+        return True, f"{CONTENDED}: {'; '.join(found)}"
+    missing = [name for field, name in MEASUREMENTS.items() if figures[field] is None]
+    if missing:
+        return None, (f"{UNKNOWN}: no rule found contention in what was recorded, but the {', the '.join(missing)} "
+                      "could not be read on this machine")
+    return False, None
+
+
 def measurement(before: Snapshot, after: Snapshot, *, warmup_calls: int, repeats: int,
                 blas: list[dict[str, Any]], workers: int = 0) -> dict[str, Any]:
     """The receipt's account of how latency was measured, with the contention verdict."""
@@ -114,6 +133,8 @@ def measurement(before: Snapshot, after: Snapshot, *, warmup_calls: int, repeats
     cores = usable_cores()
     found = reasons(wall_seconds=wall, cpu_seconds=cpu, wait_seconds=wait, load_before=before.load,
                     load_after=after.load, cores=cores)
+    contended, words = verdict(found, {"load_average_before": before.load, "load_average_after": after.load,
+                                       "runqueue_wait_seconds": wait})
     return {
         "warmup_calls": warmup_calls,
         "repeats_per_query": repeats,
@@ -128,12 +149,13 @@ def measurement(before: Snapshot, after: Snapshot, *, warmup_calls: int, repeats
         "process_cpu_seconds": cpu,
         "runqueue_wait_seconds": wait,
         "rule": RULE,
-        "contended": bool(found),
-        "contention": f"{CONTENDED}: {'; '.join(found)}" if found else None,
+        "contended": contended,
+        "contention": words,
     }
 
 
 def contention_note(aggregate: dict[str, Any]) -> str | None:
-    """The words a summary or a claim repeats for a contended run, or None; older receipts say nothing."""
+    """The words a summary or a claim repeats for a contended run or one whose contention is unknown, or None for a
+    quiet one; older receipts say nothing."""
     measured = aggregate.get("receipt", {}).get("latency_measurement") or {}
-    return measured.get("contention") if measured.get("contended") else None
+    return None if measured.get("contended") is False else measured.get("contention")

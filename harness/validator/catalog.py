@@ -21,7 +21,8 @@ CHECKS: dict[str, str] = {
     "rows.fusion": "a fused score is not the RRF of its lane ranks, or fused order is broken",
     "aggregate.metrics": "a mean is not the mean over every row",
     "aggregate.latency": "the latency summary does not recompute from the rows",
-    "latency.contention": "the contention verdict does not follow from the recorded CPU time, run-queue wait, load",
+    "latency.contention": "the contention verdict does not follow from the recorded CPU time, run-queue wait, load "
+                          "(or is not \"contention unknown\", naming it, when one of them was not recorded)",
     "aggregate.failures": "the failure count is not the number of failed rows",
     "aggregate.result_counts": "the result-count distribution does not recompute",
     "aggregate.unique_docs": "the unique-document count does not recompute",
@@ -29,8 +30,9 @@ CHECKS: dict[str, str] = {
     "corpus.fixture": "the fixture is missing or is not the file the receipt names by digest",
     "corpus.schema": "the fixture does not match its closed schema (names the JSON path)",
     "corpus.vectors": "the vector sidecar is not the one the fixture names by digest",
-    "corpus.source_hashes": "the receipt's archive digests are not the fixture's",
-    "corpus.payload_hashes": "documents, queries or qrels do not re-hash to the recorded digests",
+    "corpus.source_hashes": "the receipt's archive digests, counts or builder version are not the fixture's",
+    "corpus.payload_hashes": "documents, queries or qrels do not re-hash to the recorded digests, or the receipt "
+                             "states other hash definitions than the fixture",
     "corpus.pinned": "the fixture's documents, test queries or judgements are not those of a dataset the validator "
                      "holds pins for (its own digests and judgements, whatever the fixture says of itself)",
     "corpus.contract": "the fixture's contract terms (shape, ceiling, prefixes, top_k, calibration count) are not the "
@@ -48,9 +50,10 @@ CHECKS: dict[str, str] = {
     "store.manifest": "the store manifest does not match its closed schema",
     "store.parts": "a store part does not re-hash to the receipt's digest",
     "store.unchanged_by_run": "before-run, after-run and built store digests differ",
-    "store.mapping_path": "the receipt names a mapping other than the store's own",
+    "store.mapping_path": "the receipt names a mapping or database other than the store's own",
     "store.mapping": "the mapping does not match its closed schema",
-    "store.mapping_coverage": "the mapping does not pair every fixture document with one distinct fact",
+    "store.mapping_coverage": "the mapping does not pair every fixture document with one distinct fact, or names "
+                              "another fixture, document count or namespace than the store's",
     "rows.fact_ids": "a result's fact id is not the mapping's for its doc id",
     "store.vectors": "a stored vector is not, byte for byte, the fixture's vector of its document",
     "store.facts": "a fact in the SQLite store differs from its fixture document (title, text, vector, ids)",
@@ -59,8 +62,10 @@ CHECKS: dict[str, str] = {
     "replay.dense": "a dense lane disagrees with the float64 replay over every stored vector",
     "replay.fusion": "a document the replayed fusion certainly ranks inside the cut is missing",
     "receipt.identity": "the receipt's mode or split is not the aggregate's",
-    "receipt.embedding": "the receipt's embedding model, identity or dimensions are not the fixture's",
-    "receipt.exact_backend": "the receipt's dense backend is not exact over every document",
+    "receipt.embedding": "the receipt's embedding block (model, identity, dimensions, truncation, text rules) or "
+                         "text profile is not the fixture's",
+    "receipt.exact_backend": "the receipt's dense backend is not exact over every document, or not the one the "
+                             "search receipts state",
     "config.sha256": "the configuration digest does not recompute",
     "config.frozen_baseline": "a frozen-baseline switch (sparse, late interaction, ...) is on",
     "config.top_k": "top_k of receipt, configuration and contract disagree",
@@ -82,7 +87,8 @@ CHECKS: dict[str, str] = {
     "ledger.chain": "the run ledger's hash chain does not recompute",
     "ledger.run": "the receipt's run is not the ledger's run at the recorded place, or did not complete",
     "executable.interpreter": "the recorded interpreter does not resolve to the recorded digest",
-    "source.harness": "the harness source beside the validator is not the source the run recorded",
+    "source.harness": "the harness source beside the validator (digest, file count) is not the source the run "
+                      "recorded",
     "source.git": "the recorded commit is not the checked-out HEAD (not verified without git)",
     "source.clean": "the run started from a work tree with uncommitted changes",
     "dependencies": "a required dependency version is not recorded",

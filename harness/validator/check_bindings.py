@@ -1,6 +1,7 @@
 """What the receipt binds the run to, resolved against the files: corpus, split, store, configuration."""
 
 from . import split_rule
+from .check_rows import exact_backends
 from .check_system import is_builtin
 from .context import Context
 from .digests import sha256_canonical, sha256_file, sha256_text
@@ -28,8 +29,9 @@ def check_corpus(ctx: Context, report: Report) -> bool:
     sidecar = ctx.fixture_path.parent / fixture["vectors"]["file"]
     report.equal("corpus.vectors", fixture["vectors"]["sha256"], sha256_file(sidecar) if sidecar.is_file() else None,
                  f"sha256 of the vector sidecar {sidecar.name}")
-    report.equal("corpus.source_hashes", fixture["source"], corpus["source"],
-                 "archive and member digests in the receipt equal the fixture's")
+    described = ("source", "counts", "builder_version")
+    report.equal("corpus.source_hashes", {k: fixture[k] for k in described}, {k: corpus.get(k) for k in described},
+                 "archive and member digests, counts and builder version in the receipt equal the fixture's")
     documents = sorted(({"doc_id": d["doc_id"], "title": d["title"], "text": d["text"]} for d in fixture["documents"]),
                        key=lambda d: d["doc_id"])
     queries = sorted(({"query_id": q["query_id"], "text": q["text"]} for q in fixture["queries"]),
@@ -38,8 +40,11 @@ def check_corpus(ctx: Context, report: Report) -> bool:
     recomputed = {"documents": sha256_canonical(documents), "queries": sha256_canonical(queries),
                   "qrels": sha256_canonical(qrels)}
     recorded = {key: corpus["payload_hashes"].get(key) for key in recomputed}
-    report.equal("corpus.payload_hashes", recomputed, recorded,
-                 "documents, queries and qrels re-hashed from the fixture by their stated definitions")
+    stated = {key: value for key, value in corpus["payload_hashes"].items() if key not in recomputed}
+    defined = {key: value for key, value in fixture["payload_hashes"].items() if key not in recomputed}
+    report.equal("corpus.payload_hashes", (recomputed, defined), (recorded, stated),
+                 "documents, queries and qrels re-hashed from the fixture by their stated definitions, which are the "
+                 "fixture's")
     return True
 
 
@@ -73,15 +78,34 @@ def check_receipt_identity(ctx: Context, report: Report) -> None:
     report.equal("receipt.identity", (ctx.mode, ctx.split), (receipt["retrieval"]["mode"], receipt["split"]["name"]),
                  "the receipt's mode and split are the aggregate's")
     if ctx.fixture is not None:
-        fixture = ctx.fixture["embedding"]
-        keys = ("backend", "model", "identity_sha256", "dimensions")
-        report.equal("receipt.embedding", {k: fixture[k] for k in keys}, {k: receipt["embedding"].get(k) for k in keys},
-                     "the receipt's embedding model, identity and dimensions are the fixture's")
-    backend = receipt["retrieval"]["backend"]
+        fixture = ctx.fixture
+        stated = {"embedding": receipt["embedding"], "profile": receipt["profile"]}
+        expected = {"embedding": {**fixture["embedding"], "profile": fixture["profile"],
+                                  "semantic_text": fixture["semantic_text"]}, "profile": fixture["profile"]}
+        differing = sorted(f"{block}.{key}" for block in expected
+                           for key in expected[block].keys() | stated[block].keys()
+                           if expected[block].get(key) != stated[block].get(key))
+        embedding = fixture["embedding"]
+        if sha256_canonical(embedding["identity"]) != embedding["identity_sha256"]:
+            differing.append("the fixture's embedding identity does not hash to its identity_sha256")
+        if (embedding["model"], embedding["backend"]) != (embedding["identity"].get("model"),
+                                                          embedding["identity"].get("backend")):
+            differing.append("the fixture's embedding model or backend is not its identity's")
+        report.expect("receipt.embedding", not differing, "the receipt's embedding block (model, identity, dimensions, "
+                      "truncation, semantic-text rules) and text profile are the fixture's, whose identity digest "
+                      "recomputes and names its model", [], differing)
+    backend = receipt["retrieval"]["backend"] or {}
     if has_lane(ctx.mode, "dense"):
-        found = (backend or {}).get("exact"), (backend or {}).get("candidates_scored")
-        report.equal("receipt.exact_backend", (True, receipt["store"]["document_count"]), found,
-                     "the run's dense backend is exact and scores every document")
+        found = (backend.get("backend") in exact_backends(ctx), backend.get("exact"), backend.get("candidates_scored"))
+        # the built-in system states the rest of its backend record in every search receipt too (rows.exact_backend
+        # holds each search receipt to exactness itself)
+        own = ("backend", "exact", "candidates_scored", "query_vector_sha256", "depth")
+        stated = {k: v for k, v in backend.items() if k not in own}
+        unlike = [row["query_id"] for row in ctx.rows if is_builtin(ctx) and row["error"] is None and stated != {
+            k: v for k, v in row["search_receipt"]["lanes"]["dense"].items() if k not in own}]
+        report.expect("receipt.exact_backend", found == (True, True, receipt["store"]["document_count"]) and not unlike,
+                      "the run's dense backend is an exact one, scores every document, and states what every search "
+                      "receipt states of it", (True, True, receipt["store"]["document_count"]), (found, unlike[:5]))
 
 
 def check_config(ctx: Context, report: Report) -> None:
@@ -109,6 +133,7 @@ def check_freeze(ctx: Context, report: Report) -> None:
         report.fail("freeze", f"a {ctx.split} receipt needs the freeze record it ran under", "freeze record",
                     ctx.receipt.get("freeze"))
         return
+    report.ok("freeze", f"a {ctx.split} receipt names the freeze record it ran under, and the record is present")
     freeze = ctx.freeze
     problem = violation(freeze, "freeze")
     if not report.expect("freeze.schema", problem is None, "the freeze record matches freeze.schema.json",

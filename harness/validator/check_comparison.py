@@ -89,7 +89,11 @@ def _values(document: dict[str, Any], loaded: dict[str, dict[str, Any]],
         for number, row in enumerate(rows, start=1):
             if (row.get("mode"), row.get("split")) != (mode, document["split"]):
                 problems.append(f"{mode}: row {number} is {row.get('mode')} {row.get('split')}")
-            recomputed = ir_metrics.compute(list(row.get("ranked_doc_ids", [])), dict(row.get("qrels", {})))
+            try:
+                recomputed = ir_metrics.compute(list(row.get("ranked_doc_ids", [])), dict(row.get("qrels", {})))
+            except ValueError as exc:
+                problems.append(f"{mode}: row {number} ({row.get('query_id')}): {exc}")
+                continue
             stated = row.get("metrics", {})
             if any(not ir_metrics.close(recomputed[k], stated.get(k)) for k in ir_metrics.KEYS):
                 problems.append(f"{mode}: row {number} ({row.get('query_id')}) states metrics its ranking and qrels "

@@ -1,6 +1,8 @@
 """Re-embed the fixture's texts with the declared model and compare every vector with the fixture's.
 
-Full (`--full-embedding`, and always before a bundle is published): every document and query text.
+Each text is derived here from the document's title and text (the query's text) by the stated rule and the
+profile's code-point ceiling, never read from the fixture's own semantic_text, so the vectors are tied to the texts
+the run searched. Full (`--full-embedding`, and always before a bundle is published): every document and query text.
 Quick: a sample drawn with fresh randomness (the seed comes from the operating system, never from the
 artifacts, and is printed in the report), so an artifact cannot steer which vectors are looked at.
 A fresh vector is L2-normalised in float64 and must lie within MAX_COMPONENT_DIFFERENCE of the stored
@@ -60,6 +62,14 @@ def _fixture_rows(sidecar: Path, dims: int, rows: list[int]) -> list[list[float]
     return vectors
 
 
+def _semantic_text(kind: str, entry: dict[str, Any], max_code_points: int | None) -> str:
+    """The text the stated rule embeds, derived here from the document's title and text (the query's text), never
+    read from the fixture's own semantic_text: the vectors must be those of the texts the run searched."""
+    parts = (entry["title"], entry["text"]) if kind == "document" else (entry["text"],)
+    joined = " ".join(part.strip() for part in parts if part.strip())
+    return joined if max_code_points is None else joined[:max_code_points]
+
+
 def _prompts(fixture: dict[str, Any], picks: list[tuple[str, int]]) -> list[str]:
     profile = fixture["profile"]
     retried = {r["text_id"]: r["embedded_chars"] for r in fixture["embedding"]["retried_prompts"]}
@@ -67,7 +77,8 @@ def _prompts(fixture: dict[str, Any], picks: list[tuple[str, int]]) -> list[str]
     for kind, index in picks:
         entry = fixture["documents" if kind == "document" else "queries"][index]
         text_id = f"{kind}:{entry['doc_id' if kind == 'document' else 'query_id']}"
-        text = entry["semantic_text"][: retried.get(text_id, len(entry["semantic_text"]))]
+        semantic = _semantic_text(kind, entry, profile["max_code_points"])
+        text = semantic[: retried.get(text_id, len(semantic))]
         prompts.append((profile["document_prefix"] if kind == "document" else profile["query_prefix"]) + text)
     return prompts
 
@@ -194,6 +205,14 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
         report.unverified("embeddings.model", "no corpus fixture to compare with")
         return
     embedding, documents = fixture["embedding"], len(fixture["documents"])
+    ceiling = fixture["profile"]["max_code_points"]
+    misstated = [entry.get("doc_id", entry.get("query_id")) for kind, block in (("document", "documents"),
+                                                                                ("query", "queries"))
+                 for entry in fixture[block] if entry["semantic_text"] != _semantic_text(kind, entry, ceiling)]
+    if misstated:
+        report.fail("embeddings.model", "the fixture's semantic_text of each text is the one its profile's rule "
+                    "derives from the title and text", [], misstated[:5])
+        return
     seed = secrets.randbits(64) if seed is None else seed
     picks = _picks(fixture, full, seed)
     scope = (f"all {len(picks)} texts" if full else f"a sample of {len(picks)} texts drawn with fresh seed {seed} "

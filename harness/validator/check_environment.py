@@ -39,8 +39,10 @@ def check_environment(ctx: Context, report: Report) -> None:
     found = sha256_file(interpreter) if interpreter.is_file() else None
     report.equal("executable.interpreter", executable["interpreter_sha256"], found,
                  f"the recorded interpreter {interpreter} resolves to the recorded sha256")
-    report.equal("source.harness", receipt["source"]["harness"]["sha256"], harness_source_digest(),
-                 "the harness source digest recomputed from the code beside this validator")
+    harness = receipt["source"]["harness"]
+    report.equal("source.harness", (harness["sha256"], harness["files"]),
+                 (harness_source_digest(), len(harness_source_files())),
+                 "the harness source digest and file count recomputed from the code beside this validator")
     git = receipt["source"]["git"]
     if not git.get("available"):
         report.unverified("source.git", f"the run recorded no git state: {git.get('reason')}")

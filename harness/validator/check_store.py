@@ -53,8 +53,10 @@ def check_store(ctx: Context, report: Report) -> LiveStore | None:
     if manifest is None:
         return None
     mapping_part = manifest["parts"]["mapping"]["path"]
-    report.equal("store.mapping_path", str(Path(store["directory"]) / mapping_part), store["mapping_path"],
-                 "the receipt's mapping is the store's own mapping sidecar")
+    directory_named = Path(store["directory"])
+    own = (str(directory_named / mapping_part), str(directory_named / manifest["parts"]["database"]["path"]))
+    report.equal("store.mapping_path", own, (store["mapping_path"], store["database_path"]),
+                 "the receipt's mapping and database are the store's own")
     try:
         mapping = load_file(directory / mapping_part)
     except (OSError, StrictJSONError) as exc:
@@ -67,10 +69,13 @@ def check_store(ctx: Context, report: Report) -> LiveStore | None:
     doc_to_fact: dict[str, int] = mapping["doc_to_fact"]
     fixture = ctx.fixture or {"documents": []}
     documents = [d["doc_id"] for d in fixture["documents"]]
-    report.expect("store.mapping_coverage", set(doc_to_fact) == set(documents)
+    stated = (mapping["documents"], mapping["fixture_sha256"], mapping["namespace"])
+    bound = (len(documents), manifest["binding"]["fixture_sha256"], store["namespace"])
+    report.expect("store.mapping_coverage", set(doc_to_fact) == set(documents) and stated == bound
                   and len(documents) == store["document_count"] and len(set(doc_to_fact.values())) == len(doc_to_fact),
-                  "the mapping pairs every fixture document with one distinct fact id",
-                  store["document_count"], len(doc_to_fact))
+                  "the mapping pairs every fixture document with one distinct fact id, and names the fixture the "
+                  "store was built from, its document count and the store's namespace",
+                  (store["document_count"], bound), (len(doc_to_fact), stated))
     wrong = [(r["doc_id"], r["fact_id"]) for row in ctx.rows for r in row["results"]
              if doc_to_fact.get(r["doc_id"]) != r["fact_id"]]
     report.expect("rows.fact_ids", not wrong, "every result's fact id is the mapping's for its doc id", [], wrong[:5])

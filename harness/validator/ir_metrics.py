@@ -13,7 +13,13 @@ KEYS = ("ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10",
         "success_at_1", "success_at_5", "success_at_10")
 
 
+MAX_GRADE = 1000  # 2^grade - 1 must be a finite float; relevance grades are small integers (SciFact's are 1)
+
+
 def compute(ranking: list[str], qrels: dict[str, int]) -> dict[str, float]:
+    """The metrics of `ranking`; ValueError for a relevance grade whose gain no float holds."""
+    if any(grade > MAX_GRADE for grade in qrels.values()):
+        raise ValueError(f"a relevance grade above {MAX_GRADE}: {max(qrels.values())}")
     relevant = {doc for doc, grade in qrels.items() if grade > 0}
     top10 = ranking[:10]
     hits = [doc in relevant for doc in top10]

@@ -141,8 +141,9 @@ def generate(root: Path) -> Path:
             "warmup_calls": 0, "repeats_per_query": 1, "statistic": "self-test",
             "thread_policy": {"blas": [], "pinned": False, "note": "self-test"}, "usable_cores": 1,
             "load_average_before": None, "load_average_after": None, "timed_wall_seconds": 1.0,
-            "process_cpu_seconds": 1.0, "runqueue_wait_seconds": None, "rule": "self-test", "contended": False,
-            "contention": None},
+            "process_cpu_seconds": 1.0, "runqueue_wait_seconds": None, "rule": "self-test", "contended": None,
+            "contention": "contention unknown: the self-test measures nothing (load average before, load average "
+                          "after, run-queue wait)"},
     }
     aggregate = {"schema": "semantic-memory-scifact-aggregate-v1", "mode": "fts_only", "split": "calibration",
                  "row_count": len(rows), "per_query_path": "scifact-fts_only-calibration.jsonl",
