@@ -59,7 +59,7 @@ def rewrite_fixture(copy: RunCopy, change: Callable[[Json, Path], object]) -> Js
     for aggregate_path in copy.out.glob("*.aggregate.json"):
         aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))
         corpus = aggregate["receipt"]["corpus"]
-        corpus.update(fixture_sha256=sha256_file(path), contract=fixture["contract"])
+        corpus.update(fixture_sha256=sha256_file(path), contract=fixture["contract"], counts=fixture["counts"])
         corpus["payload_hashes"].update(_payload(fixture))
         if "vectors_sha256" in corpus:
             corpus["vectors_sha256"] = fixture["vectors"]["sha256"]

@@ -294,7 +294,8 @@ def _config(mode: str, split: str, change: Callable[[Json], object]) -> Violatio
     return Violation(lambda copy: forger.reseal_config(copy, mode, split, change))
 
 
-CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.source_hashes", "corpus.vectors", "replay.lexical",
+CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.semantic_text",
+                  "profile.contract", "corpus.source_hashes", "corpus.vectors", "replay.lexical",
                   "rows.fact_ids", "rows.query_identity", "split.contract", "split.counts", "split.membership",
                   "split.selected_ids", "store.facts", "store.live", "store.manifest", "store.mapping",
                   "store.mapping_coverage", "store.mapping_path", "store.parts", "store.unchanged_by_run",
@@ -377,7 +378,8 @@ VIOLATIONS: dict[str, Violation] = {
         "freeze.digest", "freeze.recorded", "freeze.match"),
     "freeze.digest": _freeze_record(_created_later, reseal=False),
     "freeze.recorded": _freeze_record(_created_later, reseal=True),
-    "freeze.match": _config("fts_only", "heldout", lambda c: c.update(rrf_k=30)),
+    "freeze.match": _config("fts_only", "heldout", lambda c: c.update(rrf_k=30)).also(
+        "heldout.record", why="the held-out look's entry binds the configuration digest the receipt now misstates"),
     "freeze.history": _from_mutation(mutations.freeze_event_position_edited),
     "heldout.record": _receipt("fts_only", "heldout", lambda r: r["heldout_looks"].update(
         looks_before=r["heldout_looks"]["looks_before"] + 1)),
@@ -392,7 +394,8 @@ VIOLATIONS: dict[str, Violation] = {
     "source.clean": _from_mutation(mutations.git_marked_dirty),
     "dependencies": _receipt("fts_only", "calibration", lambda r: r["dependencies"].update(bm25s=None)),
     "machine.identity": _receipt("fts_only", "calibration", lambda r: r["machine"].update(logical_cores=None)),
-    "profile.contract": _fixture_edit(_parity_profile, receipt=_profile_from_fixture),
+    "profile.contract": _fixture_edit(_parity_profile, receipt=_profile_from_fixture).unreached(
+        "corpus.semantic_text"),  # another profile's texts follow another rule
     "embeddings.model": Violation(_heldout_query_vector_nudged, full_embedding=True),
     "system.source": _receipt("fts_only", "calibration", _source_file_digest),
     "system.modules": _receipt("fts_only", "calibration", _stray_module),
