@@ -22,7 +22,7 @@ from harness.embedding.profiles import text_profile
 from harness.embedding.run import embed_all
 from harness.embedding.vectors import check_and_normalize
 from harness.fixture.build import embedding_requests
-from harness.validator.embed_batches import embed_in_equal_length_batches
+from harness.validator.embedding.embed_batches import embed_in_equal_length_batches
 
 WORDS = ("protein", "cell", "gene", "virus", "tissue", "blood", "brain", "liver")
 

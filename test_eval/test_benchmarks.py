@@ -36,9 +36,9 @@ from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
 from harness.systems.builtin.config.search_config import LexicalConfig, SearchConfig
 from harness.systems.builtin.store.store import Store, build_store
+from harness.validator.core.report import Report
 from harness.validator.dataset import check_dataset
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
 
 pytestmark = pytest.mark.benchmark
 LENGTH_STRIDE = 16

@@ -31,9 +31,9 @@ from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, build_store
 from harness.systems.builtin.system import BuiltinSystem
 from harness.systems.protocol import SearchOutcome
-from harness.validator import check_latency
+from harness.validator.core.report import PASS, Report
 from harness.validator.pipeline import validate
-from harness.validator.report import PASS, Report
+from harness.validator.rows import check_latency
 
 QUIET: dict[str, Any] = {"wall_seconds": 1.0, "cpu_seconds": 0.99, "wait_seconds": 0.01, "load_before": [1.0, 0.8, 0.5],
          "load_after": [1.1, 0.8, 0.5], "cores": 2}

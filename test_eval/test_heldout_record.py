@@ -29,9 +29,9 @@ from harness.publish.bundle import make_bundle
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
-from harness.validator.looks_record import read_record
+from harness.validator.core.report import Report
+from harness.validator.history.looks_record import read_record
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
 
 ROOT = Path(__file__).resolve().parent.parent
 MODE = ("fts_only",)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.modes import MODE_TABLE, MODES, TABLE_PATH, UnknownModeError, mode
-from harness.validator.modes import FUSION, LANES
+from harness.validator.core.modes import FUSION, LANES
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "harness" / "schemas"
 

@@ -23,7 +23,7 @@ from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, document_bytes
 from harness.evaluation.comparison.inputs import ModeInput
 from harness.evaluation.metrics import METRIC_KEYS
-from harness.validator import paired_stats as independent
+from harness.validator.comparison import paired_stats as independent
 
 SEED = 11
 PAIRS = [("vector_only", "fts_only"), ("hybrid", "fts_only"), ("hybrid", "vector_only")]

@@ -25,8 +25,8 @@ from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import SystemSpecError, make_builder
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -12,8 +12,8 @@ from typing import Any
 from fixtures.paired_rows import ranked_rows
 from harness.evaluation.comparison.artifact import CompareRequest, Judgement, compare, comparison_name
 from harness.publish.verdicts import validator_judgement
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
 
 from .support import MODES, CleanRun, Json, Row, RunCopy, rows_bytes, sha256_bytes, sha256_canonical, sha256_file
 from .test_bundle import as_clean_checkout

@@ -16,8 +16,8 @@ left out: the receipts record the working tree's real git state.
 
 from dataclasses import dataclass
 
-from harness.validator.catalog import CHECKS
-from harness.validator.report import FAIL, Report
+from harness.validator.core.catalog import CHECKS
+from harness.validator.core.report import FAIL, Report
 
 from .support import GIT_CHECKS, describe
 

@@ -18,7 +18,7 @@ from typing import Any
 from harness.evaluation.artifacts import aggregate_name, rows_name
 from harness.evaluation.freeze import FREEZE_NAME
 from harness.evaluation.ledger import LEDGER
-from harness.validator.report import FAIL, Report
+from harness.validator.core.report import FAIL, Report
 
 Row = dict[str, Any]
 Json = dict[str, Any]

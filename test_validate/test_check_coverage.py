@@ -21,9 +21,9 @@ import pytest
 from numpy.typing import NDArray
 
 from fixtures.archives import tiny_archive, tiny_members
-from harness.validator.catalog import CHECKS
+from harness.validator.core.catalog import CHECKS
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
 
 from . import forger, primary_forger
 from . import test_mutations as mutations

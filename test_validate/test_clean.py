@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from harness.validator.core.report import ATTESTED, FAIL, NOT_VERIFIED, PASS, Report
 from harness.validator.pipeline import validate
-from harness.validator.report import ATTESTED, FAIL, NOT_VERIFIED, PASS, Report
 
 from .support import GIT_CHECKS, MODES, SPLITS, CleanRun, RunCopy, describe, failed_names
 

@@ -36,7 +36,7 @@ from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import open_store
 from harness.systems.builtin.system import BuiltinSystem
 from harness.systems.protocol import SearchOutcome
-from harness.validator.schemas import SCHEMA_DIR, violation
+from harness.validator.core.schemas import SCHEMA_DIR, violation
 from harness.validator.self_test_run import generate
 
 from .support import SPLITS, CleanRun, Json, Row

@@ -12,8 +12,8 @@ from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.evaluation.comparison.inputs import ComparisonRefused
 from harness.evaluation.split_modes import MissingModeError
 from harness.publish.verdicts import validator_judgement
-from harness.validator.catalog import CHECKS
 from harness.validator.cli import main as validator_main
+from harness.validator.core.catalog import CHECKS
 from harness.validator.pipeline import validate_comparison
 
 from .comparisons import Compared, compared, comparison_path, edit_comparison, taken_as_eligible, varied_output

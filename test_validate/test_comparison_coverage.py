@@ -24,8 +24,8 @@ from harness.fixture.corpus_fixture import load_fixture
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
-from harness.validator.report import Report
 
 from .comparisons import Compared, edit_comparison, reseal_input
 from .isolation import Expected, assert_isolated

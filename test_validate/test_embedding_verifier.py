@@ -19,9 +19,9 @@ from harness.publish.bundle import BundleError, make_bundle
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
-from harness.validator.check_embeddings import ollama_server
+from harness.validator.core.report import FAIL, NOT_VERIFIED, PASS
+from harness.validator.embedding.embedders import ollama_server
 from harness.validator.pipeline import validate
-from harness.validator.report import FAIL, NOT_VERIFIED, PASS
 
 from .support import CleanRun, check_named, describe
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from harness.validator.core.report import NOT_VERIFIED
 from harness.validator.pipeline import validate
-from harness.validator.report import NOT_VERIFIED
 
 from .support import (
     GIT_CHECKS,

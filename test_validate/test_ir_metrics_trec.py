@@ -26,7 +26,7 @@ import pytest
 import pytrec_eval
 
 from harness.evaluation.metrics import query_metrics
-from harness.validator.ir_metrics import KEYS, compute
+from harness.validator.retrieval.ir_metrics import KEYS, compute
 
 Qrels = dict[str, dict[str, int]]
 Rankings = dict[str, list[str]]

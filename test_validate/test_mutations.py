@@ -21,9 +21,9 @@ import pytest
 
 from harness.evaluation.aggregate import aggregate_metrics
 from harness.evaluation.ledger import LEDGER
-from harness.validator.ir_metrics import KEYS
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
+from harness.validator.retrieval.ir_metrics import KEYS
 
 from .support import (
     Json,

@@ -10,10 +10,10 @@ from harness.systems.builtin.config.search_config import LexicalConfig
 from harness.systems.builtin.index.lexical import LexicalIndex
 from harness.systems.builtin.index.tokenizer import Tokenizer as HarnessTokenizer
 from harness.systems.builtin.store.store import lexical_text
-from harness.validator.bm25 import BM25, Tokenizer
-from harness.validator.lanes import dense_tolerance, lexical_tolerance
 from harness.validator.pipeline import validate
-from harness.validator.ranking import Lane, groups_of, id_ranks
+from harness.validator.retrieval.bm25 import BM25, Tokenizer
+from harness.validator.retrieval.lanes import dense_tolerance, lexical_tolerance
+from harness.validator.retrieval.ranking import Lane, groups_of, id_ranks
 
 from . import forger
 from .support import CleanRun, Row, RunCopy, check_named, describe, failed_names
@@ -97,7 +97,7 @@ def test_bm25_formula_on_a_hand_computed_corpus() -> None:
 
 
 def test_bm25s_is_not_what_the_validator_imports() -> None:
-    assert BM25.__module__ == "harness.validator.bm25" and bm25s.BM25 is not BM25
+    assert BM25.__module__ == "harness.validator.retrieval.bm25" and bm25s.BM25 is not BM25
 
 
 def _next_float32(value: float) -> float:

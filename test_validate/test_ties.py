@@ -29,8 +29,8 @@ from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
+from harness.validator.core.report import PASS
 from harness.validator.pipeline import validate
-from harness.validator.report import PASS
 
 from . import forger
 from .support import GIT_CHECKS, MODES, CleanRun, Row, RunCopy, describe, failed_names, sha256_bytes

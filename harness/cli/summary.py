@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.evaluation.contention import contention_note
-from harness.validator.report import Report
+from harness.validator.core.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under

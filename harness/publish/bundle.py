@@ -24,8 +24,8 @@ from harness.json_input import read_document
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.claims_document import claims_markdown
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
-from harness.validator.report import Report
 
 REQUIRED_SPLITS = ("calibration", "heldout")
 ARTIFACTS = "artifacts"

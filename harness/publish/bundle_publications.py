@@ -21,8 +21,8 @@ from harness.json_input import parse_document
 from harness.publish.exports import export_texts
 from harness.publish.report import with_verification, write_files
 from harness.publish.report_data import load_report_data
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
-from harness.validator.report import Report
 
 COMPARISON_REPORTS = "validation/comparisons"
 

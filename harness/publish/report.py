@@ -18,8 +18,8 @@ from harness.evaluation.split_modes import read_freeze
 from harness.publish.report_data import ReportData, load_report_data
 from harness.publish.report_html import render_html
 from harness.publish.report_markdown import render_markdown
+from harness.validator.core.report import Report
 from harness.validator.pipeline import validate, validate_comparison
-from harness.validator.report import Report
 
 
 class ReportRefused(RefusedError):

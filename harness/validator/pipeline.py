@@ -4,28 +4,34 @@ a comparison artifact (recomputed from its rows, each aggregate it read validate
 from collections.abc import Mapping
 from pathlib import Path
 
-from .check_aggregate import check_aggregate, check_artifact_files
-from .check_bindings import (
+from .comparison.check_comparison import check_comparison
+from .core.context import InputError, load
+from .core.declared import is_builtin
+from .core.report import Report
+from .core.strict_json import StrictJSONError
+from .dataset.check_dataset import check_archive, check_dataset
+from .embedding.check_embeddings import check_embeddings
+from .history.check_history import check_history
+from .history.check_looks import check_looks
+from .receipt.check_bindings import (
     check_config,
     check_corpus,
     check_freeze,
     check_receipt_identity,
     check_split_and_queries,
 )
-from .check_comparison import check_comparison
-from .check_dense import check_query_vectors, fixture_query_vectors
-from .check_embeddings import check_embeddings
-from .check_environment import check_environment
-from .check_history import check_history
-from .check_looks import check_looks
-from .check_replay import check_replay, load_replay
-from .check_rows import check_row_schemas, check_rows
-from .check_store import check_store
-from .check_system import check_system_modules, check_system_source, check_system_store, fixture_replay, is_builtin
-from .context import InputError, load
-from .dataset.check_dataset import check_archive, check_dataset
-from .report import Report
-from .strict_json import StrictJSONError
+from .receipt.check_environment import check_environment
+from .replay.check_dense import check_query_vectors, fixture_query_vectors
+from .replay.check_replay import check_replay, load_replay
+from .rows.check_aggregate import check_aggregate, check_artifact_files
+from .rows.check_rows import check_row_schemas, check_rows
+from .system.check_store import check_store
+from .system.check_system import (
+    check_system_modules,
+    check_system_source,
+    check_system_store,
+    fixture_replay,
+)
 
 
 def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None = None, freeze: Path | None = None,

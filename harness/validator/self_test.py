@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import ir_metrics
-from .digests import canonical, sha256_bytes, sha256_canonical
-from .ledger_chain import LEDGER
+from .core.digests import canonical, sha256_bytes, sha256_canonical
+from .history.ledger_chain import LEDGER
 from .pipeline import validate
+from .retrieval import ir_metrics
 from .self_test_inputs import write_json
 from .self_test_run import generate
 

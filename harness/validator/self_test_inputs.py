@@ -9,8 +9,8 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from .digests import canonical, directory_digest, sha256_bytes, sha256_canonical, sha256_file
-from .ledger_chain import GENESIS, LEDGER, chain_digest
+from .core.digests import canonical, directory_digest, sha256_bytes, sha256_canonical, sha256_file
+from .history.ledger_chain import GENESIS, LEDGER, chain_digest
 
 DOCS = {"a": "alpha beta", "b": "beta gamma", "c": "gamma delta", "d": "delta alpha"}
 QUERIES = {"q1": ("alpha", {"a": 1}), "q2": ("gamma", {"b": 1, "c": 1}), "q3": ("delta", {"d": 1})}

@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import ir_metrics, split_rule
-from .bm25 import BM25, Tokenizer
-from .check_bindings import FROZEN_BASELINE
-from .check_environment import HARNESS_DIR, harness_source_digest, harness_source_files
-from .digests import canonical, sha256_bytes, sha256_canonical, sha256_file, sha256_text
+from .core import split_rule
+from .core.digests import canonical, sha256_bytes, sha256_canonical, sha256_file, sha256_text
+from .core.source_tree import HARNESS_DIR, harness_source_digest, harness_source_files
+from .receipt.check_bindings import FROZEN_BASELINE
+from .retrieval import ir_metrics
+from .retrieval.bm25 import BM25, Tokenizer
 from .self_test_inputs import (
     CAPABILITIES,
     CONTRACT,

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..report import Report
+from ..core.report import Report
 from .archive_reader import ArchiveUnreadable, Derived, read_archive
 from .content import Content, first_differences, fixture_semantic_texts, semantic_digests, semantic_texts
 from .pins import Pins, all_pins, pins_for

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..digests import sha256_canonical
+from ..core.digests import sha256_canonical
 
 Qrels = dict[str, dict[str, int]]
 

@@ -6,8 +6,8 @@ describing this one in other words) is refused, since the numbers could not be c
 
 from typing import Any
 
+from ..core.report import Report
 from . import paired_stats
-from .report import Report
 
 PROCEDURE_ID = "scifact-paired-pcg64-v1"
 MIN_RESAMPLES, MIN_PERMUTATIONS = 1000, 10000

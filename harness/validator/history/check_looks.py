@@ -22,9 +22,9 @@ import socket
 import sqlite3
 from typing import Any
 
-from .context import Context
+from ..core.context import Context
+from ..core.report import Report
 from .looks_record import RECORD_VARIABLE, Entry, Record, read_record, this_machines_record
-from .report import Report
 
 NAME = "heldout.record"
 KEPT = ("the record is kept by the user who ran the evaluation; whoever can write it can rewrite it, so it is a second "

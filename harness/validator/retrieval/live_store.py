@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .strict_json import load_file
+from ..core.strict_json import load_file
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ import subprocess
 import sys
 from typing import Any
 
-from .check_environment import HARNESS_DIR
-from .context import Context
-from .report import Report
+from ..core.context import Context
+from ..core.report import Report
+from ..core.source_tree import HARNESS_DIR
 
 TIMEOUT_SECONDS = 1800
 THROUGH = ("replayed through the system: the live system was asked every query again and answered exactly the "

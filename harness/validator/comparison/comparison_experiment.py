@@ -5,7 +5,7 @@ Read from the inputs' own receipts and rows, whatever directories they came from
 
 from typing import Any
 
-from .report import Report
+from ..core.report import Report
 
 HELD_OUT = ("heldout", "all")
 

@@ -3,13 +3,13 @@
 from collections.abc import Callable
 from typing import Any
 
-from . import ir_metrics
-from .check_system import DENSE_EXACT, is_builtin, replay_parameters
-from .context import Context
-from .digests import sha256_canonical
-from .modes import fused, has_lane
-from .report import Report
-from .schemas import violation
+from ..core.context import Context
+from ..core.declared import DENSE_EXACT, is_builtin, replay_parameters
+from ..core.digests import sha256_canonical
+from ..core.modes import fused, has_lane
+from ..core.report import Report
+from ..core.schemas import violation
+from ..retrieval import ir_metrics
 
 Row = dict[str, Any]
 EXACT_BACKENDS = {"numpy-exact-inner-product"}

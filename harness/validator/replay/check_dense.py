@@ -5,11 +5,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .context import Context
-from .digests import sha256_bytes
-from .live_store import read_vectors
-from .modes import has_lane
-from .report import Report
+from ..core.context import Context
+from ..core.digests import sha256_bytes
+from ..core.modes import has_lane
+from ..core.report import Report
+from ..retrieval.live_store import read_vectors
 
 
 def fixture_query_vectors(ctx: Context) -> dict[str, NDArray[np.float32]]:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .digests import canonical, sha256_bytes
-from .strict_json import StrictJSONError, loads
+from ..core.digests import canonical, sha256_bytes
+from ..core.strict_json import StrictJSONError, loads
 
 LEDGER = "ledger.sqlite3"
 GENESIS = "sha256:" + "0" * 64

@@ -17,9 +17,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from .context import Context
+from ..core.context import Context
+from ..core.report import Report
 from .ledger_chain import HELD_OUT, LEDGER, Event, chain, read_ledger, runs_problem
-from .report import Report
 
 
 def _ref(value: Any) -> tuple[Any, Any]:

@@ -6,13 +6,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import ir_metrics, paired_stats
+from ..core.digests import sha256_canonical, sha256_file
+from ..core.report import Report
+from ..core.schemas import violation
+from ..core.strict_json import StrictJSONError, load_file, load_lines
+from ..retrieval import ir_metrics
+from . import paired_stats
 from .comparison_experiment import check_experiment
 from .comparison_stats import check_means, check_procedure, check_statistics
-from .digests import sha256_canonical, sha256_file
-from .report import Report
-from .schemas import violation
-from .strict_json import StrictJSONError, load_file, load_lines
 
 MODES = ("fts_only", "vector_only", "hybrid")
 EXACT_SPLITS = ("heldout", "all")

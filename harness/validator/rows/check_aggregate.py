@@ -4,11 +4,11 @@ import math
 from collections import Counter
 from typing import Any
 
-from . import ir_metrics
-from .context import Context
-from .digests import sha256_file
-from .report import Report
-from .schemas import violation
+from ..core.context import Context
+from ..core.digests import sha256_file
+from ..core.report import Report
+from ..core.schemas import violation
+from ..retrieval import ir_metrics
 
 
 def check_artifact_files(ctx: Context, report: Report) -> None:

@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from .context import Context
-from .digests import part_digest, sha256_canonical
-from .live_store import LiveStore, load_live_store, read_facts, read_vectors
-from .report import Report
-from .schemas import violation
-from .strict_json import StrictJSONError, load_file
+from ..core.context import Context
+from ..core.digests import part_digest, sha256_canonical
+from ..core.report import Report
+from ..core.schemas import violation
+from ..core.strict_json import StrictJSONError, load_file
+from ..retrieval.live_store import LiveStore, load_live_store, read_facts, read_vectors
 
 
 def _part_digests(directory: Path, manifest: dict[str, Any]) -> dict[str, str | None]:

@@ -10,7 +10,7 @@ established: the verdict must be "contention unknown" (contended null), naming e
 
 from typing import Any
 
-from .report import Report
+from ..core.report import Report
 
 WAIT_FRACTION_CEILING = 0.10
 CPU_RATIO_FLOOR = 0.80

@@ -3,24 +3,13 @@
 import subprocess
 from pathlib import Path
 
-from .check_latency import check_latency
-from .context import Context
-from .digests import sha256_canonical, sha256_file
-from .report import Report
+from ..core.context import Context
+from ..core.digests import sha256_file
+from ..core.report import Report
+from ..core.source_tree import HARNESS_DIR, harness_source_digest, harness_source_files
+from ..rows.check_latency import check_latency
 
-HARNESS_DIR = Path(__file__).resolve().parent.parent
 REQUIRED_DEPENDENCIES = ("numpy", "bm25s", "PyStemmer", "jsonschema")
-
-
-def harness_source_files() -> list[Path]:
-    return sorted(p for p in HARNESS_DIR.rglob("*")
-                  if p.is_file() and p.suffix in {".py", ".json"} and "__pycache__" not in p.parts)
-
-
-def harness_source_digest() -> str:
-    """The stated rule: sha256 of canonical JSON {relative path: sha256} over harness/**/*.py and *.json."""
-    return sha256_canonical({p.relative_to(HARNESS_DIR.parent).as_posix(): sha256_file(p)
-                             for p in harness_source_files()})
 
 
 def _git(*args: str) -> str | None:

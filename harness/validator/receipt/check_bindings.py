@@ -1,13 +1,13 @@
 """What the receipt binds the run to, resolved against the files: corpus, split, store, configuration."""
 
-from . import split_rule
-from .check_rows import exact_backends
-from .check_system import is_builtin
-from .context import Context
-from .digests import sha256_canonical, sha256_file, sha256_text
-from .modes import has_lane
-from .report import Report
-from .schemas import violation
+from ..core import split_rule
+from ..core.context import Context
+from ..core.declared import is_builtin
+from ..core.digests import sha256_canonical, sha256_file, sha256_text
+from ..core.modes import has_lane
+from ..core.report import Report
+from ..core.schemas import violation
+from ..rows.check_rows import exact_backends
 
 FROZEN_BASELINE = {"sparse_weight": 0.0, "dense_derived_sparse": False, "late_interaction_weight": 0.0,
                    "candidate_dims": None, "recency": False, "derived_vector_backend": False}

@@ -12,17 +12,17 @@ import functools
 import json
 from typing import Any
 
-from .bm25 import BM25, Tokenizer
-from .check_system import is_builtin, replay_parameters
-from .check_through_system import check_through_system, lane_status
-from .context import Context
-from .digests import sha256_file, sha256_text
-from .lanes import Replay, Replayed, score_of
-from .live_store import LiveStore
-from .modes import LANES, fused, has_lane
-from .ranking import id_ranks
-from .replay_rows import Ranked, Row, Tally, fused_cut, lane_of_hit, single_lane
-from .report import Report
+from ..core.context import Context
+from ..core.declared import is_builtin, replay_parameters
+from ..core.digests import sha256_file, sha256_text
+from ..core.modes import LANES, fused, has_lane
+from ..core.report import Report
+from ..retrieval.bm25 import BM25, Tokenizer
+from ..retrieval.lanes import Replay, Replayed, score_of
+from ..retrieval.live_store import LiveStore
+from ..retrieval.ranking import id_ranks
+from ..retrieval.replay_rows import Ranked, Row, Tally, fused_cut, lane_of_hit, single_lane
+from ..system.check_through_system import check_through_system, lane_status
 
 
 class RowReplayer:

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .digests import canonical
+from ..core.digests import canonical
+from ..core.strict_json import StrictJSONError, loads
 from .ledger_chain import GENESIS, chain_digest
-from .strict_json import StrictJSONError, loads
 
 RECORD_VARIABLE = "SCIFACT_HELDOUT_RECORD"
 RECORD_NAME = "heldout-looks.sqlite3"

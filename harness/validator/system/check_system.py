@@ -9,23 +9,16 @@ recorded as attested, in words, never as a pass.
 """
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from .context import Context
-from .digests import part_digest, sha256_canonical, sha256_file
-from .lanes import Replay
-from .live_store import read_vectors
-from .ranking import id_ranks
-from .report import Report
-
-BUILTIN = "builtin"
-DENSE_EXACT = "exact_inner_product"
-
-
-def is_builtin(ctx: Context) -> bool:
-    return bool(ctx.receipt["system"]["name"] == BUILTIN)
+from ..core.context import Context
+from ..core.declared import DENSE_EXACT
+from ..core.digests import part_digest, sha256_canonical, sha256_file
+from ..core.report import Report
+from ..retrieval.lanes import Replay
+from ..retrieval.live_store import read_vectors
+from ..retrieval.ranking import id_ranks
 
 
 def check_system_source(ctx: Context, report: Report) -> None:
@@ -107,15 +100,3 @@ def fixture_replay(ctx: Context) -> Replay | None:
         return None
     matrix = np.ascontiguousarray(vectors[: len(documents)])
     return Replay(documents, id_ranks(documents), matrix, None)
-
-
-def replay_parameters(ctx: Context) -> dict[str, Any]:
-    """top_k, and for fusion the candidate depth and RRF k: the built-in system's configuration, or what a system
-    of its own declares."""
-    retrieval = ctx.receipt["retrieval"]
-    if is_builtin(ctx):
-        config = retrieval["config"]
-        return {"top_k": retrieval["top_k"], "depth": config["hybrid_candidate_depth"], "rrf_k": config["rrf_k"]}
-    fusion = ctx.receipt["system"]["declarations"].get("fusion") or {}
-    return {"top_k": retrieval["top_k"], "depth": fusion.get("candidate_depth"), "rrf_k": fusion.get("k"),
-            "score_dtype": fusion.get("score_dtype", "float64")}
