@@ -7,7 +7,7 @@ import pytest
 from fixtures.archives import tiny_archive, tiny_contract
 from harness.corpus.contract import Contract
 from harness.embedding.embedders.local import LocalEmbedder
-from harness.evaluation.heldout_record import RECORD_NAME, RECORD_VARIABLE
+from harness.evaluation.history.heldout_record import RECORD_NAME, RECORD_VARIABLE
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 

@@ -29,8 +29,8 @@ from harness.corpus.dataset import load_dataset
 from harness.embedding.embedders.base import EmbeddingRequest
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.embedding.profiles import text_profile
+from harness.evaluation.measures.split import select
 from harness.evaluation.run_split import Evaluation, run_split
-from harness.evaluation.split import select
 from harness.fixture.build import embedding_requests
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES

@@ -12,9 +12,9 @@ import pytest
 
 from fixtures.cli import run_tiny_cli
 from harness.corpus.contract import Contract
-from harness.evaluation.calibration_gate import ALLOWED, REQUIRED, CalibrationGateError
-from harness.evaluation.freeze import FREEZE_NAME, freeze_configuration
-from harness.evaluation.ledger import LEDGER
+from harness.evaluation.gates.calibration_gate import ALLOWED, REQUIRED, CalibrationGateError
+from harness.evaluation.gates.freeze import FREEZE_NAME, freeze_configuration
+from harness.evaluation.history.ledger import LEDGER
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_file

@@ -16,7 +16,7 @@ from fixtures.cli import ROOT, Outcome, assert_clean_failure, child_env, run_tin
 from fixtures.unwritable import unwritable
 from harness.cli import app as cli
 from harness.errors import ENVIRONMENT, INTERNAL, REFUSED, USAGE
-from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
 from harness.signals import INTERRUPTED_EXIT, TERMINATED_EXIT

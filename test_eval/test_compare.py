@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from harness.evaluation.artifacts import aggregate_name
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.artifact import (
     CompareRequest,
@@ -29,8 +28,9 @@ from harness.evaluation.comparison.artifact import (
     document_bytes,
 )
 from harness.evaluation.comparison.inputs import load_inputs
+from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.modes import MODES
-from harness.publish.exports import export_texts
+from harness.publish.exports.exports import export_texts
 from harness.validator.pipeline import validate, validate_comparison
 from test_validate.trec_check import mean_gap, read_qrels, read_run, with_ir_measures, with_pytrec_eval, worst_gap
 

@@ -23,10 +23,10 @@ from numpy.typing import NDArray
 
 from harness.cli.summary import result_line
 from harness.corpus.contract import Contract
-from harness.evaluation import contention
+from harness.evaluation.measures import contention
 from harness.evaluation.runner import run_mode
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.publish.latency_notes import latency_lines
+from harness.publish.text.latency_notes import latency_lines
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, build_store
 from harness.systems.builtin.system import BuiltinSystem

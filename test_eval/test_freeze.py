@@ -14,10 +14,11 @@ import pytest
 from harness.cli import app as cli
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
-from harness.evaluation import ledger, provenance
-from harness.evaluation import receipt as receipt_module
-from harness.evaluation.artifacts import aggregate_name, rows_name
-from harness.evaluation.freeze import FREEZE_NAME, FreezeError, Frozen, current_record, freeze_configuration
+from harness.evaluation.gates.freeze import FREEZE_NAME, FreezeError, Frozen, current_record, freeze_configuration
+from harness.evaluation.history import ledger
+from harness.evaluation.receipts import provenance
+from harness.evaluation.receipts import receipt as receipt_module
+from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import run_mode
 from harness.fixture.corpus_fixture import CorpusFixture

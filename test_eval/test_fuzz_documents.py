@@ -28,7 +28,7 @@ from fixtures.archives import tiny_contract
 from fixtures.clean_checkout import mark_clean_checkout
 from fixtures.cli import Outcome, run_tiny_cli
 from fixtures.fuzz import FUZZ, JSON, LEFTOVERS, changed, encode, mutated, mutated_value
-from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES

@@ -18,10 +18,10 @@ import pytest
 
 from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import Contract
-from harness.evaluation import heldout_record
-from harness.evaluation.artifacts import aggregate_name, rows_name
-from harness.evaluation.freeze import freeze_configuration
-from harness.evaluation.ledger import LEDGER
+from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.history import heldout_record
+from harness.evaluation.history.ledger import LEDGER
+from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.corpus_fixture import CorpusFixture
@@ -187,7 +187,7 @@ def test_a_damaged_record_stops_the_run_before_the_store_spends_its_turn(
 
 APPEND = """
 import sys
-from harness.evaluation.heldout_record import append_look
+from harness.evaluation.history.heldout_record import append_look
 writer = sys.argv[1]
 for n in range(int(sys.argv[2])):
     append_look(fixture_sha256="sha256:" + "f" * 64, split="heldout", mode="fts_only", system="w" + writer,

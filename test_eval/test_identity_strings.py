@@ -15,16 +15,16 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from harness.corpus.contract import Contract
-from harness.evaluation.freeze import freeze_configuration
-from harness.evaluation.identity_check import SystemStringsError
+from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.gates.split_modes import read_freeze
+from harness.evaluation.receipts.identity_check import SystemStringsError
 from harness.evaluation.run_split import Evaluation, run_split
-from harness.evaluation.split_modes import read_freeze
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical, sha256_file
-from harness.publish.claims_document import claims_markdown
-from harness.publish.report import with_verification
-from harness.publish.report_data import load_report_data
-from harness.publish.report_markdown import render_markdown
+from harness.publish.claims.claims_document import claims_markdown
+from harness.publish.report.report import with_verification
+from harness.publish.report.report_data import load_report_data
+from harness.publish.report.report_markdown import render_markdown
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import make_builder
 from harness.validator.pipeline import validate

@@ -26,8 +26,8 @@ ALLOWED: dict[str, set[str]] = {
     "validator": set(),
 }
 # modules that speak to the system under test through its interface only, never to the built-in system
-INTERFACE_ONLY = ("harness.evaluation.runner", "harness.evaluation.receipt", "harness.evaluation.freeze",
-                  "harness.evaluation.ledger", "harness.publish.bundle")
+INTERFACE_ONLY = ("harness.evaluation.runner", "harness.evaluation.receipts.receipt", "harness.evaluation.gates.freeze",
+                  "harness.evaluation.history.ledger", "harness.publish.bundle")
 
 
 def module_name(path: Path) -> str:

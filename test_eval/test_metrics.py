@@ -7,8 +7,8 @@ import ir_measures
 import pytest
 from ir_measures import AP, RR, R, Success, nDCG
 
-from harness.evaluation.latency import nearest_rank
-from harness.evaluation.metrics import METRIC_KEYS, mean_metrics, query_metrics
+from harness.evaluation.measures.latency import nearest_rank
+from harness.evaluation.measures.metrics import METRIC_KEYS, mean_metrics, query_metrics
 
 QRELS = {"a": 1, "b": 1, "c": 0}
 FILLER = [f"x{i}" for i in range(20)]

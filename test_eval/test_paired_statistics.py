@@ -22,7 +22,7 @@ from fixtures.paired_rows import MODES, column, ranked_rows
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, document_bytes
 from harness.evaluation.comparison.inputs import ModeInput
-from harness.evaluation.metrics import METRIC_KEYS
+from harness.evaluation.measures.metrics import METRIC_KEYS
 from harness.validator.comparison import paired_stats as independent
 
 SEED = 11

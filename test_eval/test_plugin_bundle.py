@@ -13,11 +13,11 @@ from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
 from harness.evaluation.comparison.artifact import CompareRequest, compare
-from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.publish.bundle import BundleError, make_bundle
-from harness.publish.exports import export
+from harness.publish.exports.exports import export
 from harness.publish.verdicts import validator_judgement
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import make_builder

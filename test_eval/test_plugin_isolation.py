@@ -13,9 +13,9 @@ import pytest
 
 from fixtures import plugins
 from harness.corpus.contract import Contract
-from harness.evaluation import ledger
-from harness.evaluation.freeze import FreezeError, freeze_configuration
-from harness.evaluation.metrics import query_metrics
+from harness.evaluation.gates.freeze import FreezeError, freeze_configuration
+from harness.evaluation.history import ledger
+from harness.evaluation.measures.metrics import query_metrics
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.corpus_fixture import CorpusFixture

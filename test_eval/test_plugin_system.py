@@ -15,10 +15,10 @@ import pytest
 
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
-from harness.evaluation.aggregate import aggregate_metrics
-from harness.evaluation.artifacts import rows_bytes
-from harness.evaluation.freeze import FreezeError, freeze_configuration
-from harness.evaluation.metrics import query_metrics
+from harness.evaluation.gates.freeze import FreezeError, freeze_configuration
+from harness.evaluation.measures.aggregate import aggregate_metrics
+from harness.evaluation.measures.metrics import query_metrics
+from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.corpus_fixture import CorpusFixture

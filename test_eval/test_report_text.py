@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.publish.report_text import p_value
+from harness.publish.text.report_text import p_value
 
 
 @pytest.mark.parametrize(("value", "written"), [

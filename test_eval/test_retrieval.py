@@ -27,7 +27,7 @@ from fixtures.systems import TextSearcher as Searcher
 from harness.corpus.contract import Contract
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.errors import HarnessError
-from harness.evaluation.query_vectors import UnknownQueryError
+from harness.evaluation.measures.query_vectors import UnknownQueryError
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.systems.builtin.config.search_config import (

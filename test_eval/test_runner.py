@@ -10,10 +10,10 @@ import pytest
 from numpy.typing import NDArray
 
 from harness.corpus.contract import Contract
-from harness.evaluation.artifacts import ArtifactExistsError
+from harness.evaluation.measures.split import select
+from harness.evaluation.receipts.artifacts import ArtifactExistsError
 from harness.evaluation.run_split import Evaluation, SplitGateError, check_split_gate, run_split
 from harness.evaluation.runner import ModeRun, run_mode
-from harness.evaluation.split import select
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
 from harness.schema_check import validate

@@ -25,9 +25,9 @@ from harness.corpus.contract import scifact_contract
 from harness.embedding.embedders import make_embedder
 from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
+from harness.evaluation.measures.split import select, selected_ids_sha256
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
-from harness.evaluation.split import select, selected_ids_sha256
 from harness.fixture.build import BuildReport
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_bytes

@@ -30,7 +30,7 @@ from harness.corpus.contract import Contract
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
-from harness.evaluation import ledger
+from harness.evaluation.history import ledger
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.locks import STORE_LOCK as LOCK

@@ -10,7 +10,7 @@ import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
 from harness.embedding.embedders.local import LocalEmbedder
-from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture

@@ -1,8 +1,8 @@
 """A careful forger: edits rankings, then re-derives every derived value with the project's own functions.
 
-Metrics come from `harness.evaluation.metrics.query_metrics`, digests from `harness.hashing`, the rows file
-from `harness.evaluation.artifacts.rows_bytes` and the aggregate from
-`harness.evaluation.aggregate.aggregate_metrics`, exactly as the runner computes them, so every check that
+Metrics come from `harness.evaluation.measures.metrics.query_metrics`, digests from `harness.hashing`, the rows file
+from `harness.evaluation.receipts.artifacts.rows_bytes` and the aggregate from
+`harness.evaluation.measures.aggregate.aggregate_metrics`, exactly as the runner computes them, so every check that
 only recomputes derived values from the rows passes. Only a check that goes back to primary data (the
 fixture's text and vectors, the live store) can object.
 """
@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.evaluation.aggregate import aggregate_metrics
-from harness.evaluation.artifacts import rows_bytes
-from harness.evaluation.metrics import query_metrics
+from harness.evaluation.measures.aggregate import aggregate_metrics
+from harness.evaluation.measures.metrics import query_metrics
+from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.systems.builtin.store.manifest import part_digests
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.evaluation.artifacts import aggregate_name, rows_name
-from harness.evaluation.freeze import FREEZE_NAME
-from harness.evaluation.ledger import LEDGER
+from harness.evaluation.gates.freeze import FREEZE_NAME
+from harness.evaluation.history.ledger import LEDGER
+from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.validator.core.report import FAIL, Report
 
 Row = dict[str, Any]

@@ -25,9 +25,9 @@ from harness.embedding.embedders.base import Embedder
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.embedding.embedders.ollama import OllamaEmbedder
 from harness.embedding.profiles import TextProfile, text_profile
+from harness.evaluation.measures.split import select
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import run_mode
-from harness.evaluation.split import select
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.modes import MODES

@@ -10,7 +10,7 @@ import pytest
 from fixtures.cli import run_tiny_cli
 from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.evaluation.comparison.inputs import ComparisonRefused
-from harness.evaluation.split_modes import MissingModeError
+from harness.evaluation.gates.split_modes import MissingModeError
 from harness.publish.verdicts import validator_judgement
 from harness.validator.cli import main as validator_main
 from harness.validator.core.catalog import CHECKS

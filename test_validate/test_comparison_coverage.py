@@ -17,8 +17,8 @@ import pytest
 
 from fixtures.archives import tiny_contract
 from fixtures.clean_checkout import mark_clean_checkout
-from harness.evaluation.artifacts import aggregate_name, rows_name
-from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import load_fixture
 from harness.systems.builtin.config.search_config import SearchConfig

@@ -11,7 +11,7 @@ import pytest
 
 from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.evaluation.comparison.inputs import ComparisonRefused
-from harness.publish.exports import ExportRefused, export
+from harness.publish.exports.exports import ExportRefused, export
 
 from .comparisons import comparison_path, taken_as_eligible
 from .support import Json, RunCopy, sha256_bytes

@@ -17,7 +17,7 @@ from fixtures.archives import TINY_CONTRACT_PATH, tiny_archive, tiny_contract, t
 from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import scifact_contract
 from harness.embedding.embedders.local import LocalEmbedder
-from harness.evaluation.freeze import FreezeError, freeze_configuration
+from harness.evaluation.gates.freeze import FreezeError, freeze_configuration
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
@@ -154,7 +154,7 @@ def test_forged_judgements_are_not_frozen_and_never_bundled(local_embedder: Loca
     evaluate("calibration")
     with pytest.raises(FreezeError, match="its qrels differ from the contract's pinned digests"):
         freeze()
-    monkeypatch.setattr("harness.evaluation.freeze.unpinned_parts", lambda *_: [])  # the harness's check removed
+    monkeypatch.setattr("harness.evaluation.gates.freeze.unpinned_parts", lambda *_: [])  # the harness's check removed
     freeze()
     evaluate("heldout")
     mark_clean_checkout(out)

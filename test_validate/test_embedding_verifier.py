@@ -10,7 +10,7 @@ from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.clean_checkout import mark_clean_checkout
 from fixtures.ollama_server import FakeOllama, fake_vector
 from harness.embedding.embedders.ollama import OllamaEmbedder
-from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from fixtures.cli import run_tiny_cli
-from harness.publish.exports import ExportRefused, export
-from harness.publish.trec_export import ExportError, qrels_text, run_text
+from harness.publish.exports.exports import ExportRefused, export
+from harness.publish.exports.trec_export import ExportError, qrels_text, run_text
 
 from .support import MODES, SPLITS, RunCopy
 from .trec_check import mean_gap, read_qrels, read_run, with_ir_measures, with_pytrec_eval, worst_gap

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import pytest
 
 from fixtures.archives import tiny_contract
-from harness.evaluation import ledger
-from harness.evaluation.artifacts import aggregate_name, rows_name
-from harness.evaluation.freeze import current_record
+from harness.evaluation.gates.freeze import current_record
+from harness.evaluation.history import ledger
+from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.evaluation.runner import ModeRun, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES

@@ -1,6 +1,6 @@
 """The nine per-query metrics, pinned to trec_eval (through pytrec_eval) on graded qrels and on queries
 with more than ten relevant documents. Both implementations are checked, each against trec_eval on its own:
-the validator's `ir_metrics.compute` and the runner's `harness.evaluation.metrics.query_metrics`.
+the validator's `ir_metrics.compute` and the runner's `harness.evaluation.measures.metrics.query_metrics`.
 
 How our definitions map onto trec_eval's measures:
 - relevance: grade > 0 is relevant, trec_eval's default relevance_level 1.
@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 import pytest
 import pytrec_eval
 
-from harness.evaluation.metrics import query_metrics
+from harness.evaluation.measures.metrics import query_metrics
 from harness.validator.retrieval.ir_metrics import KEYS, compute
 
 Qrels = dict[str, dict[str, int]]

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from harness.evaluation.aggregate import aggregate_metrics
-from harness.evaluation.ledger import LEDGER
+from harness.evaluation.history.ledger import LEDGER
+from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
 from harness.validator.retrieval.ir_metrics import KEYS

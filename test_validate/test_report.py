@@ -8,7 +8,7 @@ import pytest
 
 from fixtures.cli import run_tiny_cli
 from harness.evaluation.comparison.artifact import CompareRequest, compare
-from harness.publish.report import ReportRefused, write_report
+from harness.publish.report.report import ReportRefused, write_report
 from harness.publish.verdicts import validator_judgement
 
 from .comparisons import Compared, varied_output

@@ -17,10 +17,10 @@ from harness.corpus.download import DEADLINE_VARIABLE, deadline_seconds
 from harness.embedding.embedders import make_embedder
 from harness.embedding.embedders.select import BACKENDS
 from harness.embedding.profiles import PROFILES, text_profile
-from harness.evaluation.freeze import freeze_configuration
+from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.measures.split import SPLITS
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
-from harness.evaluation.split import SPLITS
 from harness.evaluation.system_replay import replay
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture

@@ -15,10 +15,10 @@ from harness.evaluation.comparison.artifact import (
     compare,
 )
 from harness.evaluation.comparison.paired_statistics import MIN_PERMUTATIONS, MIN_RESAMPLES
-from harness.evaluation.split_modes import SPLITS, split_modes
+from harness.evaluation.gates.split_modes import SPLITS, split_modes
 from harness.modes import MODES
-from harness.publish.exports import export
-from harness.publish.report_text import p_value, pair_label, signed, verdict
+from harness.publish.exports.exports import export
+from harness.publish.text.report_text import p_value, pair_label, signed, verdict
 from harness.publish.verdicts import validator_judgement
 
 Commands: TypeAlias = "argparse._SubParsersAction[Any]"
@@ -121,7 +121,7 @@ def add_report(commands: Commands) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from harness.publish.report import write_report
+    from harness.publish.report.report import write_report
 
     existing_directory("--output-dir", args.output_dir)
     writable_place("--out", args.out, is_directory=False)

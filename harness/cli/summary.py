@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.evaluation.contention import contention_note
+from harness.evaluation.measures.contention import contention_note
 from harness.validator.core.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line

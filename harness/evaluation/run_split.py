@@ -5,10 +5,10 @@ from pathlib import Path
 
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError, RefusedError
-from harness.evaluation import ledger
-from harness.evaluation.artifacts import aggregate_name
-from harness.evaluation.freeze import current_record, verify_freeze
-from harness.evaluation.identity_check import check_identity
+from harness.evaluation.gates.freeze import current_record, verify_freeze
+from harness.evaluation.history import ledger
+from harness.evaluation.receipts.artifacts import aggregate_name
+from harness.evaluation.receipts.identity_check import check_identity
 from harness.evaluation.runner import ModeRun, check_fixture_contract, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES

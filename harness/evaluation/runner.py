@@ -8,16 +8,17 @@ from typing import Any
 
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
-from harness.evaluation import heldout_record, ledger, provenance
-from harness.evaluation.aggregate import aggregate_metrics
-from harness.evaluation.artifact_writer import PairWriter, exclusive_pair
-from harness.evaluation.artifacts import aggregate_bytes, clear_the_way, rows_bytes
-from harness.evaluation.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
-from harness.evaluation.identity_check import check_receipt
-from harness.evaluation.metrics import query_metrics
-from harness.evaluation.query_vectors import QueryVectors
-from harness.evaluation.receipt import run_receipt
-from harness.evaluation.split import select
+from harness.evaluation.history import heldout_record, ledger
+from harness.evaluation.measures.aggregate import aggregate_metrics
+from harness.evaluation.measures.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
+from harness.evaluation.measures.metrics import query_metrics
+from harness.evaluation.measures.query_vectors import QueryVectors
+from harness.evaluation.measures.split import select
+from harness.evaluation.receipts import provenance
+from harness.evaluation.receipts.artifact_writer import PairWriter, exclusive_pair
+from harness.evaluation.receipts.artifacts import aggregate_bytes, clear_the_way, rows_bytes
+from harness.evaluation.receipts.identity_check import check_receipt
+from harness.evaluation.receipts.receipt import run_receipt
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
 from harness.modes import mode as declared_mode

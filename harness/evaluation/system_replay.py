@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.evaluation.query_vectors import QueryVectors
+from harness.evaluation.measures.query_vectors import QueryVectors
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import mode as declared_mode
 from harness.systems.builtin.config.search_config import SearchConfig

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RefusedError
-from harness.evaluation.artifacts import aggregate_name, rows_name
 from harness.evaluation.comparison.artifact import comparison_name
-from harness.evaluation.freeze import FREEZE_NAME
-from harness.evaluation.split_modes import frozen_modes, present_modes
+from harness.evaluation.gates.freeze import FREEZE_NAME
+from harness.evaluation.gates.split_modes import frozen_modes, present_modes
+from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_file
 from harness.json_input import read_document
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
-from harness.publish.claims_document import claims_markdown
+from harness.publish.claims.claims_document import claims_markdown
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate

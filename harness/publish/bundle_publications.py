@@ -16,11 +16,11 @@ from typing import Any
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, comparison_name, document_bytes
 from harness.evaluation.comparison.inputs import load_inputs
-from harness.evaluation.split_modes import present_modes, read_freeze
+from harness.evaluation.gates.split_modes import present_modes, read_freeze
 from harness.json_input import parse_document
-from harness.publish.exports import export_texts
-from harness.publish.report import with_verification, write_files
-from harness.publish.report_data import load_report_data
+from harness.publish.exports.exports import export_texts
+from harness.publish.report.report import with_verification, write_files
+from harness.publish.report.report_data import load_report_data
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
 

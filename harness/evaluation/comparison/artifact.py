@@ -20,7 +20,7 @@ from harness.evaluation.comparison.experiment import FIX as EXPERIMENT_FIX
 from harness.evaluation.comparison.experiment import experiment_problems
 from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput, load_inputs
 from harness.evaluation.comparison.snapshot import write_snapshot
-from harness.evaluation.split_modes import FreezeFile, modes_of_split, read_freeze
+from harness.evaluation.gates.split_modes import FreezeFile, modes_of_split, read_freeze
 from harness.hashing import sha256_canonical
 from harness.schema_check import validate as validate_schema
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError, RefusedError
-from harness.evaluation.artifacts import aggregate_name, rows_name
+from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.schema_check import SchemaViolation, validate

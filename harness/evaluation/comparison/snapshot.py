@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.evaluation.comparison.inputs import ModeInput
-from harness.evaluation.freeze import FREEZE_NAME
-from harness.evaluation.split_modes import FreezeFile
+from harness.evaluation.gates.freeze import FREEZE_NAME
+from harness.evaluation.gates.split_modes import FreezeFile
 
 
 def write_snapshot(directory: Path, inputs: Sequence[ModeInput], freeze: FreezeFile | None) -> Path | None:

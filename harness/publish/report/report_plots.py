@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from harness.publish.report_data import CUTOFFS, LANE_KINDS
+from harness.publish.report.report_data import CUTOFFS, LANE_KINDS
 
 COLOURS = {"fts_only": "#0072B2", "vector_only": "#D55E00", "hybrid": "#009E73"}
 LANE_COLOURS = {"lexical only": "#0072B2", "dense only": "#D55E00", "both": "#9E9E9E", "neither": "#E8D44D"}

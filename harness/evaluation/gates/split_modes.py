@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.evaluation.artifacts import aggregate_name
-from harness.evaluation.freeze import FREEZE_NAME, FreezeRecordError
+from harness.evaluation.gates.freeze import FREEZE_NAME, FreezeRecordError
+from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.json_input import parse_document
 from harness.modes import MODES
 

@@ -3,8 +3,8 @@
 from collections.abc import Sequence
 from typing import Any
 
-from harness.publish.markdown_text import inert
-from harness.publish.report_text import (
+from harness.publish.text.markdown_text import inert
+from harness.publish.text.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
     METRIC_LABELS,

@@ -4,8 +4,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from harness.evaluation.latency import latency_summary
-from harness.evaluation.metrics import mean_metrics
+from harness.evaluation.measures.latency import latency_summary
+from harness.evaluation.measures.metrics import mean_metrics
 
 
 def repeated_top1(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

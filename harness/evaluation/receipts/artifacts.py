@@ -2,7 +2,7 @@
 
 An earlier artifact pair is moved to `<output>/superseded/<UTC time>/` only when the caller asks
 for replacement; otherwise its presence is an error. How a pair is written, exclusively and so that a
-kill leaves nothing that looks complete, is `harness.evaluation.artifact_writer`.
+kill leaves nothing that looks complete, is `harness.evaluation.receipts.artifact_writer`.
 """
 
 import json

@@ -2,9 +2,17 @@
 
 from html import escape
 
-from harness.publish import report_plots as plots
-from harness.publish.report_data import TOP_DEPTH, ReportData, SplitData, curves, differences, lane_counts, latencies
-from harness.publish.report_tables import (
+from harness.publish.report import report_plots as plots
+from harness.publish.report.report_data import (
+    TOP_DEPTH,
+    ReportData,
+    SplitData,
+    curves,
+    differences,
+    lane_counts,
+    latencies,
+)
+from harness.publish.report.report_tables import (
     Table,
     all_metrics_table,
     comparison_table,
@@ -15,7 +23,7 @@ from harness.publish.report_tables import (
     receipt_items,
     verification_table,
 )
-from harness.publish.report_text import (
+from harness.publish.text.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
     HOW_TO_READ,

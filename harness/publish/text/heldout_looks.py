@@ -7,7 +7,7 @@ that ran them, as of the last of these runs, and said to be attested.
 
 from typing import Any
 
-from harness.evaluation.heldout_record import read_record
+from harness.evaluation.history.heldout_record import read_record
 
 RUN = "held-out or all-query run"
 WITNESS = ("The record is kept by the user who ran the evaluation, outside every store: whoever can write it can "

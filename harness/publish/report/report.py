@@ -14,10 +14,10 @@ from typing import Any
 from harness.atomic import write_all_atomic
 from harness.errors import RefusedError
 from harness.evaluation.comparison.snapshot import write_snapshot
-from harness.evaluation.split_modes import read_freeze
-from harness.publish.report_data import ReportData, load_report_data
-from harness.publish.report_html import render_html
-from harness.publish.report_markdown import render_markdown
+from harness.evaluation.gates.split_modes import read_freeze
+from harness.publish.report.report_data import ReportData, load_report_data
+from harness.publish.report.report_html import render_html
+from harness.publish.report.report_markdown import render_markdown
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate, validate_comparison
 

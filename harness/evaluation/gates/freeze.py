@@ -2,10 +2,10 @@
 
 `python -m harness freeze` (in the library, `freeze_configuration`) appends a `freeze` event to the
 store's run ledger, then writes OUTPUT/freeze.json. It is refused when a frozen mode's calibration failed or was
-never run into OUTPUT, unless --allow-failed-calibration (`harness.evaluation.calibration_gate`, recorded). A
+never run into OUTPUT, unless --allow-failed-calibration (`harness.evaluation.gates.calibration_gate`, recorded). A
 held-out or all-query run is refused without it, when anything it records differs now (the message names the
 field), or when the store's history says
-the run is out of turn (see `harness.evaluation.ledger`). The freeze itself is refused once any held-out or
+the run is out of turn (see `harness.evaluation.history.ledger`). The freeze itself is refused once any held-out or
 all-query run has started on the store, whatever receipts exist, and while a held-out or all-query
 receipt exists in OUTPUT.
 """
@@ -19,11 +19,12 @@ from typing import Any
 from harness.atomic import write_bytes_atomic
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError, RefusedError
-from harness.evaluation import ledger, provenance
-from harness.evaluation.artifacts import aggregate_name
-from harness.evaluation.calibration_gate import calibration_record
-from harness.evaluation.identity_check import check_identity
-from harness.evaluation.split import ALGORITHM
+from harness.evaluation.gates.calibration_gate import calibration_record
+from harness.evaluation.history import ledger
+from harness.evaluation.measures.split import ALGORITHM
+from harness.evaluation.receipts import provenance
+from harness.evaluation.receipts.artifacts import aggregate_name
+from harness.evaluation.receipts.identity_check import check_identity
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.fixture.pinning import unpinned_parts
 from harness.hashing import sha256_canonical
@@ -104,7 +105,7 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
                          replace: bool, allow_failed_calibration: bool = False) -> Frozen:
     """Freeze the current configuration: the one entry point of the CLI and the tests. Refused when a frozen mode's
     calibration receipt in `output_dir` records failed queries, or is missing, unless `allow_failed_calibration`
-    (`harness.evaluation.calibration_gate`)."""
+    (`harness.evaluation.gates.calibration_gate`)."""
     unpinned = unpinned_parts(fixture.data, contract)
     if unpinned:
         raise FreezeError(f"fixture {fixture.path} is not the pinned {contract.name} dataset: its "

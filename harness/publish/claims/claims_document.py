@@ -4,11 +4,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from harness.publish.claims_comparisons import comparisons_section
-from harness.publish.heldout_looks import looks_statement
-from harness.publish.latency_notes import latency_lines
-from harness.publish.markdown_text import code, inert
-from harness.publish.report_text import LANES_NOTE
+from harness.publish.claims.claims_comparisons import comparisons_section
+from harness.publish.text.heldout_looks import looks_statement
+from harness.publish.text.latency_notes import latency_lines
+from harness.publish.text.markdown_text import code, inert
+from harness.publish.text.report_text import LANES_NOTE
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),

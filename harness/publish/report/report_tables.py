@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.evaluation.comparison.inputs import METRICS
-from harness.publish.report_data import (
+from harness.publish.report.report_data import (
     CANDIDATE_DEPTH,
     CUTOFFS,
     LANE_KINDS,
@@ -14,7 +14,7 @@ from harness.publish.report_data import (
     curves,
     lane_counts,
 )
-from harness.publish.report_text import (
+from harness.publish.text.report_text import (
     METRIC_LABELS,
     SPLIT_LABELS,
     interval,

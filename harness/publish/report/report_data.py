@@ -13,11 +13,11 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
-from harness.evaluation.split_modes import FreezeFile, splits_with_modes
+from harness.evaluation.gates.split_modes import FreezeFile, splits_with_modes
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
-from harness.publish.heldout_looks import looks_statement
-from harness.publish.report_text import SPLIT_ORDER
+from harness.publish.text.heldout_looks import looks_statement
+from harness.publish.text.report_text import SPLIT_ORDER
 
 CUTOFFS = tuple(range(1, 11))
 LANE_KINDS = ("lexical only", "dense only", "both", "neither")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RefusedError
-from harness.evaluation.artifacts import aggregate_name
+from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.hashing import sha256_file
 from harness.json_input import read_document
 

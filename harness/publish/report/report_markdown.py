@@ -1,8 +1,7 @@
 """The report's Markdown version: the same tables, verdicts, receipt and claim boundary; the plots are in the HTML."""
 
-from harness.publish.markdown_text import code, inert
-from harness.publish.report_data import ReportData, SplitData
-from harness.publish.report_tables import (
+from harness.publish.report.report_data import ReportData, SplitData
+from harness.publish.report.report_tables import (
     Table,
     all_metrics_table,
     comparison_table,
@@ -13,7 +12,8 @@ from harness.publish.report_tables import (
     receipt_items,
     verification_table,
 )
-from harness.publish.report_text import (
+from harness.publish.text.markdown_text import code, inert
+from harness.publish.text.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
     HOW_TO_READ,

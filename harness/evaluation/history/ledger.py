@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RefusedError
-from harness.evaluation.ledger_db import LEDGER as LEDGER
-from harness.evaluation.ledger_db import reading, transaction
+from harness.evaluation.history.ledger_db import LEDGER as LEDGER
+from harness.evaluation.history.ledger_db import reading, transaction
 from harness.hashing import CANONICAL_JSON_RULE, canonical_json, sha256_bytes
 
 GENESIS = "sha256:" + "0" * 64

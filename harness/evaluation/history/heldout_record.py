@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import EnvironmentProblem, HarnessError, LockTimeout
-from harness.evaluation.ledger import GENESIS, chain_digest
+from harness.evaluation.history.ledger import GENESIS, chain_digest
 from harness.hashing import CANONICAL_JSON_RULE, canonical_json
 
 RECORD_VARIABLE = "SCIFACT_HELDOUT_RECORD"

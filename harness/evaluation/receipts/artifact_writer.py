@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.atomic import fsync_directory, temporary_sibling, write_bytes_atomic
 from harness.errors import RefusedError
-from harness.evaluation.artifacts import aggregate_name, rows_name, superseded_directory
+from harness.evaluation.receipts.artifacts import aggregate_name, rows_name, superseded_directory
 from harness.hashing import sha256_bytes, sha256_file
 from harness.locks import try_lock
 

@@ -12,9 +12,9 @@ from harness.atomic import write_all_atomic
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation.comparison.experiment import judgement_disagreement
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
-from harness.evaluation.split_modes import complete_splits, split_modes
-from harness.publish.per_query_csv import per_query_name, per_query_text
-from harness.publish.trec_export import qrels_name, qrels_text, run_name, run_text, scores_name, scores_text
+from harness.evaluation.gates.split_modes import complete_splits, split_modes
+from harness.publish.exports.per_query_csv import per_query_name, per_query_text
+from harness.publish.exports.trec_export import qrels_name, qrels_text, run_name, run_text, scores_name, scores_text
 
 
 class ExportRefused(RefusedError):

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from harness.evaluation.contention import contention_note
-from harness.publish.markdown_text import code, inert
+from harness.evaluation.measures.contention import contention_note
+from harness.publish.text.markdown_text import code, inert
 
 
 def latency_lines(aggregates: list[dict[str, Any]]) -> list[str]:

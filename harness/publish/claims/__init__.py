@@ -1,0 +1,1 @@
+"""CLAIMS.md, generated from the receipts and the validator's reports."""

@@ -1,0 +1,1 @@
+"""The HTML and Markdown report of an output directory."""
