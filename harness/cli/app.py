@@ -10,6 +10,7 @@ from typing import TypeAlias
 from harness.cli import paths as cli_paths
 from harness.cli import publish_commands
 from harness.cli.errors import Parser, report_failure
+from harness.cli.hypothesis_options import add_hypothesis_options, declared_line, hypothesis_request
 from harness.cli.paths import path_argument, text_argument
 from harness.cli.summary import after_freeze, next_step, result_line, shown, verdict
 from harness.corpus.contract import scifact_contract
@@ -148,6 +149,7 @@ def add_freeze_parser(commands: Commands) -> None:
     freeze.add_argument("--allow-failed-calibration", action="store_true",
                         help="freeze although a frozen mode's calibration receipt in --output-dir records failed "
                              "queries, or is missing (recorded in freeze.json)")
+    add_hypothesis_options(freeze)
 
 
 def run_freeze(args: argparse.Namespace) -> int:
@@ -161,7 +163,8 @@ def run_freeze(args: argparse.Namespace) -> int:
     frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,
                                   modes=modes, output_dir=args.output_dir,
                                   argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace,
-                                  allow_failed_calibration=args.allow_failed_calibration)
+                                  allow_failed_calibration=args.allow_failed_calibration,
+                                  hypothesis=hypothesis_request(args))
     record = frozen.record
     print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
           f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
@@ -171,6 +174,8 @@ def run_freeze(args: argparse.Namespace) -> int:
     if failed:
         print("calibration: " + "; ".join(f"{m}: {what}" for m, what in failed.items()) + " (frozen with "
               "--allow-failed-calibration, recorded in the freeze record)")
+    if record.get("hypothesis"):
+        print(declared_line(record["hypothesis"]))
     print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=args.system))
     return 0
 

@@ -15,10 +15,13 @@ from harness.evaluation.comparison.artifact import (
     compare,
 )
 from harness.evaluation.comparison.paired_statistics import MIN_PERMUTATIONS, MIN_RESAMPLES
+from harness.evaluation.comparison.run_specs import RunSpecError, parse_run
+from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
 from harness.evaluation.gates.split_modes import SPLITS, split_modes
 from harness.modes import MODES
 from harness.publish.exports.exports import export
 from harness.publish.text.report_text import p_value, pair_label, signed, verdict
+from harness.publish.text.systems_text import systems_summary
 from harness.publish.verdicts import validator_judgement
 
 Commands: TypeAlias = "argparse._SubParsersAction[Any]"
@@ -46,13 +49,18 @@ def _whole(low: int, high: int | None, why: str) -> Callable[[str], int]:
 
 
 def add_compare(commands: Commands) -> None:
-    parser = _command(commands, "compare", "paired statistics of a split's modes (two or more) "
-                      "(scifact-comparison-<split>.json)")
+    parser = _command(commands, "compare", "paired statistics of a split's modes (scifact-comparison-<split>.json), "
+                      "or, with --run, of evaluations of different systems (scifact-systems-<split>.json)")
     parser.add_argument("--output-dir", type=path_argument, required=True,
-                        help="the evaluation's output directory (rows and aggregates; the comparison is written here)")
-    parser.add_argument("--split", choices=SPLITS, required=True)
-    parser.add_argument("--baseline", choices=MODES, default=None,
-                        help="compare each mode against this one (default: every pair of modes)")
+                        help="the evaluation's output directory (rows and aggregates; the comparison is written "
+                             "here); with --run, the directory the comparison between systems is written to")
+    parser.add_argument("--split", choices=SPLITS, required=True, help="the split whose runs are compared")
+    parser.add_argument("--run", action="append", default=None, metavar="NAME[:MODE]=DIR",
+                        help="compare evaluations of different systems or configurations: a name, optionally one "
+                             "mode, and the evaluation's output directory; twice or more (docs/comparing-systems.md)")
+    parser.add_argument("--baseline", default=None, metavar="MODE_OR_RUN",
+                        help="compare against this one only: a mode (default: every pair of modes), or with --run a "
+                             "run's NAME (default: every two runs)")
     parser.add_argument("--seed", type=_whole(0, 2**63 - 1, "a PCG64 seed"), default=DEFAULT_SEED,
                         help=f"PCG64 seed (default {DEFAULT_SEED})")
     parser.add_argument("--resamples", type=_whole(MIN_RESAMPLES, None, "fewer make the interval's ends noisy"),
@@ -68,6 +76,10 @@ def add_compare(commands: Commands) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    if args.run is not None:
+        return run_compare_systems(args)
+    if args.baseline is not None and args.baseline not in MODES:
+        raise RunSpecError(f"--baseline {args.baseline}: one of {', '.join(MODES)} (a run's name only with --run)")
     existing_directory("--output-dir", args.output_dir)
     request = CompareRequest(output_dir=args.output_dir, split=args.split, baseline=args.baseline,
                              procedure=Procedure(args.seed, args.resamples, args.permutations),
@@ -82,6 +94,18 @@ def run_compare(args: argparse.Namespace) -> int:
     if moved is not None:
         print(f"  the earlier comparison was moved to {moved}")
     print(f"check it independently: python -m harness.validator --comparison {path}")
+    return 0
+
+
+def run_compare_systems(args: argparse.Namespace) -> int:
+    writable_place("--output-dir", args.output_dir, is_directory=True)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    request = SystemsRequest(output_dir=args.output_dir, split=args.split, runs=[parse_run(v) for v in args.run],
+                             baseline=args.baseline, procedure=Procedure(args.seed, args.resamples, args.permutations),
+                             validate_inputs=not args.no_validate, replace=args.replace)
+    path, document, moved = compare_systems(request, validator_judgement)
+    for line in systems_summary(path, document, moved):
+        print(line)
     return 0
 
 

@@ -150,7 +150,7 @@ class CompareRequest:
     replace: bool = False
 
 
-def _clear(target: Path, replace: bool) -> Path | None:
+def clear_target(target: Path, replace: bool) -> Path | None:
     if not target.exists():
         return None
     if not replace:
@@ -175,7 +175,7 @@ def compare(request: CompareRequest, judge: Judgement) -> tuple[Path, dict[str, 
     request.procedure.check()
     target = request.output_dir / comparison_name(request.split)
     if target.exists() and not request.replace:
-        _clear(target, replace=False)
+        clear_target(target, replace=False)
     freeze = read_freeze(request.output_dir)
     modes = modes_of_split(request.output_dir, request.split, None if freeze is None else freeze.modes)
     inputs = load_inputs(request.output_dir, request.split, modes)
@@ -185,6 +185,6 @@ def compare(request: CompareRequest, judge: Judgement) -> tuple[Path, dict[str, 
     document = comparison_document(inputs, request.split, baseline=request.baseline, procedure=request.procedure,
                                    verdicts=verdicts)
     validate_schema(document, "comparison")
-    moved = _clear(target, request.replace)
+    moved = clear_target(target, request.replace)
     write_bytes_atomic(target, document_bytes(document))
     return target, document, moved

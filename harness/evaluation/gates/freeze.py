@@ -20,6 +20,7 @@ from harness.atomic import write_bytes_atomic
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation.gates.calibration_gate import calibration_record
+from harness.evaluation.gates.hypothesis import HypothesisRequest, declaration
 from harness.evaluation.history import ledger
 from harness.evaluation.measures.split import ALGORITHM
 from harness.evaluation.receipts import provenance
@@ -38,7 +39,7 @@ SCHEMA = "scifact-freeze-v1"
 # Paths are recorded for the reader; what a file is, its digest, is what is compared. A relative and an
 # absolute spelling of one fixture, or a work dir moved with its bytes, are the same freeze.
 NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy", "corpus.fixture_path",
-                "store.directory", "store.mapping_path", "calibration"}
+                "store.directory", "store.mapping_path", "calibration", "hypothesis"}
 # A record made to compare a run against the freeze reads no calibration receipt (what the freeze saw is not compared).
 NOT_READ = {"policy": "not read: a record to compare a run with its freeze, not a freeze", "receipts": {}}
 
@@ -65,7 +66,8 @@ class Frozen:
 
 def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                    modes: tuple[str, ...], argv: list[str], allow_dirty: bool,
-                   calibration: dict[str, Any] | None = None) -> dict[str, Any]:
+                   calibration: dict[str, Any] | None = None, hypothesis: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
     git = provenance.git_state()
     identity = system.identity()
     machine = provenance.machine()
@@ -91,6 +93,8 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
         "command_line": argv,
         "host": {k: machine[k] for k in ("hostname", "cpu_model", "logical_cores", "os", "machine")},
     }
+    if hypothesis is not None:
+        body["hypothesis"] = hypothesis
     body["freeze_sha256"] = sha256_canonical(body)
     return body
 
@@ -102,7 +106,8 @@ def _held_out_receipts(output_dir: Path) -> list[Path]:
 
 def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                          modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
-                         replace: bool, allow_failed_calibration: bool = False) -> Frozen:
+                         replace: bool, allow_failed_calibration: bool = False,
+                         hypothesis: HypothesisRequest | None = None) -> Frozen:
     """Freeze the current configuration: the one entry point of the CLI and the tests. Refused when a frozen mode's
     calibration receipt in `output_dir` records failed queries, or is missing, unless `allow_failed_calibration`
     (`harness.evaluation.gates.calibration_gate`)."""
@@ -115,8 +120,14 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
     check_identity(system.identity())
     calibration = calibration_record(output_dir, tuple(sorted(modes, key=MODES.index)),
                                      allow_failed=allow_failed_calibration)
+    declared = None
+    if hypothesis is not None:
+        if hypothesis.baseline_dir.resolve() == output_dir.resolve():
+            raise FreezeError("--hypothesis-baseline names this freeze's own --output-dir; a hypothesis compares this "
+                              "system with another frozen run: name that run's output directory")
+        declared = declaration(hypothesis, modes=tuple(m for m in MODES if m in modes), fixture_sha256=fixture.sha256)
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
-                            allow_dirty=allow_dirty, calibration=calibration)
+                            allow_dirty=allow_dirty, calibration=calibration, hypothesis=declared)
     return _write_freeze(output_dir, system.state_directory, record, replace=replace)
 
 

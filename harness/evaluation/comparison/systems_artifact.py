@@ -1,0 +1,143 @@
+"""The comparison between systems: `scifact-systems-<split>.json`, paired statistics between arms of different
+evaluations (docs/comparing-systems.md). The same inputs, seed and counts give a byte-identical file."""
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.atomic import write_bytes_atomic
+from harness.evaluation.comparison import paired_statistics as stats
+from harness.evaluation.comparison.artifact import (
+    PRIMARY_METRIC,
+    Judgement,
+    Procedure,
+    clear_target,
+    document_bytes,
+)
+from harness.evaluation.comparison.hypotheses import hypothesis_record, read_hypotheses, with_confirmatory
+from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput
+from harness.evaluation.comparison.pairing import Arm, arm_pairs
+from harness.evaluation.comparison.run_specs import RunSpec, check_runs
+from harness.evaluation.comparison.snapshot import write_snapshot
+from harness.evaluation.comparison.systems_inputs import RunInput, load_run, systems_problems
+from harness.hashing import sha256_canonical
+from harness.schema_check import validate as validate_schema
+
+SCHEMA = "scifact-systems-comparison-v1"
+HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split; nDCG@10 is the "
+               "primary metric, the others secondary; a confirmatory hypothesis's own test is read unadjusted")
+VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE, "
+                   "each against its own run's freeze record; a calibration comparison may skip the validator with "
+                   "--no-validate, and then says so here")
+SCOPES = {"calibration": "calibration queries only: the configurations were chosen on them, so every result here is "
+                         "exploratory",
+          "heldout": "the 200 held-out queries, unseen before the freeze",
+          "all": "all 300 queries, including the 100 calibration queries the configurations were chosen on"}
+
+
+def systems_comparison_name(split: str) -> str:
+    return f"scifact-systems-{split}.json"
+
+
+@dataclass(frozen=True)
+class SystemsRequest:
+    output_dir: Path
+    split: str
+    runs: Sequence[RunSpec]
+    baseline: str | None = None
+    procedure: Procedure = field(default_factory=Procedure)
+    validate_inputs: bool = True
+    replace: bool = False
+
+
+def _verdicts(runs: Sequence[RunInput], judge: Judgement) -> dict[str, str]:
+    """Each arm's verdict on a snapshot of the bytes read (its run's freeze record with it); refused unless all are
+    ELIGIBLE."""
+    verdicts, refused = {}, []
+    with tempfile.TemporaryDirectory(prefix="scifact-compare-systems-") as directory:
+        for run in runs:
+            place = Path(directory) / run.spec.name
+            place.mkdir()
+            frozen = write_snapshot(place, run.inputs, run.freeze)
+            for entry in run.inputs:
+                eligible, detail = judge(place / entry.aggregate_path.name, frozen)
+                label = f"{run.spec.name}/{entry.mode}"
+                verdicts[label] = "ELIGIBLE" if eligible else "NOT ELIGIBLE"
+                if not eligible:
+                    refused.append(f"{label} ({entry.aggregate_path}): NOT ELIGIBLE ({detail})")
+    if refused:
+        raise ComparisonRefused(f"{len(refused)} of the aggregates are not ELIGIBLE under the validator, and a "
+                                "comparison reads only eligible ones: fix what `python -m harness.validator "
+                                "AGGREGATE --freeze FREEZE` reports\n" + "\n".join(refused))
+    return verdicts
+
+
+def _input_record(arm: Arm, entry: ModeInput) -> dict[str, Any]:
+    return {"label": arm.label, "run": arm.run, **entry.record()}
+
+
+def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparison_dir: Path,
+                     verdicts: dict[str, str] | None) -> dict[str, Any]:
+    split, procedure = request.split, request.procedure
+    problems = systems_problems(runs, split)
+    if problems:
+        raise ComparisonRefused(f"the {split} runs cannot be compared:\n  " + "\n  ".join(problems))
+    by_label = {arm.label: entry for run in runs for arm, entry in zip(run.arms, run.inputs, strict=True)}
+    readings = read_hypotheses(runs, split)
+    pairs = with_confirmatory(arm_pairs([run.arms for run in runs], request.baseline), readings)
+    if not pairs:
+        raise ComparisonRefused("no two arms pair: arms of different runs pair when they share a mode, or when a run "
+                                "was given one mode (--run NAME:MODE=DIR); choose the modes to compare")
+    query_ids = runs[0].inputs[0].query_ids
+    sampled = stats.draws(procedure.seed, len(query_ids), procedure.resamples, procedure.permutations)
+    arms = {label: {metric: dict(zip(("mean", "ci_low", "ci_high"),
+                                     (stats.mean(entry.values(metric)),
+                                      *stats.bootstrap_interval(entry.values(metric), sampled.indices)), strict=True))
+                    for metric in METRICS} for label, entry in by_label.items()}
+    confirmatory = {reading.pair for reading in readings if reading.pair is not None}
+    compared: list[dict[str, Any]] = [
+        {"a": a.label, "b": b.label, "status": "confirmatory" if (a, b) in confirmatory else "exploratory",
+         "metrics": {metric: stats.paired_difference(by_label[a.label].values(metric), by_label[b.label].values(metric),
+                                                     sampled) for metric in METRICS}} for a, b in pairs]
+    for metric in METRICS:
+        adjusted = stats.holm([c["metrics"][metric]["randomization"]["p_value"] for c in compared])
+        for comparison, p in zip(compared, adjusted, strict=True):
+            comparison["metrics"][metric].update(holm_p_value=p, significant_after_holm=p < stats.ALPHA)
+    by_pair = {(c["a"], c["b"]): c["metrics"] for c in compared}
+    hypotheses = [hypothesis_record(reading, None if reading.pair is None
+                                    else by_pair[(reading.pair[0].label, reading.pair[1].label)])
+                  for reading in readings]
+    record = procedure.record()
+    record["descriptions"] = {**record["descriptions"], "holm_family": HOLM_FAMILY}
+    return {
+        "schema": SCHEMA, "split": split, "scope": SCOPES[split], "baseline": request.baseline,
+        "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids), "metrics": list(METRICS),
+        "primary_metric": PRIMARY_METRIC, "runs": [run.record(comparison_dir) for run in runs],
+        "inputs": [_input_record(arm, entry) for run in runs for arm, entry in zip(run.arms, run.inputs, strict=True)],
+        "inputs_validation": {"rule": VALIDATION_RULE, "validated": verdicts is not None, "verdicts": verdicts},
+        "procedure": record, "arms": arms, "comparisons": compared, "hypotheses": hypotheses,
+    }
+
+
+def compare_systems(request: SystemsRequest, judge: Judgement) -> tuple[Path, dict[str, Any], Path | None]:
+    """Write the comparison between systems; return its path, the document and where an earlier one was moved."""
+    if not request.validate_inputs and request.split != "calibration":
+        raise ComparisonRefused(f"--no-validate is for calibration comparisons only; a {request.split} comparison "
+                                "reads only aggregates the validator finds ELIGIBLE")
+    request.procedure.check()
+    check_runs(request.runs, request.baseline)
+    target = request.output_dir / systems_comparison_name(request.split)
+    if target.exists() and not request.replace:
+        clear_target(target, replace=False)
+    runs = [load_run(spec, request.split) for spec in request.runs]
+    problems = systems_problems(runs, request.split)
+    if problems:  # before the validator's minutes, not after
+        raise ComparisonRefused(f"the {request.split} runs cannot be compared:\n  " + "\n  ".join(problems))
+    verdicts = _verdicts(runs, judge) if request.validate_inputs else None
+    document = systems_document(runs, request, request.output_dir, verdicts)
+    validate_schema(document, "systems-comparison")
+    moved = clear_target(target, request.replace)
+    write_bytes_atomic(target, document_bytes(document))
+    return target, document, moved

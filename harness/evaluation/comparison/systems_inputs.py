@@ -1,0 +1,104 @@
+"""What a comparison between systems reads: each run's arms for one split, its freeze record, checked before any
+statistic (docs/comparing-systems.md, "What the inputs must share")."""
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.evaluation.comparison.experiment import experiment_problems, judgement_disagreement, label
+from harness.evaluation.comparison.inputs import ComparisonInputError, ComparisonRefused, ModeInput, load_input
+from harness.evaluation.comparison.pairing import Arm
+from harness.evaluation.comparison.run_specs import RunSpec
+from harness.evaluation.gates.split_modes import FreezeFile, modes_of_split, read_freeze
+from harness.hashing import sha256_bytes
+
+HELD_OUT_SPLITS = ("heldout", "all")
+
+
+@dataclass(frozen=True)
+class RunInput:
+    spec: RunSpec
+    inputs: list[ModeInput]
+    freeze: FreezeFile | None  # the freeze record every receipt of the run names (None: they name none)
+
+    @property
+    def arms(self) -> list[Arm]:
+        return [Arm(self.spec.name, entry.mode, self.spec.mode_choice is not None) for entry in self.inputs]
+
+    @property
+    def system(self) -> dict[str, Any]:
+        system: dict[str, Any] = self.inputs[0].aggregate["receipt"]["system"]
+        return system
+
+    def record(self, comparison_dir: Path) -> dict[str, Any]:
+        relative = Path(os.path.relpath(self.spec.output_dir.resolve(), comparison_dir.resolve())).as_posix()
+        freeze = None if self.freeze is None else {
+            "file": "freeze.json", "file_sha256": sha256_bytes(self.freeze.raw),
+            "freeze_sha256": self.freeze.record["freeze_sha256"]}
+        return {"name": self.spec.name, "output_dir": relative, "mode_choice": self.spec.mode_choice,
+                "modes": [entry.mode for entry in self.inputs],
+                "system": {"name": self.system["name"], "version": self.system["version"]}, "freeze": freeze}
+
+
+def _named_freeze(inputs: Sequence[ModeInput]) -> set[str | None]:
+    return {(entry.aggregate["receipt"].get("freeze") or {}).get("sha256") for entry in inputs}
+
+
+def load_run(spec: RunSpec, split: str) -> RunInput:
+    """One run's arms (its chosen mode, or every mode of the split), one experiment among themselves, and the freeze
+    record their receipts name, read from the run's directory."""
+    if not spec.output_dir.is_dir():
+        raise ComparisonInputError(f"--run {spec.name}={spec.output_dir}: not a directory; give the output directory "
+                                   "an evaluation was run into")
+    freeze = read_freeze(spec.output_dir)
+    modes = ((spec.mode_choice,) if spec.mode_choice is not None
+             else modes_of_split(spec.output_dir, split, None if freeze is None else freeze.modes))
+    if not modes:
+        raise ComparisonInputError(f"--run {spec.name}: {spec.output_dir} holds no {split} aggregate; run `python -m "
+                                   f"harness run --split {split} --output-dir {spec.output_dir}` first")
+    inputs = [load_input(spec.output_dir, mode, split) for mode in modes]
+    problems = experiment_problems(inputs, split) if len(inputs) > 1 else []
+    if problems:
+        raise ComparisonRefused(f"--run {spec.name}: its {split} runs are not of one experiment:\n  "
+                                + "\n  ".join(problems))
+    named = _named_freeze(inputs)
+    if named == {None}:
+        return RunInput(spec, inputs, None)
+    recorded = None if freeze is None else freeze.record["freeze_sha256"]
+    if named != {recorded}:
+        raise ComparisonRefused(f"--run {spec.name}: the {split} receipts name the freeze {sorted(map(str, named))}, "
+                                f"but {spec.output_dir / 'freeze.json'} is {recorded}: restore the freeze record they "
+                                "ran under")
+    return RunInput(spec, inputs, freeze)
+
+
+def systems_problems(runs: Sequence[RunInput], split: str) -> list[str]:
+    """What keeps `runs` from being compared: another fixture, other queries or judgements, a held-out run without a
+    freeze, one run given twice."""
+    problems = []
+    first = runs[0].inputs[0]
+    for run in runs:
+        entry = run.inputs[0]
+        fixture = entry.aggregate["receipt"]["corpus"]["fixture_sha256"]
+        if fixture != first.aggregate["receipt"]["corpus"]["fixture_sha256"]:
+            problems.append(f"the fixture digest differs between {label(first)} and {label(entry)} "
+                            f"({first.aggregate['receipt']['corpus']['fixture_sha256']} against {fixture})")
+        if entry.query_ids != first.query_ids:
+            problems.append(f"{label(first)} and {label(entry)} list different queries, or in another order")
+        if split in HELD_OUT_SPLITS and run.freeze is None:
+            problems.append(f"--run {run.spec.name}: its {split} receipts name no freeze, which a {split} run must "
+                            "have run under")
+    if not problems:
+        disagreement = judgement_disagreement([run.inputs[0] for run in runs])
+        if disagreement is not None:
+            problems.append(f"the judgements differ: {disagreement}")
+    seen: dict[str, str] = {}
+    for run in runs:
+        for entry in run.inputs:
+            if entry.aggregate_sha256 in seen and seen[entry.aggregate_sha256] != run.spec.name:
+                problems.append(f"--run {seen[entry.aggregate_sha256]} and --run {run.spec.name} are the same run "
+                                f"({entry.aggregate_path.name} is identical): compare different evaluations")
+            seen[entry.aggregate_sha256] = run.spec.name
+    return problems

@@ -1,0 +1,150 @@
+"""Comparisons between systems: the built-in system and the example plugin on the tiny corpus, a hypothesis
+declared at the plugin's freeze, held-out runs of both, and the comparison file (docs/comparing-systems.md)."""
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixtures.clean_checkout import mark_clean_checkout
+from harness.corpus.contract import Contract
+from harness.evaluation.comparison.inputs import ComparisonRefused
+from harness.evaluation.comparison.run_specs import RunSpec, RunSpecError, parse_run
+from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
+from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.gates.hypothesis import HypothesisError, HypothesisRefused, HypothesisRequest
+from harness.evaluation.history.heldout_record import RECORD_NAME, RECORD_VARIABLE
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.hashing import sha256_canonical
+from harness.publish.verdicts import validator_judgement
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.registry.select import make_builder
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = "numpy_dense:SYSTEM"
+
+
+@pytest.fixture(scope="module")
+def examples_on_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The example plugin importable, and a held-out record of this module's own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(ROOT / "examples"))
+        for name in [n for n in sys.modules if n == "numpy_dense"]:
+            patch.delitem(sys.modules, name)
+        patch.setenv(RECORD_VARIABLE, str(tmp_path_factory.mktemp("looks") / RECORD_NAME))
+        yield
+
+
+def _calibrate_and_freeze(corpus: CorpusFixture, contract: Contract, out: Path, spec: str, modes: tuple[str, ...],
+                          hypothesis: HypothesisRequest | None = None) -> Path:
+    store = out.parent / f"{out.name}-store"
+    run_split(Evaluation(corpus=corpus.path, store_dir=store, output_dir=out, split="calibration", system=spec,
+                         modes=modes), contract)
+    system = make_builder(contract.namespace, SearchConfig(), spec).open(corpus, store)
+    freeze_configuration(fixture=corpus, system=system, contract=contract, modes=modes, output_dir=out, argv=[],
+                         allow_dirty=True, replace=False, hypothesis=hypothesis)
+    return store
+
+
+def _heldout(corpus: CorpusFixture, contract: Contract, out: Path, store: Path, spec: str,
+             modes: tuple[str, ...]) -> None:
+    run_split(Evaluation(corpus=corpus.path, store_dir=store, output_dir=out, split="heldout", system=spec,
+                         modes=modes), contract)
+    mark_clean_checkout(out)
+
+
+@pytest.fixture(scope="module")
+def two_systems(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path_factory: pytest.TempPathFactory,
+                examples_on_path: None) -> tuple[Path, Path]:
+    """The built-in system (fts_only, hybrid) and the example plugin (vector_only, declaring vector_only > fts_only
+    against the built-in's freeze), both frozen, both run on held-out."""
+    root = tmp_path_factory.mktemp("systems")
+    builtin, plugin = root / "builtin", root / "plugin"
+    builtin_store = _calibrate_and_freeze(tiny_corpus, tiny, builtin, "builtin", ("fts_only", "hybrid"))
+    plugin_store = _calibrate_and_freeze(tiny_corpus, tiny, plugin, PLUGIN, ("vector_only",),
+                                         HypothesisRequest("vector_only > fts_only", builtin))
+    _heldout(tiny_corpus, tiny, builtin, builtin_store, "builtin", ("fts_only", "hybrid"))
+    _heldout(tiny_corpus, tiny, plugin, plugin_store, PLUGIN, ("vector_only",))
+    return builtin, plugin
+
+
+def _compare(out: Path, split: str, *runs: str, **options: Any) -> dict[str, Any]:
+    request = SystemsRequest(output_dir=out, split=split, runs=[parse_run(r) for r in runs], **options)
+    path, document, _ = compare_systems(request, validator_judgement)
+    assert json.loads(path.read_bytes()) == document
+    return document
+
+
+def test_a_declared_hypothesis_is_confirmatory_on_heldout(two_systems: tuple[Path, Path], tmp_path: Path) -> None:
+    builtin, plugin = two_systems
+    freeze = json.loads((plugin / "freeze.json").read_bytes())
+    baseline_freeze = json.loads((builtin / "freeze.json").read_bytes())
+    assert freeze["hypothesis"]["b"]["freeze_sha256"] == baseline_freeze["freeze_sha256"]
+    document = _compare(tmp_path / "compared", "heldout", f"builtin={builtin}", f"plugin={plugin}")
+    assert document["inputs_validation"]["verdicts"] == dict.fromkeys(
+        ["builtin/fts_only", "builtin/hybrid", "plugin/vector_only"], "ELIGIBLE")
+    # neither run chose a mode, and no arms share one: only the declared pair is compared, as declared
+    assert [(c["a"], c["b"], c["status"]) for c in document["comparisons"]] == [
+        ("plugin/vector_only", "builtin/fts_only", "confirmatory")]
+    [hypothesis] = document["hypotheses"]
+    assert (hypothesis["status"], hypothesis["declared_by"], hypothesis["pair"]) == (
+        "confirmatory", "plugin", {"a": "plugin/vector_only", "b": "builtin/fts_only"})
+    stats = document["comparisons"][0]["metrics"]["ndcg_at_10"]
+    result = hypothesis["result"]
+    assert (result["mean_difference"], result["p_value"]) == (stats["mean_difference"],
+                                                              stats["randomization"]["p_value"])
+    assert result["supported"] == (result["p_value"] < 0.05 and result["mean_difference"] > 0)
+    assert [run["output_dir"] for run in document["runs"]] == [
+        os.path.relpath(builtin, tmp_path / "compared"), os.path.relpath(plugin, tmp_path / "compared")]
+
+
+def test_the_same_hypothesis_is_exploratory_elsewhere(two_systems: tuple[Path, Path], tmp_path: Path) -> None:
+    builtin, plugin = two_systems
+    chosen = _compare(tmp_path / "c1", "heldout", f"builtin:hybrid={builtin}", f"plugin={plugin}")
+    assert [(c["a"], c["b"], c["status"]) for c in chosen["comparisons"]] == [
+        ("plugin/vector_only", "builtin/hybrid", "exploratory")]
+    assert chosen["hypotheses"][0]["status"] == "exploratory"
+    assert "builtin has no fts_only arm" in chosen["hypotheses"][0]["reason"]
+    calibration = _compare(tmp_path / "c2", "calibration", f"builtin={builtin}", f"plugin:vector_only={plugin}")
+    assert calibration["hypotheses"] == []  # calibration receipts run under no freeze
+    assert calibration["scope"].startswith("calibration queries only")
+
+
+def test_mismatched_runs_are_refused(two_systems: tuple[Path, Path], tmp_path: Path) -> None:
+    builtin, plugin = two_systems
+    with pytest.raises(ComparisonRefused, match="same run"):
+        _compare(tmp_path / "c", "heldout", f"one={builtin}", f"two={builtin}")
+    original = (plugin / "freeze.json").read_bytes()
+    edited = json.loads(original)
+    edited["hypothesis"]["direction"] = "a_less"
+    edited["freeze_sha256"] = sha256_canonical({k: v for k, v in edited.items() if k != "freeze_sha256"})
+    try:
+        (plugin / "freeze.json").write_text(json.dumps(edited), encoding="utf-8")
+        with pytest.raises(ComparisonRefused, match="restore the freeze record they ran under"):
+            _compare(tmp_path / "c", "heldout", f"builtin={builtin}", f"plugin={plugin}")
+    finally:
+        (plugin / "freeze.json").write_bytes(original)
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("plugin", "NAME=OUTPUT_DIR"), ("=dir", "the name ''"), ("a b=dir", "the name 'a b'"),
+    ("x:bm25=dir", "the mode 'bm25'")])
+def test_a_malformed_run_is_named(text: str, problem: str) -> None:
+    with pytest.raises(RunSpecError, match=problem.replace("(", r"\(")):
+        parse_run(text)
+    assert parse_run("tfidf:hybrid=a=b") == RunSpec("tfidf", Path("a=b"), "hybrid")
+
+
+def test_a_hypothesis_needs_a_frozen_baseline_of_the_same_fixture(tiny_corpus: CorpusFixture, tiny: Contract,
+                                                                  tmp_path: Path) -> None:
+    with pytest.raises(HypothesisRefused, match=r"no freeze\.json there"):
+        _calibrate_and_freeze(tiny_corpus, tiny, tmp_path / "a", "builtin", ("fts_only",),
+                              HypothesisRequest("fts_only > fts_only", tmp_path / "nowhere"))
+    with pytest.raises(HypothesisError, match="not a mode"):
+        _calibrate_and_freeze(tiny_corpus, tiny, tmp_path / "b", "builtin", ("fts_only",),
+                              HypothesisRequest("bm25 > fts_only", tmp_path))
