@@ -22,6 +22,7 @@ from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_file
 from harness.json_input import read_document
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
+from harness.publish.bundle_systems import stage_systems, validate_systems
 from harness.publish.claims.claims_document import claims_markdown
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
 from harness.validator.core.report import Report
@@ -133,9 +134,12 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         freeze = read_document(staging / FREEZE_NAME, "freeze record", "freeze",
                                "bundle the output directory the freeze and the receipts belong to", BundleError)
         splits = list(dict.fromkeys(receipt["split"] for receipt in receipts))
+        systems = stage_systems(output_dir, staging, splits, freeze["freeze_sha256"])
         comparisons = add_comparisons(staging, output_dir, splits, known)
+        compared_systems = validate_systems(staging, systems, known)
         add_exports_and_reports(staging, splits, known)
-        (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports, comparisons), encoding="utf-8")
+        (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports, comparisons,
+                                                                        compared_systems), encoding="utf-8")
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
         _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})

@@ -11,7 +11,8 @@ SUPPORTS = (
     "the raw per-query rows (by their digest) and this aggregate",
 )
 DOES_NOT_ESTABLISH = (
-    "superiority over another system",
+    "superiority over another system: only a validated comparison between systems, with a hypothesis declared at the "
+    "freeze, supports that",
     "general-domain retrieval quality beyond SciFact",
     "embedding-model quality in isolation",
     "graph or factor-graph retrieval quality",

@@ -18,7 +18,7 @@ from harness.publish.text.report_text import (
 )
 
 
-def _table(document: dict[str, Any]) -> list[str]:
+def difference_table(document: dict[str, Any]) -> list[str]:
     lines = ["| difference | metric | mean | 95% CI | p (randomization) | p (t-test) | p (Holm) | after Holm |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for comparison in document["comparisons"]:
@@ -44,7 +44,7 @@ def comparisons_section(comparisons: Sequence[dict[str, Any]]) -> list[str]:
                           "validator found them eligible")
         lines += [f"### {SPLIT_LABELS[split]} ({inert(document['query_count'])} queries)", ""]
         lines += [f"- {inert(verdict(comparison, split))}" for comparison in document["comparisons"]]
-        lines += ["", *_table(document), "",
+        lines += ["", *difference_table(document), "",
                   f"Seed {inert(procedure['seed'])}, {inert(procedure['bootstrap_resamples'])} bootstrap resamples, "
                   f"{inert(procedure['permutations'])} sign-flip permutations, p = (b + 1) / (permutations + 1); "
                   f"{validated}.", ""]

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.claims.claims_comparisons import comparisons_section
+from harness.publish.claims.claims_systems import systems_section
 from harness.publish.text.heldout_looks import looks_statement
 from harness.publish.text.latency_notes import latency_lines
 from harness.publish.text.markdown_text import code, inert
@@ -65,7 +66,7 @@ def _system_line(system: dict[str, Any]) -> str:
 
 
 def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
-                    comparisons: Sequence[dict[str, Any]] = ()) -> str:
+                    comparisons: Sequence[dict[str, Any]] = (), systems: Sequence[dict[str, Any]] = ()) -> str:
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
     dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them
@@ -109,6 +110,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     lines += _verification(aggregates, reports)
     if comparisons:
         lines += comparisons_section(comparisons)
+    lines += systems_section(systems)
     single = sorted({a["split"] for a in aggregates} - {c["split"] for c in comparisons})
     if single:
         modes = ", ".join(sorted({a["mode"] for a in aggregates}))

@@ -18,6 +18,7 @@ from harness.evaluation.gates.split_modes import read_freeze
 from harness.publish.report.report_data import ReportData, load_report_data
 from harness.publish.report.report_html import render_html
 from harness.publish.report.report_markdown import render_markdown
+from harness.publish.report.report_systems import stage_runs
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate, validate_comparison
 
@@ -48,6 +49,14 @@ def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = No
                 if not report.eligible:
                     failing = ", ".join(c.name for c in report.checks if c.status != "pass")
                     problems.append(f"{split.comparison_path.name}: {report.verdict()} ({failing})")
+        for index, shown in enumerate(data.systems):
+            place = snapshot / f"systems-{index}"
+            stage_runs(shown.document, shown.path, place / "runs", ReportRefused)
+            (place / shown.path.name).write_bytes(shown.raw)
+            report = validate_comparison(place / shown.path.name, known=reports)
+            if not report.eligible:
+                failing = ", ".join(c.name for c in report.checks if c.status != "pass")
+                problems.append(f"{shown.path.name}: {report.verdict()} ({failing})")
     if problems:
         raise ReportRefused(f"{len(problems)} artifact(s) are not ELIGIBLE under the validator, and the report shows "
                             "validated artifacts only: fix what `python -m harness.validator` reports, or pass "

@@ -16,6 +16,7 @@ from harness.evaluation.comparison.inputs import ModeInput, load_inputs
 from harness.evaluation.gates.split_modes import FreezeFile, splits_with_modes
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
+from harness.publish.report.report_systems import SystemsFile, load_systems
 from harness.publish.text.heldout_looks import looks_statement
 from harness.publish.text.report_text import SPLIT_ORDER
 
@@ -60,6 +61,7 @@ class ReportData:
     # aggregate sha256 -> lane (or "fusion") -> how the validator verified it, in words
     verification: dict[str, dict[str, str]] = field(default_factory=dict)
     heldout_looks: str | None = None  # how many configurations saw the held-out split (publish.heldout_looks)
+    systems: list[SystemsFile] = field(default_factory=list)  # comparisons between systems beside the results
 
     @property
     def freeze(self) -> dict[str, Any] | None:
@@ -90,7 +92,8 @@ def load_report_data(directory: Path, *, validated: bool, freeze: FreezeFile | N
     notes = [f"no comparison artifact for {s.split}: run `python -m harness compare --output-dir {directory} --split "
              f"{s.split}`" for s in loaded if s.comparison is None and len(s.modes) > 1]
     looks = looks_statement([entry.aggregate for split in loaded for entry in split.inputs])
-    return ReportData(loaded, validated, freeze, notes, heldout_looks=looks)
+    return ReportData(loaded, validated, freeze, notes, heldout_looks=looks,
+                      systems=load_systems(directory, [s.split for s in loaded]))
 
 
 def _relevant(row: dict[str, Any]) -> set[str]:

@@ -12,6 +12,7 @@ from harness.publish.report.report_data import (
     lane_counts,
     latencies,
 )
+from harness.publish.report.report_systems import systems_html
 from harness.publish.report.report_tables import (
     Table,
     all_metrics_table,
@@ -164,6 +165,7 @@ def _boundary(data: ReportData) -> list[str]:
 
 def _contents(data: ReportData) -> str:
     links = [(f"split-{split.split}", SPLIT_LABELS[split.split].capitalize()) for split in data.splits]
+    links += [("systems", "Systems compared")] if data.systems else []
     links += [("receipt", "Receipt"), ("boundary", "What they support")]
     return "<nav>" + " \u00b7 ".join(f"<a href=\"#{target}\">{escape(text)}</a>" for target, text in links) + "</nav>"
 
@@ -190,6 +192,7 @@ def render_html(data: ReportData) -> str:
     parts += [f"<p class=\"note\">{escape(note)}</p>" for note in data.notes]
     for split in data.splits:
         parts += _split_section(split)
+    parts += systems_html(data.systems, table_html)
     parts += ["<h2 id=\"receipt\">Receipt</h2>", "<dl class=\"receipt\">" + "".join(
         f"<dt>{escape(label)}</dt>" + "".join(f"<dd>{escape(line)}</dd>" for line in lines)
         for label, lines in receipt_items(data)) + "</dl>"]

@@ -1,6 +1,7 @@
 """The report's Markdown version: the same tables, verdicts, receipt and claim boundary; the plots are in the HTML."""
 
 from harness.publish.report.report_data import ReportData, SplitData
+from harness.publish.report.report_systems import systems_markdown
 from harness.publish.report.report_tables import (
     Table,
     all_metrics_table,
@@ -65,6 +66,7 @@ def render_markdown(data: ReportData) -> str:
     lines += [inert(data.heldout_looks), ""] if data.heldout_looks is not None else []
     for split in data.splits:
         lines += _split(split)
+    lines += systems_markdown(data.systems, table_markdown)
     lines += ["## Receipt", ""]
     lines += [f"- {inert(label)}: " + "; ".join(code(line) for line in values) for label, values in receipt_items(data)]
     lines += [""]

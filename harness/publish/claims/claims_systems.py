@@ -1,0 +1,41 @@
+"""The "Systems compared" section of CLAIMS.md, from the bundled (and validated) comparisons between systems."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from harness.publish.claims.claims_comparisons import difference_table
+from harness.publish.text.markdown_text import inert
+from harness.publish.text.report_text import SPLIT_LABELS, SPLIT_ORDER, verdict
+from harness.publish.text.systems_text import SYSTEMS_DOES_NOT, hypothesis_line, runs_line, superiority_claim
+
+
+def systems_section(documents: Sequence[dict[str, Any]]) -> list[str]:
+    if not documents:
+        return []
+    lines = ["## Systems compared", "",
+             "Evaluations of different systems or configurations, paired over the same queries of one split of this "
+             "fixture, from `artifacts/scifact-systems-<split>.json` with every run it read in `artifacts/runs/` "
+             "(each passed the validator, which recomputed every number and the reading of every hypothesis: "
+             "`validation/comparisons/`). A pair is confirmatory only when a hypothesis declared at a freeze, before "
+             "either held-out run, names it; every other pair is exploratory.", ""]
+    claims = []
+    for document in sorted(documents, key=lambda d: SPLIT_ORDER.index(d["split"])):
+        split = document["split"]
+        lines += [f"### {SPLIT_LABELS[split]} ({inert(document['query_count'])} queries)", "",
+                  f"Runs: {inert(runs_line(document))}.", "", f"Scope: {inert(document['scope'])}.", ""]
+        lines += [f"- [{c['status']}] {inert(verdict(c, split))}" for c in document["comparisons"]]
+        lines += ["", *difference_table(document), ""]
+        if document["hypotheses"]:
+            lines += ["Hypotheses:", ""]
+            lines += [f"- {inert(hypothesis_line(h))}" for h in document["hypotheses"]]
+            lines.append("")
+        claims += [claim for h in document["hypotheses"] if (claim := superiority_claim(document, h))]
+    if claims:
+        lines += ["The claim of superiority these runs support:", ""]
+        lines += [f"- {inert(claim)}" for claim in claims]
+    else:
+        lines += ["No claim of superiority: no confirmatory hypothesis here is supported, so every difference above "
+                  "is exploratory."]
+    lines += ["", "It does not show:", ""]
+    lines += [f"- {inert(item)}" for item in SYSTEMS_DOES_NOT]
+    return [*lines, ""]
