@@ -49,6 +49,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "documented_path); without it they are held back whatever -m says")
     group.addoption("--require-receipts", action="store_true",
                     help="-m compare: a split whose receipts are absent fails instead of skipping (CI sets it)")
+    group.addoption("--compare-run", action="append", default=[], metavar="NAME[:MODE]=DIR",
+                    help="-m compare: also compare these evaluations of different systems (twice or more), as "
+                         "`python -m harness compare --run` does, into --output-dir")
     group.addoption("--no-progress", action="store_true",
                     help="no progress bar while embedding (there is none anyway when the terminal is not a TTY)")
 

@@ -1,0 +1,55 @@
+"""`pytest -m compare --compare-run NAME=DIR --compare-run NAME2=DIR2`: the comparison between those evaluations of
+each split they all hold, written into --output-dir (or, when one is there, recomputed and compared byte for byte),
+then checked by the independent validator. Without two --compare-run it is skipped; a split some run lacks is
+skipped, unless --require-receipts (CI) makes that a failure."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.evaluation.comparison.artifact import Procedure, document_bytes
+from harness.evaluation.comparison.inputs import ComparisonInputError
+from harness.evaluation.comparison.run_specs import parse_run
+from harness.evaluation.comparison.systems_artifact import (
+    SystemsRequest,
+    compare_systems,
+    systems_comparison_name,
+    systems_document,
+)
+from harness.evaluation.comparison.systems_inputs import load_run
+from harness.evaluation.gates.split_modes import MissingModeError
+from harness.publish.text.systems_text import systems_summary
+from harness.publish.verdicts import validator_judgement
+from harness.validator.pipeline import validate_comparison
+
+
+@pytest.mark.compare
+@pytest.mark.parametrize("split", ["calibration", "heldout", "all"])
+def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Config) -> None:
+    given = pytestconfig.getoption("--compare-run")
+    if len(given) < 2:
+        pytest.skip("give --compare-run NAME=DIR twice or more to compare evaluations of different systems")
+    runs = [parse_run(value) for value in given]
+    try:
+        loaded = [load_run(spec, split) for spec in runs]
+    except (ComparisonInputError, MissingModeError) as exc:
+        if pytestconfig.getoption("--require-receipts"):
+            pytest.fail(f"--require-receipts: {exc}", pytrace=False)
+        pytest.skip(f"not every run holds its {split} receipts yet: {exc}")
+    request = SystemsRequest(output_dir=output_dir, split=split, runs=runs)
+    target = output_dir / systems_comparison_name(split)
+    if target.is_file():
+        existing = json.loads(target.read_bytes())
+        stated = existing["procedure"]
+        request = SystemsRequest(output_dir=output_dir, split=split, runs=runs, baseline=existing["baseline"],
+                                 procedure=Procedure(stated["seed"], stated["bootstrap_resamples"],
+                                                     stated["permutations"]))
+        again = systems_document(loaded, request, output_dir, existing["inputs_validation"]["verdicts"])
+        assert document_bytes(again) == target.read_bytes(), f"{target} does not reproduce byte for byte"
+        document = existing
+    else:
+        target, document, _ = compare_systems(request, validator_judgement)
+    report = validate_comparison(target)
+    assert report.eligible, "\n".join(c.line() for c in report.checks if c.status != "pass")
+    print("\n".join(systems_summary(target, document, None)))
