@@ -11,7 +11,7 @@ from harness.errors import RefusedError
 from harness.evaluation.comparison.systems_artifact import systems_comparison_name
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
-from harness.publish.report.report_systems import stage_runs
+from harness.publish.report.systems_files import stage_runs
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
 

@@ -18,7 +18,7 @@ from harness.evaluation.gates.split_modes import read_freeze
 from harness.publish.report.report_data import ReportData, load_report_data
 from harness.publish.report.report_html import render_html
 from harness.publish.report.report_markdown import render_markdown
-from harness.publish.report.report_systems import stage_runs
+from harness.publish.report.systems_files import stage_runs
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate, validate_comparison
 

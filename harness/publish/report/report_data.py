@@ -16,7 +16,7 @@ from harness.evaluation.comparison.inputs import ModeInput, load_inputs
 from harness.evaluation.gates.split_modes import FreezeFile, splits_with_modes
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
-from harness.publish.report.report_systems import SystemsFile, load_systems
+from harness.publish.report.systems_files import SystemsFile, load_systems
 from harness.publish.text.heldout_looks import looks_statement
 from harness.publish.text.report_text import SPLIT_ORDER
 
