@@ -1,7 +1,6 @@
 """Side by side on the calibration split: nDCG@10 and per-query latency of each mode, per system, one process (for
 the paired statistics of evaluations of different systems, use `python -m harness compare --run`).
 
-
     .venv/bin/python scripts/compare_systems.py --corpus work-dir/scifact-corpus.json --out /tmp/systems \\
         [--system builtin --system milvus]
 
