@@ -78,7 +78,7 @@ def _system_line(system: dict[str, Any]) -> str:
     return (f"- System under test: {code(system['name'])} {inert(system['version'])} "
             f"({code('--system ' + str(system['spec']))}{shipped}); engine {inert(engine['name'])} "
             f"({inert(engine['version'])}); source {code(system['source']['sha256'])} "
-            f"({len(system['source']['files'])} files); declares "
+            f"({len(system['source']['files'])} file{'' if len(system['source']['files']) == 1 else 's'}); declares "
             f"{code(json.dumps(system['declarations'], sort_keys=True, ensure_ascii=False))}")
 
 

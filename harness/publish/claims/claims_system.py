@@ -24,6 +24,10 @@ def _tree(freeze: dict[str, Any]) -> str:
             "bound by their sha256 besides")
 
 
+def _files(count: int) -> str:
+    return f"{inert(count)} file{'' if count == 1 else 's'}"
+
+
 def source_lines(source: StagedSource | None, freeze: dict[str, Any]) -> list[str]:
     """Bullets for "What was run"."""
     if source is None:
@@ -31,12 +35,13 @@ def source_lines(source: StagedSource | None, freeze: dict[str, Any]) -> list[st
     if source.harness_sha256 is not None:
         return [f"- The system's source: the harness itself (harness digest {code(source.harness_sha256)}, the "
                 "commit above); the bundle holds no copy of it: check out that commit to read or re-run it"]
-    count = len(source.files)
-    return [f"- The system's source: {code(SOURCE_DIR + '/')}, {inert(count)} "
-            f"{'file, matching' if count == 1 else 'files, each matching'} the receipt's sha256 (where each was read "
-            f"from: {code(INDEX_NAME)}). To re-run: make it importable ({code('export PYTHONPATH=' + SOURCE_DIR)} in "
-            "the bundle's directory; a system registered by name: install its "
-            "package from these files), install the distributions the receipts list under `system.distributions`, "
-            f"and run {code('python -m harness run --system ' + source.spec)} on the fixture of "
-            "`fixture-metadata.json`",
+    count, modules = len(source.files), len(source.files) - source.source_files
+    held = (f"{_files(count)} ({_files(source.source_files)} of its source, {inert(modules)} more "
+            f"module{'' if modules == 1 else 's'} its worker loaded), {'matching' if count == 1 else 'each matching'} "
+            f"the receipt's sha256 (where each was read from: {code(INDEX_NAME)})")
+    rerun = (f"make it importable ({code('export PYTHONPATH=' + SOURCE_DIR)} in the bundle's directory; a system "
+             "registered by name: install its package from these files), install the distributions the receipts list "
+             f"under `system.distributions`, and run {code('python -m harness run --system ' + source.spec)} on the "
+             "fixture of `fixture-metadata.json`")
+    return [f"- The system's source: {code(SOURCE_DIR + '/')}, {held}. To re-run: {rerun}",
             f"- The system's source tree ({code(source.root)}): {_tree(freeze)}"]

@@ -46,6 +46,7 @@ class StagedSource:
     root: str
     harness_sha256: str | None  # the system's source is the harness itself (nothing of it copied)
     files: dict[str, dict[str, str]]  # path in the bundle -> {"from": where it was read, "sha256": its digest}
+    source_files: int  # how many of them are the source files `receipt.system.source` names (the rest: modules)
 
 
 def _receipts(aggregates: Sequence[Path]) -> list[tuple[str, dict[str, Any]]]:
@@ -157,11 +158,13 @@ def stage_system_source(staging: Path, aggregates: Sequence[Path]) -> StagedSour
         _copy(staging, target, file)
     first = receipts[0][1]
     harness = first["source"]["harness"]["sha256"]
+    is_harness = first["system"]["source"]["sha256"] == harness
     staged = StagedSource(
         spec=first["system"]["spec"], root=first["system"]["source"]["root"],
-        harness_sha256=harness if first["system"]["source"]["sha256"] == harness else None,
+        harness_sha256=harness if is_harness else None,
         files={f"{SOURCE_DIR}/{target}": {"from": str(file.origin), "sha256": file.sha256}
-               for target, file in sorted(wanted.items())})
+               for target, file in sorted(wanted.items())},
+        source_files=0 if is_harness else len(first["system"]["source"]["files"]))
     index = {"system": staged.spec, "root": staged.root, "source_is_the_harness": staged.harness_sha256 is not None,
              "harness_sha256": harness, "files": staged.files}
     (staging / INDEX_NAME).write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
