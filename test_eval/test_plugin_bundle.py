@@ -103,6 +103,13 @@ def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, t
     assert [entry["mode"] for entry in bundled["inputs"]] == ["fts_only", "hybrid"]
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert "- `hybrid` heldout: lexical: recomputed independently from the fixture and the live store" in claims
+    harness_digest = json.loads((bundle / "environment.json").read_bytes())["source"]["harness"]["sha256"]
+    assert (f"- The system's source: the harness itself (harness digest `{harness_digest}`, the commit above); the "
+            "bundle holds no copy of it") in claims  # the built-in system's source is the harness: not copied
+    assert not (bundle / "system-source").exists()
+    assert json.loads((bundle / "system-source.json").read_bytes())["files"] == {}
+    assert "Latency scope: the retrieval call: query tokenization and fixture vector lookup, lane scoring over every " \
+           "document" in claims  # the built-in's own scope, for the built-in only
     assert "Held-out looks: 1 configuration (system, configuration digest, store digest) saw this fixture's held-out " \
            "split on this machine, in 2 held-out or all-query runs in all" in claims  # one look per frozen mode
     (out / "scifact-hybrid-heldout.aggregate.json").unlink()

@@ -1,7 +1,8 @@
 """The publishable bundle: validated artifacts, their context, a manifest of digests and CLAIMS.md.
 
-Every input (the freeze record, each frozen mode's aggregates and rows, the comparisons) is first copied into the
-bundle's staging directory; from then on nothing reads the output directory. The independent validator (it shares no
+Every input (the freeze record, each frozen mode's aggregates and rows, the comparisons, and the system's source
+files as the staged receipts hash them: `harness.publish.system_source`) is first copied into the bundle's staging
+directory; from then on nothing reads the output directory. The independent validator (it shares no
 code with the runner) checks the staged copies, the staged receipts against the staged freeze record; one that is
 not eligible stops the bundle. Comparisons (validated too), the HTML and Markdown reports, TREC runs and qrels and
 per-query CSVs (`harness.publish.bundle_publications`) and CLAIMS.md are made from the staged bytes, and exactly
@@ -24,6 +25,7 @@ from harness.json_input import read_document
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.bundle_systems import stage_systems, validate_systems
 from harness.publish.claims.claims_document import claims_markdown
+from harness.publish.source.system_source import stage_system_source
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
@@ -123,6 +125,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     # A staging directory of its own: a second bundle at the same time never writes into (or removes) this one's.
     with staging_directory(bundle_dir) as staging:
         staged = _stage(output_dir, staging)
+        source = stage_system_source(staging, [aggregate for aggregate, _ in staged])
         reports, known = _validated(staged, staging)
         receipts = [json.loads(aggregate.read_bytes()) for aggregate, _ in staged]
         first = receipts[0]["receipt"]
@@ -138,8 +141,8 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         comparisons = add_comparisons(staging, output_dir, splits, known)
         compared_systems = validate_systems(staging, systems, known)
         add_exports_and_reports(staging, splits, known)
-        (staging / "CLAIMS.md").write_text(claims_markdown(receipts, freeze, reports, comparisons,
-                                                                        compared_systems), encoding="utf-8")
+        claims = claims_markdown(receipts, freeze, reports, comparisons, source=source, systems=compared_systems)
+        (staging / "CLAIMS.md").write_text(claims, encoding="utf-8")
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
         _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})

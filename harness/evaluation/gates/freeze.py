@@ -2,7 +2,9 @@
 
 `python -m harness freeze` (in the library, `freeze_configuration`) appends a `freeze` event to the
 store's run ledger, then writes OUTPUT/freeze.json. It is refused when a frozen mode's calibration failed or was
-never run into OUTPUT, unless --allow-failed-calibration (`harness.evaluation.gates.calibration_gate`, recorded). A
+never run into OUTPUT, unless --allow-failed-calibration (`harness.evaluation.gates.calibration_gate`, recorded),
+and when the harness's work tree, or the git work tree of a system's source outside it, has uncommitted changes,
+unless --allow-dirty (recorded; a system's source under no git is recorded as bound by its files' digests only). A
 held-out or all-query run is refused without it, when anything it records differs now (the message names the
 field), or when the store's history says
 the run is out of turn (see `harness.evaluation.history.ledger`). The freeze itself is refused once any held-out or
@@ -77,7 +79,8 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
         "source": {"git": {k: git.get(k) for k in ("available", "commit", "dirty", "diff_sha256", "status_sha256")},
                    "harness_sha256": provenance.harness_digest()["sha256"],
                    "dirty_state_policy": "dirty tree allowed and recorded: runs are not eligible for a claim"
-                   if allow_dirty else "clean work tree required"},
+                   if allow_dirty else "clean work tree required",
+                   "system_tree": provenance.system_tree(Path(identity.source["root"]))},
         "corpus": {"fixture_path": str(fixture.path.resolve()), "fixture_sha256": fixture.sha256,
                    "profile": fixture.data["profile"]["name"]},
         "embedding": {"model": fixture.data["embedding"]["model"],
@@ -131,10 +134,21 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
     return _write_freeze(output_dir, system.state_directory, record, replace=replace)
 
 
+def _dirty_trees(record: dict[str, Any]) -> list[str]:
+    """The harness's work tree and, outside it, the git work tree of the system's source, where dirty."""
+    source, root = record["source"], record["system"]["source"]["root"]
+    system_git = (source.get("system_tree") or {}).get("git") or {}
+    return ([*(["the work tree"] if source["git"].get("dirty") else []),
+             *([f"the system's source tree {root} (a git work tree of its own, outside the harness's clone; "
+                f"`git -C {root} status` lists them)"] if system_git.get("dirty") else [])])
+
+
 def _write_freeze(output_dir: Path, state_directory: Path, record: dict[str, Any], *, replace: bool) -> Frozen:
-    if record["source"]["git"].get("dirty") and record["source"]["dirty_state_policy"] == "clean work tree required":
-        raise FreezeError("the work tree has uncommitted changes; commit them before freezing, or pass "
-                          "--allow-dirty (recorded: runs under a dirty freeze are not eligible for a claim)")
+    dirty = _dirty_trees(record)
+    if dirty and record["source"]["dirty_state_policy"] == "clean work tree required":
+        raise FreezeError(f"{' and '.join(dirty)} {'has' if len(dirty) == 1 else 'have'} uncommitted changes; commit "
+                          "them before freezing, or pass --allow-dirty (recorded: runs under a dirty freeze are not "
+                          "eligible for a claim)")
     receipts = _held_out_receipts(output_dir)
     if receipts:
         raise FreezeError(f"a held-out receipt exists ({receipts[0]}); the freeze cannot be rewritten after "

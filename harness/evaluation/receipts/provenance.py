@@ -42,6 +42,25 @@ def git_state(root: Path = PACKAGE_ROOT.parent) -> dict[str, Any]:
     }
 
 
+# Where a system's source root lies, for the freeze's clean-tree check (harness.evaluation.gates.freeze).
+INSIDE_CLONE = "inside the harness's clone"
+OWN_WORK_TREE = "a git work tree of its own"
+DIGEST_ONLY = "no git work tree: bound by the sha256 of its files only"
+GIT_FIELDS = ("available", "commit", "dirty", "diff_sha256", "status_sha256")
+
+
+def system_tree(root: Path, clone: Path = PACKAGE_ROOT.parent) -> dict[str, Any]:
+    """A system's source root inside the harness's clone (a git work tree) is covered by the clone's own state;
+    elsewhere, the state of the git work tree holding it, or none: then its files are bound by digest only."""
+    resolved = root.resolve()
+    if resolved.is_relative_to(clone.resolve()) and git_state(clone)["available"]:
+        return {"kind": INSIDE_CLONE, "git": None}
+    state = git_state(resolved)
+    if not state["available"]:
+        return {"kind": DIGEST_ONLY, "git": None}
+    return {"kind": OWN_WORK_TREE, "git": {key: state[key] for key in GIT_FIELDS}}
+
+
 def dependency_versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {}
     for name in DEPENDENCIES:

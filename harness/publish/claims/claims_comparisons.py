@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.text.markdown_text import inert
+from harness.publish.text.reading_notes import all_queries_note
 from harness.publish.text.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
@@ -32,7 +33,7 @@ def difference_table(document: dict[str, Any]) -> list[str]:
     return lines
 
 
-def comparisons_section(comparisons: Sequence[dict[str, Any]]) -> list[str]:
+def comparisons_section(comparisons: Sequence[dict[str, Any]], calibration_count: int) -> list[str]:
     lines = ["## Comparisons", "",
              "Paired over the same queries of one split, from `artifacts/scifact-comparison-<split>.json` (each passed "
              "the validator, which recomputed every number from the rows: `validation/comparisons/`). nDCG@10 is the "
@@ -43,6 +44,7 @@ def comparisons_section(comparisons: Sequence[dict[str, Any]]) -> list[str]:
                      else "inputs not validated when it was computed (calibration, --no-validate); the bundle's "
                           "validator found them eligible")
         lines += [f"### {SPLIT_LABELS[split]} ({inert(document['query_count'])} queries)", ""]
+        lines += [inert(all_queries_note(calibration_count)), ""] if split == "all" else []
         lines += [f"- {inert(verdict(comparison, split))}" for comparison in document["comparisons"]]
         lines += ["", *difference_table(document), "",
                   f"Seed {inert(procedure['seed'])}, {inert(procedure['bootstrap_resamples'])} bootstrap resamples, "

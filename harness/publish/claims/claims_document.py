@@ -5,10 +5,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.claims.claims_comparisons import comparisons_section
+from harness.publish.claims.claims_source import source_lines
 from harness.publish.claims.claims_systems import systems_section
+from harness.publish.source.system_source import StagedSource
 from harness.publish.text.heldout_looks import looks_statement
 from harness.publish.text.latency_notes import latency_lines
 from harness.publish.text.markdown_text import code, inert
+from harness.publish.text.reading_notes import all_queries_note, latency_scope, short_list, short_lists
 from harness.publish.text.report_text import LANES_NOTE
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
@@ -28,19 +31,33 @@ def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
     return lines
 
 
+def _items(items: list[str], empty: str) -> list[str]:
+    """A list's items, or a sentence saying why there are none: a heading is never followed by nothing."""
+    return items if items else [empty]
+
+
+def _split_notes(aggregates: list[dict[str, Any]], split: str) -> list[str]:
+    runs = [a for a in aggregates if a["split"] == split]
+    short = [f"- {inert(line)}" for a in runs if (line := short_list(a)) is not None]
+    lines = short or [inert(line) for line in short_lists(runs)]
+    if split == "all":
+        lines += ["", inert(all_queries_note(runs[0]["receipt"]["split"]["calibration_count"]))]
+    return [*lines, ""]
+
+
 def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]]) -> list[str]:
     """What the independent validator established for each aggregate, and what it could only take on trust."""
     lines = ["## What the validator established", "", LANES_NOTE, "",
              "How each lane of each run was verified (every row, no sample):", ""]
     for aggregate, report in zip(aggregates, reports, strict=True):
         statuses = report["notes"].get("lane_verification", {})
-        lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: " + "; ".join(
-            f"{inert(name)}: {inert(status)}" for name, status in statuses.items()))
+        lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: " + ("; ".join(
+            f"{inert(name)}: {inert(status)}" for name, status in statuses.items()) or "no lane status reported"))
     lines += ["", "The replay checks in detail:", ""]
     for aggregate, report in zip(aggregates, reports, strict=True):
         replays = [c for c in report["checks"] if c["name"].startswith("replay.")]
-        lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: " + "; ".join(
-            f"{inert(c['name'])}: {inert(c['detail'].split(': ', 1)[-1])}" for c in replays))
+        lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: " + ("; ".join(
+            f"{inert(c['name'])}: {inert(c['detail'].split(': ', 1)[-1])}" for c in replays) or "no replay check"))
     embedding = {json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports}
     verifiers = {json.dumps(r["notes"].get("embedding_verification"), sort_keys=True) for r in reports}
     archives = sorted({r["notes"].get("archive", "not re-derived") for r in reports})
@@ -50,7 +67,8 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
               "The dataset: documents, test queries and judgements held to the validator's own pins; archive "
               f"re-derivation: {inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
     attested = {a["name"]: a["detail"] for r in reports for a in r.get("attested", [])}
-    lines += [f"- {inert(name)}: {inert(detail)}" for name, detail in sorted(attested.items())]
+    lines += _items([f"- {inert(name)}: {inert(detail)}" for name, detail in sorted(attested.items())],
+                    "Nothing: every check the validator ran was established from primary data.")
     return [*lines, ""]
 
 
@@ -61,12 +79,13 @@ def _system_line(system: dict[str, Any]) -> str:
     return (f"- System under test: {code(system['name'])} {inert(system['version'])} "
             f"({code('--system ' + str(system['spec']))}{shipped}); engine {inert(engine['name'])} "
             f"({inert(engine['version'])}); source {code(system['source']['sha256'])} "
-            f"({len(system['source']['files'])} files); declares "
+            f"({len(system['source']['files'])} file{'' if len(system['source']['files']) == 1 else 's'}); declares "
             f"{code(json.dumps(system['declarations'], sort_keys=True, ensure_ascii=False))}")
 
 
 def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
-                    comparisons: Sequence[dict[str, Any]] = (), systems: Sequence[dict[str, Any]] = ()) -> str:
+                    comparisons: Sequence[dict[str, Any]] = (), *, source: StagedSource | None = None,
+                    systems: Sequence[dict[str, Any]] = ()) -> str:
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
     dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them
@@ -90,6 +109,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         f"- Embedding: {code(receipt['embedding']['model'])} ({inert(receipt['embedding']['dimensions'])} dimensions, "
         f"identity {code(receipt['embedding']['identity_sha256'])}), profile {code(receipt['profile']['name'])}",
         _system_line(receipt["system"]),
+        *source_lines(source, freeze),
         f"- Store: {code(receipt['store']['store_sha256'])} ({inert(receipt['store']['document_count'])} documents), "
         f"mapping {code(receipt['store']['mapping_sha256'])}",
         f"- Configuration: {code(receipt['retrieval']['config_sha256'])} (`configuration.json`)",
@@ -106,10 +126,10 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     ]
     for split in ("calibration", "heldout", "all"):
         if any(a["split"] == split for a in aggregates):
-            lines += [f"### {split}", "", *_table(aggregates, split), ""]
+            lines += [f"### {split}", "", *_table(aggregates, split), "", *_split_notes(aggregates, split)]
     lines += _verification(aggregates, reports)
     if comparisons:
-        lines += comparisons_section(comparisons)
+        lines += comparisons_section(comparisons, receipt["split"]["calibration_count"])
     lines += systems_section(systems)
     single = sorted({a["split"] for a in aggregates} - {c["split"] for c in comparisons})
     if single:
@@ -122,8 +142,10 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     lines += [f"- {inert(item)}" for item in boundary["supports"]]
     lines += ["", "## What they do not prove", ""]
     lines += [f"- {inert(item)}" for item in boundary["does_not_establish"]]
-    lines += ["", "Unavailable capabilities (the frozen baseline has none of them):", ""]
-    lines += [f"- {inert(name)}: {inert(c['reason'])}" for name, c in receipt["capabilities"].items()]
-    lines += ["", f"Latency scope: {inert(receipt['retrieval']['latency_scope'])}; measured on the machine above only.",
+    capabilities = receipt["capabilities"]
+    lines += ["", "Unavailable capabilities (the frozen baseline has none of them):", ""] if capabilities else [
+        "", "Unavailable capabilities: none recorded (the receipts list no capability the system lacks)."]
+    lines += [f"- {inert(name)}: {inert(c['reason'])}" for name, c in capabilities.items()]
+    lines += ["", f"Latency scope: {inert(latency_scope(receipt))}; measured on the machine above only.",
               *latency_lines(aggregates), "", inert(boundary["statement"]), ""]
     return "\n".join(lines)

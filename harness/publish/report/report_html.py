@@ -24,6 +24,7 @@ from harness.publish.report.report_tables import (
     receipt_items,
     verification_table,
 )
+from harness.publish.text.reading_notes import latency_scope, split_notes
 from harness.publish.text.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
@@ -132,6 +133,8 @@ def _split_section(split: SplitData) -> list[str]:
     title = f"{SPLIT_LABELS[split.split].capitalize()} ({split.inputs[0].aggregate['row_count']} queries)"
     parts = [f"<section id=\"split-{split.split}\"><h2>{escape(title)}</h2>", "<h3>Metrics</h3>",
              table_html(metrics_table(split)), table_html(latency_table(split))]
+    parts += [f"<p class=\"note\">{escape(note)}</p>"
+              for note in split_notes(split.split, [entry.aggregate for entry in split.inputs])]
     parts += _comparison_section(split)
     series = {mode: curves(split.rows(mode)) for mode in split.modes}
     parts += ["<h3>Success@k and Recall@k</h3>",
@@ -183,6 +186,8 @@ def render_html(data: ReportData) -> str:
              f"<h1>SciFact retrieval evaluation{stamp}</h1>",
              f"<p>{escape(system_line(data.receipt['system'], data.splits[0].modes))}</p>",
              status]
+    scope = f"Latency scope: {latency_scope(data.receipt)}; measured on the recorded machine only."
+    parts.append(f"<p class=\"note\">{escape(scope)}</p>")
     if data.heldout_looks is not None:
         parts.append(f"<p class=\"looks\">{escape(data.heldout_looks)}</p>")
     parts.append(_contents(data))

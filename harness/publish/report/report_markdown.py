@@ -14,6 +14,7 @@ from harness.publish.report.report_tables import (
     verification_table,
 )
 from harness.publish.text.markdown_text import code, inert
+from harness.publish.text.reading_notes import latency_scope, split_notes
 from harness.publish.text.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
@@ -38,6 +39,8 @@ def _split(split: SplitData) -> list[str]:
     count = inert(split.inputs[0].aggregate["row_count"])
     lines = [f"## {SPLIT_LABELS[split.split].capitalize()} ({count} queries)", ""]
     lines += table_markdown(metrics_table(split)) + table_markdown(latency_table(split))
+    for note in split_notes(split.split, [entry.aggregate for entry in split.inputs]):
+        lines += [inert(note), ""]
     if split.comparison is None:
         lines += [inert(no_comparison(split.split, split.modes)), ""]
     else:
@@ -61,7 +64,8 @@ def render_markdown(data: ReportData) -> str:
               "UNVALIDATED: rendered with `--unvalidated`; no validator verdict was obtained. Do not publish this.")
     lines = [title, "", inert(system_line(data.receipt["system"], data.splits[0].modes)), "", status, "",
              "The plots (per-query differences, Success@k and Recall@k, latency CDFs, hybrid lanes) are in the HTML "
-             "version of this report.", ""]
+             "version of this report.", "",
+             inert(f"Latency scope: {latency_scope(data.receipt)}; measured on the recorded machine only."), ""]
     lines += [inert(note) for note in data.notes] + ([""] if data.notes else [])
     lines += [inert(data.heldout_looks), ""] if data.heldout_looks is not None else []
     for split in data.splits:

@@ -1,0 +1,1 @@
+"""The system's source in the bundle: the files the receipts hash, copied and checked against their sha256."""
