@@ -83,6 +83,8 @@ class TfidfHybrid:
         return changed
 
     def open(self, corpus: Corpus, directory: Path) -> None:
+        if not (directory / FILES["manifest"]).exists():
+            raise ValueError(f"{directory} holds no complete build (no {FILES['manifest']}): build it first")
         built = json.loads((directory / FILES["manifest"]).read_text(encoding="utf-8"))
         if differs := differences(built, self.manifest(corpus)):
             raise ValueError(f"{directory} was built from another corpus or configuration: {'; '.join(differs)}; "

@@ -158,6 +158,8 @@ def test_build_is_idempotent_deterministic_and_refuses_another_corpus_or_configu
         return {p.name: p.read_bytes() for p in sorted(tmp_path.iterdir())}
 
     system = example.TfidfHybrid()
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path} holds no complete build (no manifest.json)")):
+        system.open(corpus, tmp_path)
     assert system.build(corpus, tmp_path) is True
     built = files()
     assert sorted(built) == sorted(path.name for path in system.parts().values())
