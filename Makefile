@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
 	$(VENV)/bin/pip install --quiet -c constraints.txt torch==2.13.0
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[local,dev,milvus]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[local,dev,milvus,examples]'
 	touch $@
 
 setup: $(VENV)/.installed
