@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.evaluation.gates.frozen_difference import first_difference
 from harness.evaluation.measures.query_vectors import QueryVectors
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import mode as declared_mode
@@ -69,9 +70,12 @@ def _same_system(now: dict[str, Any], recorded: dict[str, Any]) -> None:
     if now["source"]["sha256"] != (recorded.get("source") or {}).get("sha256"):
         differing.append("source")
     if differing:
+        first = first_difference({key: recorded.get(key) for key in COMPARED}, {key: now[key] for key in COMPARED},
+                                 set())
         raise ReplayInputError(f"the system opened now is not the one the receipt names: its {', '.join(differing)} "
-                               "differ; replay it with the system (version, source, configuration, loaded modules "
-                               "and distributions, declared environment) that made the run")
+                               f"differ{f' (first: {first})' if first else ''}; replay it with the system (version, "
+                               "source, configuration, loaded modules and distributions, declared environment) that "
+                               "made the run")
 
 
 def _answers(system: SystemUnderTest, fixture: CorpusFixture, mode: str, top_k: int, rows_path: Path
