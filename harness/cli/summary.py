@@ -103,7 +103,9 @@ def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, outp
     if split == "heldout":
         final = command(python(), "-m", "pytest", "-m", "final", SPEND_HELDOUT,
                         *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
-        return f"next: optionally the all-query receipts and quality bars:\n  {final}\nthen the bundle:\n  {bundle}"
+        bars = "" if system == BUILTIN else " (add --quality-bar=MODE=VALUE for each bar your system must reach)"
+        return (f"next: optionally the all-query receipts and quality bars{bars}:\n  {final}\nthen the bundle:\n  "
+                f"{bundle}")
     return f"next: the bundle:\n  {bundle}"
 
 
