@@ -12,6 +12,7 @@ import pytest
 
 from fixtures.cli import run_tiny_cli
 from harness.corpus.contract import Contract
+from harness.errors import SYSTEM_FAILED
 from harness.evaluation.gates.calibration_gate import ALLOWED, REQUIRED, CalibrationGateError
 from harness.evaluation.gates.freeze import FREEZE_NAME, freeze_configuration
 from harness.evaluation.history.ledger import LEDGER
@@ -71,10 +72,12 @@ def test_a_failed_calibration_refuses_the_freeze_until_it_is_allowed(
     monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
     where = ["--corpus", str(tiny_corpus.path), "--store-dir", str(tmp_path / "store"), "--output-dir",
              str(tmp_path / "out"), "--system", "repeating:SYSTEM"]
-    assert run_tiny_cli(["run", *where, "--split", "calibration", "--no-validate"], capsys).code == 0
+    ran = run_tiny_cli(["run", *where, "--split", "calibration", "--no-validate"], capsys)
     rows = [json.loads(line) for line in (tmp_path / "out" / "scifact-vector_only-calibration.jsonl").read_bytes()
             .splitlines()]
-    assert rows and all(row["error"] for row in rows)
+    assert rows and all(row["error"] and row["failed_by"] == "system" for row in rows)
+    assert ran.code == SYSTEM_FAILED and "freeze" not in ran.out, ran  # written, but no success: no next step
+    assert (f"error: system 'repeating' failed {len(rows)} of {len(rows)} vector_only calibration queries") in ran.err
     refused = run_tiny_cli(["freeze", *where, "--allow-dirty"], capsys)
     assert refused.code == 3 and refused.out == "" and len(refused.err.splitlines()) == 1, refused
     assert (f"vector_only: {len(rows)} of {len(rows)} calibration queries failed; the first, query "

@@ -15,7 +15,7 @@ import pytest
 from fixtures.cli import ROOT, Outcome, assert_clean_failure, child_env, run_tiny_cli
 from fixtures.unwritable import unwritable
 from harness.cli import app as cli
-from harness.errors import ENVIRONMENT, INTERNAL, REFUSED, USAGE
+from harness.errors import ENVIRONMENT, INTERNAL, REFUSED, SYSTEM_FAILED, USAGE
 from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
@@ -192,6 +192,6 @@ def test_the_readme_lists_every_exit_code() -> None:
     table = readme.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     listed = {cell.strip() for line in table.splitlines() if line.startswith("| ") for cell in
               line.split("|")[1].split(",")}
-    assert {"0", str(USAGE), str(REFUSED), str(ENVIRONMENT), str(INTERNAL), str(INTERRUPTED_EXIT),
+    assert {"0", str(USAGE), str(REFUSED), str(ENVIRONMENT), str(INTERNAL), str(SYSTEM_FAILED), str(INTERRUPTED_EXIT),
             str(TERMINATED_EXIT)} <= listed
-    assert len({USAGE, REFUSED, ENVIRONMENT, INTERNAL, INTERRUPTED_EXIT, TERMINATED_EXIT, 0}) == 7
+    assert len({USAGE, REFUSED, ENVIRONMENT, INTERNAL, SYSTEM_FAILED, INTERRUPTED_EXIT, TERMINATED_EXIT, 0}) == 8

@@ -160,10 +160,10 @@ def test_a_run_on_a_machine_without_load_or_run_queue_figures_says_contention_un
     measured = contention.measurement(before, after, warmup_calls=10, repeats=5, blas=[])
     assert measured["contended"] is None and measured["contention"].startswith("contention unknown: "), measured
     assert all(name in measured["contention"] for name in contention.MEASUREMENTS.values()), measured
-    receipt: dict[str, Any] = {"latency_measurement": measured, "retrieval": {"latency_scope": "test"}}
+    receipt: dict[str, Any] = {"latency_measurement": measured, "retrieval": {"latency_scope": "test", "top_k": 10}}
     aggregate: dict[str, Any] = {"mode": "hybrid", "split": "heldout", "receipt": receipt,
                  "metrics": {k: 0.5 for k in ("ndcg_at_10", "recall_at_10", "mrr_at_10", "map_at_10", "success_at_1")}
-                 | {"failures": 0, "latency_ms": {"p50": 1.0, "p95": 2.0}}}
+                 | {"failures": 0, "latency_ms": {"p50": 1.0, "p95": 2.0}, "result_count_distribution": {"10": 1}}}
     assert "contention unknown" in result_line(aggregate, tmp_path / "x.aggregate.json", "ELIGIBLE")
     claimed = " ".join(latency_lines([aggregate]))
     assert "contention unknown" in claimed and "no contention" not in claimed, claimed

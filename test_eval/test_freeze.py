@@ -116,7 +116,8 @@ def test_the_history_is_append_only(tiny_corpus: CorpusFixture, tiny: Contract, 
 def test_a_changed_configuration_is_refused_by_field(tiny_corpus: CorpusFixture, tiny: Contract, store: Store,
                                                      tmp_path: Path) -> None:
     _freeze(tiny_corpus, store, tiny, tmp_path)
-    with pytest.raises(FreezeError, match=r"search_config\.rrf_k \(frozen 60, now 30\)"):
+    with pytest.raises(FreezeError, match=r"search_config\.rrf_k \(frozen 60, now 30\).*Next: set rrf_k back to 60 "
+                                          r"\(the configuration frozen, at commit \w+\); or calibrate again"):
         _heldout(tiny_corpus, store, tiny, tmp_path, config=SearchConfig(rrf_k=30))
 
 
@@ -125,7 +126,7 @@ def test_another_store_is_refused(tiny_corpus: CorpusFixture, tiny: Contract, st
     _freeze(tiny_corpus, store, tiny, tmp_path / "out")
     other, _ = build_store(tmp_path / "other", tiny_corpus, tiny.namespace, SearchConfig().lexical,
                            insertion_order=list(reversed(range(len(tiny_corpus.data["documents"])))))
-    with pytest.raises(FreezeError, match=r"store\.(mapping|store)_sha256"):
+    with pytest.raises(FreezeError, match=r"store\.(mapping|store)_sha256 .*Next: pass --store-dir the store frozen"):
         _heldout(tiny_corpus, other, tiny, tmp_path / "out")
 
 

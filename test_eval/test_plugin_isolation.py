@@ -136,8 +136,10 @@ def test_a_helper_module_edited_after_the_freeze_stops_held_out_and_fails_valida
     _freeze(tiny_corpus, tiny, tmp_path, "lone:SYSTEM")
     helper.write_text(HELPER.replace("-scores[i]", "scores[i]"), encoding="utf-8")  # worst first
 
-    with pytest.raises(FreezeError, match=r"differs from the freeze in system\.modules\.lone_helper\.sha256 .*"
-                                          r"calibrate again and freeze in a new --store-dir and --output-dir"):
+    with pytest.raises(FreezeError, match=r"differs from the freeze in system\.modules\.lone_helper\.sha256 .*Next: "
+                                          r"restore module lone_helper to the file frozen \(sha256:\w+: its code at "
+                                          r"commit \w+\); or calibrate again and freeze in a new --store-dir and "
+                                          r"--output-dir"):
         _run(tiny_corpus, tiny, tmp_path, "heldout", "lone:SYSTEM")
     assert not list((tmp_path / "out").glob("*heldout*")) and not _held_out_started(tmp_path / "store")
     failed = {c.name: c for c in validate(run.aggregate_path).failed}
@@ -161,11 +163,14 @@ def test_the_environment_is_declared_bound_by_digest_and_never_written(
     assert not written
 
     monkeypatch.setenv(plugins.DECLARED, "another value")
-    with pytest.raises(FreezeError, match=rf"differs from the freeze in system\.environment\.{plugins.DECLARED} "):
+    with pytest.raises(FreezeError, match=rf"differs from the freeze in system\.environment\.{plugins.DECLARED} .*"
+                                          rf"Next: set \${plugins.DECLARED} back to the value frozen \(the freeze "
+                                          r"binds its sha256, sha256:\w+; it is another value now\); or calibrate"):
         _run(tiny_corpus, tiny, tmp_path / "a", "heldout", spec)
     assert not _held_out_started(tmp_path / "a" / "store")
     monkeypatch.delenv(plugins.DECLARED)
-    with pytest.raises(FreezeError, match=rf"system\.environment\.{plugins.DECLARED} \(frozen 'sha256:\w+', now None"):
+    with pytest.raises(FreezeError, match=rf"system\.environment\.{plugins.DECLARED} \(frozen 'sha256:\w+', now None.*"
+                                          r"it is unset now\)"):
         _run(tiny_corpus, tiny, tmp_path / "a", "heldout", spec)
 
 

@@ -101,7 +101,8 @@ def test_a_changed_configuration_is_not_the_frozen_system(tiny_corpus: CorpusFix
                                                                             '"ties": "doc_id descending"')
     (source / "numpy_dense.py").write_text(edited, encoding="utf-8")
     with pytest.raises(FreezeError, match=r"differs from the freeze in search_config\.ties \(frozen 'doc_id "
-                                          r"ascending', now 'doc_id descending'\).*calibrate again and freeze in"):
+                                          r"ascending', now 'doc_id descending'\).*Next: set ties back to 'doc_id "
+                                          r"ascending'.*calibrate again and freeze in"):
         _run(tiny_corpus, tiny, tmp_path, "heldout")
 
 

@@ -67,7 +67,9 @@ def test_an_exception_in_search_is_a_failed_row_and_the_run_goes_on(tiny_corpus:
     texts = {q["query_id"]: q["text"] for q in tiny_corpus.data["queries"]}
     failed = [row for row in rows if row["error"] is not None]
     assert [texts[row["query_id"]] for row in failed] == [failing]
-    assert failed[0]["error"] == f"ValueError: no answer for {failing!r}" and failed[0]["ranked_doc_ids"] == []
+    assert failed[0]["error"] == (f"system 'dense-under-test': search('vector_only') raised ValueError: no answer "
+                                  f"for {failing!r}") and failed[0]["ranked_doc_ids"] == []
+    assert failed[0]["failed_by"] == "system" and run.failures[0].cause == failed[0]["error"].split(": ", 1)[1]
     assert failed[0]["latency_ms"] >= 0 and run.aggregate["metrics"]["failures"] == 1
     assert all(row["ranked_doc_ids"] for row in rows if row is not failed[0])
 

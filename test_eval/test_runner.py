@@ -13,7 +13,7 @@ from harness.corpus.contract import Contract
 from harness.evaluation.measures.split import select
 from harness.evaluation.receipts.artifacts import ArtifactExistsError
 from harness.evaluation.run_split import Evaluation, SplitGateError, check_split_gate, run_split
-from harness.evaluation.runner import ModeRun, run_mode
+from harness.evaluation.runner import FailedQuery, ModeRun, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.modes import MODES
 from harness.schema_check import validate
@@ -85,7 +85,9 @@ def test_a_failed_query_keeps_its_row_and_counts_as_zero(tiny_corpus: CorpusFixt
     rows = _rows(flaky)
     assert len(rows) == len(selected) == 4
     failed = rows[0]
-    assert failed["error"] == "RuntimeError: the backend fell over"
+    assert failed["error"] == "a fault of the harness: RuntimeError: the backend fell over; report it"
+    assert failed["failed_by"] == "harness" and all(row["failed_by"] is None for row in rows[1:])
+    assert flaky.failures == (FailedQuery(selected[0], "harness", "RuntimeError: the backend fell over"),)
     assert failed["ranked_doc_ids"] == [] and failed["results"] == []
     assert set(failed["metrics"].values()) == {0.0}
     assert failed["search_receipt"]["error"] == failed["error"]

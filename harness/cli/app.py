@@ -12,7 +12,7 @@ from harness.cli import publish_commands
 from harness.cli.errors import Parser, report_failure
 from harness.cli.hypothesis_options import add_hypothesis_options, declared_line, hypothesis_request
 from harness.cli.paths import path_argument, text_argument
-from harness.cli.summary import after_freeze, next_step, result_line, shown, verdict
+from harness.cli.summary import after_freeze, failure_lines, next_step, result_line, shown, verdict
 from harness.corpus.contract import scifact_contract
 from harness.corpus.download import DEADLINE_VARIABLE, deadline_seconds
 from harness.embedding.embedders import make_embedder
@@ -128,6 +128,11 @@ def run_evaluation(args: argparse.Namespace) -> int:
         print(result_line(run.aggregate, run.aggregate_path, judged))
         if run.superseded:
             print(f"{'':<12} earlier artifacts moved to {shown(run.superseded)}")
+    failed, code = failure_lines(runs)
+    for line in failed:  # the artifacts are written; a run whose queries failed is still no success
+        print(f"error: {line}", file=sys.stderr)
+    if code:
+        return code
     print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
                     output_dir=args.output_dir, system=args.system))
     return 0

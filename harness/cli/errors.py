@@ -1,7 +1,8 @@
 """How a command ends when it fails: a line naming the thing, the problem and the fix, and a distinct exit code.
 
     2  usage or input the user can fix      3  refused by a gate      4  the environment
-    5  a fault of the harness itself        130 / 143  interrupted (Ctrl-C) / terminated (SIGTERM)
+    5  a fault of the harness itself        6  a run written, but the system under test failed queries
+    130 / 143  interrupted (Ctrl-C) / terminated (SIGTERM)
 
 Errors the harness raises on purpose carry their code (`harness.errors`); operating-system errors are
 classed by errno. Anything else is a fault: its traceback is shown with --debug.

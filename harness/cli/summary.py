@@ -6,7 +6,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.errors import INTERNAL, SYSTEM_FAILED
 from harness.evaluation.measures.contention import contention_note
+from harness.evaluation.runner import ModeRun
 from harness.validator.core.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line
@@ -37,14 +39,48 @@ def verdict(report: Report) -> str:
     return "NOT VERIFIED (" + ", ".join(c.name for c in report.not_verified) + ")"
 
 
+def fewer_than_top_k(aggregate: dict[str, Any]) -> int:
+    """Answered queries whose ranking is shorter than top_k, from `result_count_distribution` (a failed query ranks
+    nothing and is counted among the failures instead)."""
+    metrics, top_k = aggregate["metrics"], aggregate["receipt"]["retrieval"]["top_k"]
+    short = sum(count for size, count in metrics["result_count_distribution"].items() if int(size) < top_k)
+    return int(short - metrics["failures"])
+
+
 def result_line(aggregate: dict[str, Any], aggregate_path: Path, verdict_text: str) -> str:
     m = aggregate["metrics"]
     latency = m["latency_ms"]
+    short = fewer_than_top_k(aggregate)
+    fewer = (f"{short} {'query' if short == 1 else 'queries'} returned fewer than "
+             f"{aggregate['receipt']['retrieval']['top_k']} results  ") if short else ""
     return (f"{aggregate['mode']:<12} {aggregate['split']:<12} nDCG@10 {m['ndcg_at_10']:.4f}  "
             f"R@10 {m['recall_at_10']:.4f}  MRR@10 {m['mrr_at_10']:.4f}  MAP@10 {m['map_at_10']:.4f}  "
             f"S@1 {m['success_at_1']:.4f}  p50 {latency['p50']:.3f} ms  p95 {latency['p95']:.3f} ms  "
-            f"failures {m['failures']}  {verdict_text}  -> {shown(aggregate_path)}"
+            f"failures {m['failures']}  {fewer}{verdict_text}  -> {shown(aggregate_path)}"
             + ("" if (note := contention_note(aggregate)) is None else f"\n  {note}"))
+
+
+def failure_lines(runs: list[ModeRun]) -> tuple[list[str], int]:
+    """What ends a run whose queries failed, named for whoever can fix them, and the exit code: SYSTEM_FAILED for
+    the system's failures, INTERNAL when the harness failed a query; ([], 0) when none failed."""
+    lines, code = [], 0
+    for run in runs:
+        name, total = run.aggregate["receipt"]["system"]["name"], run.aggregate["row_count"]
+        system = [f for f in run.failures if f.failed_by == "system"]
+        harness = [f for f in run.failures if f.failed_by != "system"]
+        again = ("then run again with --replace" if run.split == "calibration" else "then calibrate again and freeze "
+                 "in a new --store-dir and --output-dir (this store's held-out run is spent)")
+        if system:
+            lines.append(f"system {name!r} failed {len(system)} of {total} {run.mode} {run.split} queries (each row's "
+                         f"error says why); the first, query {system[0].query_id}: {system[0].cause}. Fix the "
+                         f"system, {again}")
+            code = code or SYSTEM_FAILED
+        if harness:
+            lines.append(f"the harness failed {len(harness)} of {total} {run.mode} {run.split} queries of system "
+                         f"{name!r}, a fault of the harness, not of the system; the first, query "
+                         f"{harness[0].query_id}: {harness[0].cause}: report it")
+            code = INTERNAL
+    return lines, code
 
 
 def command(*words: str | Path) -> str:
@@ -67,7 +103,9 @@ def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, outp
     if split == "heldout":
         final = command(python(), "-m", "pytest", "-m", "final", SPEND_HELDOUT,
                         *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
-        return f"next: optionally the all-query receipts and quality bars:\n  {final}\nthen the bundle:\n  {bundle}"
+        bars = "" if system == BUILTIN else " (add --quality-bar=MODE=VALUE for each bar your system must reach)"
+        return (f"next: optionally the all-query receipts and quality bars{bars}:\n  {final}\nthen the bundle:\n  "
+                f"{bundle}")
     return f"next: the bundle:\n  {bundle}"
 
 

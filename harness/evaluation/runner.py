@@ -23,10 +23,19 @@ from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
 from harness.modes import mode as declared_mode
 from harness.schema_check import validate
-from harness.systems.protocol import SearchFailed, SearchOutcome, SystemLost, SystemUnderTest
+from harness.systems.protocol import SearchFailed, SearchOutcome, SearchStopped, SystemLost, SystemUnderTest
 
 ROW_SCHEMA = "semantic-memory-scifact-query-v1"
 AGGREGATE_SCHEMA = "semantic-memory-scifact-aggregate-v1"
+
+
+@dataclass(frozen=True)
+class FailedQuery:
+    """A failed row: whose failure it is (`system` or `harness`) and its cause, without the system's name."""
+
+    query_id: str
+    failed_by: str
+    cause: str
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class ModeRun:
     aggregate_path: Path
     aggregate: dict[str, Any]
     superseded: Path | None
+    failures: tuple[FailedQuery, ...] = ()
 
 
 def _now() -> str:
@@ -55,11 +65,20 @@ def _latency_ms(outcome: SearchOutcome, started: int) -> float:
     return elapsed if outcome.latency_ms is None else outcome.latency_ms
 
 
+def failure_of(exc: Exception, system: str) -> tuple[str, str, str]:
+    """Whose failure a failed query is, its cause, and the row's error naming the one who can fix it: the system
+    (its search raised, or its answer broke a rule of search) or the harness (anything else)."""
+    if isinstance(exc, SearchFailed):
+        return "system", exc.error, f"system {system!r}: {exc.error}"
+    cause = f"{type(exc).__name__}: {exc}"
+    return "harness", cause, f"a fault of the harness: {cause}; report it"
+
+
 def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: SystemUnderTest,
-         vectors: QueryVectors | None, top_k: int, repeats: int) -> dict[str, Any]:
+         vectors: QueryVectors | None, top_k: int, repeats: int) -> tuple[dict[str, Any], FailedQuery | None]:
     """`vectors` is None for a mode without a dense lane, which needs no query vector."""
     text = query["text"]
-    error, hits, receipt = None, [], None
+    error, failed, hits, receipt = None, None, [], None
     started = time.perf_counter_ns()
     try:
         outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
@@ -70,12 +89,15 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: 
             samples.append(_latency_ms(again, started))
         latency_ms = statistics.median(samples)
         hits, receipt = outcome.hits, system.search_receipt(outcome, text, request_id)
+    except SearchStopped as exc:  # every answer of the system's code breaks this rule: the run stops here
+        raise exc.at(system.identity().name, query["query_id"]) from exc
     except SystemLost:  # the system can answer no more: the run stops, nothing is written
         raise
     except Exception as exc:  # a failed query keeps its row and counts as zero in every mean
         measured = exc.latency_ms if isinstance(exc, SearchFailed) else None
         latency_ms = (time.perf_counter_ns() - started) / 1e6 if measured is None else measured
-        error = exc.error if isinstance(exc, SearchFailed) else f"{type(exc).__name__}: {exc}"
+        failed_by, cause, error = failure_of(exc, system.identity().name)
+        failed = FailedQuery(query["query_id"], failed_by, cause)
         receipt = {"request_id": request_id, "mode": mode, "query_sha256": sha256_text(text), "error": error,
                    "result_count": 0}
     ranked = [hit.doc_id for hit in hits]
@@ -91,18 +113,23 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: 
                      "lanes": hit.lanes} for rank, hit in enumerate(hits, start=1)],
         "latency_ms": latency_ms,
         "error": error,
+        "failed_by": None if failed is None else failed.failed_by,
         "metrics": query_metrics(ranked, query["qrels"]),
         "request_id": request_id,
         "search_receipt": receipt,
         "search_receipt_sha256": sha256_canonical(receipt),
-    }
+    }, failed
 
 
-def warm_up(mode: str, texts: list[str], system: SystemUnderTest, vectors: QueryVectors | None, top_k: int) -> None:
+def warm_up(mode: str, queries: list[dict[str, Any]], system: SystemUnderTest, vectors: QueryVectors | None,
+            top_k: int) -> None:
     """Search a few queries untimed first, so the first timed call pays for no cold cache or lazy set-up."""
-    for text in texts:
+    for query in queries:
+        text = query["text"]
         try:
             system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
+        except SearchStopped as exc:
+            raise exc.at(system.identity().name, query["query_id"]) from exc
         except SystemLost:
             raise
         except Exception:  # a failing query fails again, timed, in its own row
@@ -130,7 +157,7 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at, freeze_sha256=gated)
         try:
             look = None if gated is None else _record_look(fixture, system, mode, split, gated, ticket.run_id)
-            rows, aggregate = _results(
+            rows, aggregate, failures = _results(
                 mode=mode, split=split, fixture=fixture, contract=contract, system=system, top_k=top_k,
                 pair=pair, argv=argv, freeze=freeze, ticket=ticket, look=look, selected=selected, before=before,
                 started_at=started_at)
@@ -142,7 +169,7 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         # The history says complete before the files appear: an aggregate on disk always has a finished run.
         ledger.finish_run(state, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
         pair.commit(ticket.run_id, rows, aggregate_bytes(aggregate))
-    return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded)
+    return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded, failures)
 
 
 def _record_look(fixture: CorpusFixture, system: SystemUnderTest, mode: str, split: str, freeze_sha256: str,
@@ -159,15 +186,16 @@ def _record_look(fixture: CorpusFixture, system: SystemUnderTest, mode: str, spl
 def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
              top_k: int, pair: PairWriter, argv: list[str], freeze: dict[str, str] | None, ticket: ledger.RunTicket,
              look: heldout_record.Look | None, selected: list[str], before: str,
-             started_at: str) -> tuple[bytes, dict[str, Any]]:
-    """The rows (as the JSONL's bytes) and the aggregate; nothing is written here."""
+             started_at: str) -> tuple[bytes, dict[str, Any], tuple[FailedQuery, ...]]:
+    """The rows (as the JSONL's bytes), the aggregate and the failed queries; nothing is written here."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
-    warm_up(mode, [queries[qid]["text"] for qid in selected[:WARMUP_CALLS]], system, vectors, top_k)
+    warm_up(mode, [queries[qid] for qid in selected[:WARMUP_CALLS]], system, vectors, top_k)
     workers = system.processes()
     timing = Snapshot.take(workers)
-    rows = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS)
-            for qid in selected]
+    answered = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS)
+                for qid in selected]
+    rows = [row for row, _ in answered]
     latency = measurement(timing, Snapshot.take(workers), warmup_calls=min(WARMUP_CALLS, len(selected)),
                           repeats=REPEATS, blas=provenance.machine()["blas"], workers=len(workers))
     system.verify_bound()
@@ -191,4 +219,4 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
                     "latency_measurement": latency},
     }
     check_receipt(aggregate, system.identity())
-    return data, aggregate
+    return data, aggregate, tuple(failed for _, failed in answered if failed is not None)

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.evaluation.gates.frozen_difference import first_difference
 from harness.evaluation.measures.query_vectors import QueryVectors
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import mode as declared_mode
 from harness.systems.builtin.config.search_config import SearchConfig
-from harness.systems.protocol import SystemUnderTest
+from harness.systems.protocol import SearchFailed, SearchStopped, SystemUnderTest
 from harness.systems.registry.select import make_builder
 
 # what must equal the receipt's, besides the source's digest
@@ -26,6 +27,10 @@ COMPARED = ("configuration_sha256", "version", "options", "modules", "distributi
 
 class ReplayInputError(HarnessError):
     """The aggregate to replay is not readable or names no system that can be opened."""
+
+
+class ReplayAnswerError(HarnessError):
+    """The live system failed a query now that it answered in the run: the system's to fix, named."""
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -65,9 +70,12 @@ def _same_system(now: dict[str, Any], recorded: dict[str, Any]) -> None:
     if now["source"]["sha256"] != (recorded.get("source") or {}).get("sha256"):
         differing.append("source")
     if differing:
+        first = first_difference({key: recorded.get(key) for key in COMPARED}, {key: now[key] for key in COMPARED},
+                                 set())
         raise ReplayInputError(f"the system opened now is not the one the receipt names: its {', '.join(differing)} "
-                               "differ; replay it with the system (version, source, configuration, loaded modules "
-                               "and distributions, declared environment) that made the run")
+                               f"differ{f' (first: {first})' if first else ''}; replay it with the system (version, "
+                               "source, configuration, loaded modules and distributions, declared environment) that "
+                               "made the run")
 
 
 def _answers(system: SystemUnderTest, fixture: CorpusFixture, mode: str, top_k: int, rows_path: Path
@@ -75,11 +83,19 @@ def _answers(system: SystemUnderTest, fixture: CorpusFixture, mode: str, top_k: 
     texts = {q["query_id"]: q["text"] for q in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
     answers: dict[str, list[dict[str, Any]]] = {}
+    name = system.identity().name
     for line in rows_path.read_text(encoding="utf-8").splitlines():
-        query_id = json.loads(line)["query_id"]
-        if query_id not in texts:
+        row = json.loads(line)
+        query_id = row["query_id"]
+        if query_id not in texts or row.get("error") is not None:  # a failed row has no ranking to compare
             continue
         text = texts[query_id]  # the system is handed the query's text (and vector), nothing of its judgements
-        outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
+        try:
+            outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
+        except SearchStopped as exc:
+            raise exc.at(name, query_id, "the replay") from exc
+        except SearchFailed as exc:
+            raise ReplayAnswerError(f"system {name!r} failed query {query_id} when asked again, which it answered in "
+                                    f"the run: {exc.error}") from exc
         answers[query_id] = [{"doc_id": hit.doc_id, "score": hit.score, "lanes": hit.lanes} for hit in outcome.hits]
     return answers

@@ -16,8 +16,8 @@ from harness.errors import HarnessError
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.systems.declarations import DENSE_EXACT
 
-__all__ = ["DENSE_EXACT", "Hit", "SearchFailed", "SearchOutcome", "SystemBuilder", "SystemIdentity", "SystemLost",
-           "SystemUnderTest"]
+__all__ = ["DENSE_EXACT", "Hit", "SearchFailed", "SearchOutcome", "SearchStopped", "SystemBuilder", "SystemIdentity",
+           "SystemLost", "SystemUnderTest"]
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,9 @@ class SearchOutcome:
 
 
 class SearchFailed(Exception):
-    """The system's own search raised: the row keeps `error` (the exception's type and message) and the latency the
-    system's process measured (None when it measured none)."""
+    """The system failed one query: its own search raised, or its answer broke a rule of search. `error` says what
+    happened and the fix; the row keeps it (the runner adds the system's name) and the latency the system's process
+    measured (None when it measured none)."""
 
     def __init__(self, error: str, latency_ms: float | None) -> None:
         super().__init__(error)
@@ -52,6 +53,19 @@ class SearchFailed(Exception):
 
 class SystemLost(HarnessError):
     """The system can answer no more (its process ended, hung or broke the protocol): the run stops here."""
+
+
+class SearchStopped(SystemLost):
+    """The system's answer broke a rule that every answer of its code breaks alike (a hybrid's lane keys): the run
+    stops at the first query, and nothing is written. `cause` names the rule and the fix; `at` adds the system and
+    the query."""
+
+    def __init__(self, cause: str, where: str = "") -> None:
+        super().__init__(f"{where}{cause}")
+        self.cause = cause
+
+    def at(self, system: str, query_id: str, what: str = "the run") -> "SearchStopped":
+        return SearchStopped(self.cause, f"system {system!r} stopped {what} at query {query_id}: ")
 
 
 @dataclass(frozen=True)

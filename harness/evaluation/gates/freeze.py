@@ -22,6 +22,7 @@ from harness.atomic import write_bytes_atomic
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation.gates.calibration_gate import calibration_record
+from harness.evaluation.gates.frozen_difference import first_difference, next_step
 from harness.evaluation.gates.hypothesis import HypothesisRequest, declaration
 from harness.evaluation.history import ledger
 from harness.evaluation.measures.split import ALGORITHM
@@ -44,11 +45,6 @@ NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_sta
                 "store.directory", "store.mapping_path", "calibration", "hypothesis"}
 # A record made to compare a run against the freeze reads no calibration receipt (what the freeze saw is not compared).
 NOT_READ = {"policy": "not read: a record to compare a run with its freeze, not a freeze", "receipts": {}}
-
-
-SYSTEM_CHANGED = (": the system's code, the libraries it loads, its declared environment or its configuration "
-                  "changed since the freeze. Restore what was frozen, or calibrate again and freeze in a new "
-                  "--store-dir and --output-dir")
 
 
 class FreezeError(RefusedError):
@@ -167,18 +163,6 @@ def _write_freeze(output_dir: Path, state_directory: Path, record: dict[str, Any
     return Frozen(path, record, event)
 
 
-def _first_difference(frozen: Any, now: Any, path: str = "") -> str | None:
-    if path.lstrip(".") in NOT_COMPARED:
-        return None
-    if isinstance(frozen, dict) and isinstance(now, dict):
-        for key in sorted(set(frozen) | set(now)):
-            found = _first_difference(frozen.get(key), now.get(key), f"{path}.{key}")
-            if found:
-                return found
-        return None
-    return None if frozen == now else f"{path.lstrip('.')} (frozen {frozen!r}, now {now!r})"
-
-
 def verify_freeze(output_dir: Path, now: dict[str, Any], modes: tuple[str, ...]) -> dict[str, str]:
     """Return the receipt's reference to the freeze, or refuse with the first field that differs."""
     path = output_dir / FREEZE_NAME
@@ -193,9 +177,8 @@ def verify_freeze(output_dir: Path, now: dict[str, Any], modes: tuple[str, ...])
         if mode not in frozen["modes"]:
             raise FreezeError(f"mode {mode!r} was not frozen (frozen modes: {frozen['modes']})")
     comparable = {k: v for k, v in frozen.items() if k != "modes"}
-    difference = _first_difference(comparable, {k: v for k, v in now.items() if k != "modes"})
+    difference = first_difference(comparable, {k: v for k, v in now.items() if k != "modes"}, NOT_COMPARED)
     if difference:
-        advice = SYSTEM_CHANGED if difference.startswith(("system.", "search_config")) else ""
         raise FreezeError(f"this run differs from the freeze in {difference}; held-out runs must match the "
-                          f"freeze exactly{advice}")
+                          f"freeze exactly. Next: {next_step(difference, frozen)}")
     return {"path": str(path), "sha256": frozen["freeze_sha256"]}

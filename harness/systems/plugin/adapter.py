@@ -14,8 +14,9 @@ from harness.errors import HarnessError
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical, sha256_file, sha256_tree
 from harness.systems.plugin.api import Corpus, Result
-from harness.systems.plugin.client import PluginError, Worker
-from harness.systems.plugin.evidence import PluginAnswerError, dense_backend, hits_of, search_receipt
+from harness.systems.plugin.client import PluginError, Worker, WorkerFault
+from harness.systems.plugin.evidence import dense_backend, hits_of, search_receipt
+from harness.systems.plugin.rules import check_answer
 from harness.systems.protocol import SearchOutcome, SystemIdentity
 
 DIGEST_RULE = ("sha256 of canonical JSON {part name: sha256 of the file, or of canonical JSON {path: sha256} of a "
@@ -57,12 +58,14 @@ class Loaded:
     environment: tuple[str, ...]
 
 
-def _results(reply: dict[str, Any], mode: str) -> list[Result]:
+def _results(reply: dict[str, Any], mode: str, spec: str) -> list[Result]:
+    """The worker's rendering of an answer (harness.systems.plugin.host); one off that shape is the harness's fault."""
     try:
         return [Result(r["doc_id"], r["score"], {str(n): (lane[0], lane[1]) for n, lane in r["lanes"].items()})
                 for r in reply["results"]]
     except (KeyError, TypeError, IndexError, AttributeError) as exc:
-        raise PluginAnswerError(f"search({mode!r}) answered off the protocol: {exc!r}") from exc
+        raise WorkerFault(f"a fault of the harness: the worker process of system {spec!r} rendered the answer to "
+                          f"search({mode!r}) off the harness's protocol ({exc!r}); report it") from exc
 
 
 @dataclass
@@ -119,8 +122,10 @@ class PluginSystem:
     def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
         reply = self.worker.ask("search", {"mode": mode, "text": text, "top_k": top_k},
                                 None if vector is None else {"vector": vector})
-        hits = hits_of(_results(reply, mode), mode, top_k, self.position, self.declarations)
-        return SearchOutcome(mode, top_k, hits, {"vector": vector}, latency_ms=int(reply["elapsed_ns"]) / 1e6)
+        results, latency_ms = _results(reply, mode, self.spec), int(reply["elapsed_ns"]) / 1e6
+        check_answer(results, mode, top_k, self.position, self.declarations, latency_ms)
+        hits = hits_of(results, mode, self.position, self.declarations)
+        return SearchOutcome(mode, top_k, hits, {"vector": vector}, latency_ms=latency_ms)
 
     def release(self) -> None:
         if self.worker.lost is None:  # a process that is gone holds nothing any more

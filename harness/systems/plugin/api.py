@@ -8,14 +8,19 @@ A plugin is an object (or a class, or a zero-argument callable returning one) wi
   when anything changed on disk; a directory built from another corpus or configuration is refused (raise);
 - `open(corpus, directory) -> None`: open what `build` made, never build;
 - `parts() -> dict[str, Path]`: its persisted local files or directories, hashed into the receipts;
-- `search(mode, text, vector, top_k) -> list[Result]`: the timed call, best first; `vector` is the fixture's
-  vector of the query (None for fts_only); the system never embeds text.
+- `search(mode, text, vector, top_k) -> list[Result]`: the timed call; `vector` is the fixture's vector of the
+  query (None for fts_only); the system never embeds text. Its rules (harness/systems/plugin/rules.py): at most
+  top_k results of the corpus's documents, each once, best first (scores descending and finite, equal scores by
+  doc id ascending); `lanes` empty in fts_only and vector_only; in hybrid, `score` is the fused RRF score and
+  `lanes` is {"lexical": (rank, score), "dense": (rank, score)}, ranks from 1, (None, None) where the lane did not
+  retrieve the document, with the fusion declared (below). A broken rule fails the query, or stops the run when
+  every answer of the code breaks it alike (a lane key, lanes in a one-lane mode, an undeclared fusion);
 
 and optionally:
 
 - `declarations` (dict): what the validator may replay on its own. `{"dense": "exact_inner_product"}` states that
   the dense lane scores every document by the float32 inner product of the fixture's vectors; `{"fusion": {"method":
-  "rrf", "k": 60, "candidate_depth": 100}}` states the hybrid fusion;
+  "rrf", "k": 60, "candidate_depth": 100}}` states the hybrid fusion (required to run hybrid);
 - `engine() -> dict[str, str]`: the engine's own name and version (default: the plugin's);
 - `attested() -> dict`: what cannot be hashed (a remote server's storage): what was asked of it, recorded as
   attested, not proven;
@@ -66,7 +71,8 @@ class Corpus:
 
 @dataclass(frozen=True)
 class Result:
-    """One ranked document. `lanes` (hybrid): each lane's (rank, score), None where the lane did not return it."""
+    """One ranked document. `lanes` (hybrid only): {"lexical": (rank, score), "dense": (rank, score)}, rank from 1,
+    (None, None) where that lane did not return the document."""
 
     doc_id: str
     score: float

@@ -9,13 +9,10 @@ from numpy.typing import NDArray
 from harness import modes
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
 from harness.systems.plugin.api import Result
+from harness.systems.plugin.rules import LANE_KEYS
 from harness.systems.protocol import DENSE_EXACT, Hit, SearchOutcome
 
-LANE_ORDER = ["lexical", "dense"]
-
-
-class PluginAnswerError(ValueError):
-    """A plugin's search returned something that is not a ranking of the fixture's documents."""
+LANE_ORDER = list(LANE_KEYS)
 
 
 def duplicate_rows(vectors: NDArray[np.float32]) -> int:
@@ -32,25 +29,12 @@ def dense_backend(engine: Mapping[str, str], declarations: Mapping[str, Any], ve
             "duplicate_vectors": duplicate_rows(vectors)}
 
 
-def _checked(results: object, mode: str, top_k: int, position: Mapping[str, int]) -> list[Result]:
-    if not isinstance(results, list) or not all(isinstance(r, Result) for r in results):
-        raise PluginAnswerError(f"search({mode!r}) must return a list of harness.systems.plugin.Result")
-    ids = [r.doc_id for r in results]
-    unknown = [d for d in ids if d not in position]
-    if unknown or len(set(ids)) != len(ids) or len(ids) > top_k:
-        raise PluginAnswerError(f"search({mode!r}) returned {len(ids)} results for top_k {top_k}, unknown doc ids "
-                                f"{unknown[:3]}, {len(ids) - len(set(ids))} repeated: not a ranking of the fixture")
-    if not all(np.isfinite(r.score) for r in results):
-        raise PluginAnswerError(f"search({mode!r}) returned a score that is not a finite number")
-    return results
-
-
-def hits_of(results: object, mode: str, top_k: int, position: Mapping[str, int],
-            declarations: Mapping[str, Any]) -> list[Hit]:
-    checked = _checked(results, mode, top_k, position)
+def hits_of(results: list[Result], mode: str, position: Mapping[str, int], declarations: Mapping[str, Any]
+            ) -> list[Hit]:
+    """The hits of an answer that keeps the rules of search (harness.systems.plugin.rules)."""
     declared = modes.mode(mode)
     hits = []
-    for rank, result in enumerate(checked, start=1):
+    for rank, result in enumerate(results, start=1):
         lanes: dict[str, dict[str, Any]] = {}
         if declared.fusion:
             for name in LANE_ORDER:

@@ -5,6 +5,7 @@ not a ranking), `spec` (--system names no usable system) or `harness` (this code
 """
 
 import json
+import operator
 import sys
 import time
 from collections.abc import Callable
@@ -48,16 +49,29 @@ def _json(what: str, value: Any) -> Any:
 
 
 def _answer(results: object, mode: str) -> list[dict[str, Any]]:
-    """The ranking as it crosses to the harness, which checks it against the fixture."""
-    wrong = f"PluginAnswerError: search({mode!r}) must return a list of harness.systems.plugin.Result"
-    if not isinstance(results, list) or not all(isinstance(r, Result) for r in results):
-        raise SystemRaised(wrong)
+    """The ranking as it crosses to the harness, which checks it against the rules of search (rules.py)."""
+    form = ("return a list of harness.systems.plugin.Result(doc_id, score), best first, with lanes (a hybrid's) "
+            "{'lexical': (rank, score), 'dense': (rank, score)}")
+    if not isinstance(results, list):
+        raise SystemRaised(f"search({mode!r}) returned {type(results).__name__}, not a list of Result: {form}")
+    stray = next((i for i, r in enumerate(results, start=1) if not isinstance(r, Result)), None)
+    if stray is not None:
+        raise SystemRaised(f"search({mode!r}) returned {type(results[stray - 1]).__name__} at rank {stray}, not a "
+                           f"Result: {form}")
     try:
-        return [{"doc_id": r.doc_id if isinstance(r.doc_id, str) else repr(r.doc_id), "score": float(r.score),
-                 "lanes": {str(name): [None if rank is None else int(rank), None if score is None else float(score)]
-                           for name, (rank, score) in r.lanes.items()}} for r in results]
+        return [{"doc_id": r.doc_id if isinstance(r.doc_id, str) else repr(r.doc_id), "score": _number(r.score),
+                 "lanes": {str(name): [None if rank is None else operator.index(rank),
+                                       None if score is None else _number(score)]
+                           for name, (rank, score) in dict(r.lanes).items()}} for r in results]
     except (TypeError, ValueError) as exc:
-        raise SystemRaised(f"{wrong} with numeric scores and lane (rank, score) pairs ({exc})") from exc
+        raise SystemRaised(f"search({mode!r}) returned a Result whose score is not a number, or a lane that is not "
+                           f"an (integer rank, score) pair ({exc}): {form}") from exc
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool | str | bytes):
+        raise TypeError(f"{value!r} is not a number")
+    return float(value)  # type: ignore[arg-type]
 
 
 class Host:
@@ -144,7 +158,8 @@ class Host:
         try:
             results = self.plugin.search(mode, text, arrays.get("vector"), top_k)
         except Exception as exc:
-            raise SystemRaised(f"{type(exc).__name__}: {exc}", elapsed_ns=time.perf_counter_ns() - started) from exc
+            raise SystemRaised(f"search({mode!r}) raised {type(exc).__name__}: {exc}",
+                               elapsed_ns=time.perf_counter_ns() - started) from exc
         elapsed = time.perf_counter_ns() - started
         try:
             return {"results": _answer(results, mode), "elapsed_ns": elapsed}

@@ -54,10 +54,13 @@ class Report:
         return [check.line() for check in (*self.checks, *self.attestations)] + self._note_lines() + [self.verdict()]
 
     def _note_lines(self) -> list[str]:
-        """What the checks were held to, in words: the dataset by the validator's pins, the archive's use."""
+        """What the checks were held to, in words: the dataset by the validator's pins, the archive's use; and the
+        failed queries, by whose failure each row records."""
         dataset = self.notes.get("dataset")
         lines = [f"{'DATASET':<12} {dataset['title']}: {dataset['scope']}"] if dataset else []
-        return lines + ([f"{'ARCHIVE':<12} {self.notes['archive']}"] if "archive" in self.notes else [])
+        lines += [f"{'ARCHIVE':<12} {self.notes['archive']}"] if "archive" in self.notes else []
+        return lines + ([f"{'FAILURES':<12} {failures_text(self.notes['failures'])}"] if "failures" in self.notes
+                        else [])
 
     def ok(self, name: str, detail: str) -> None:
         self._add(Check(name, PASS, detail))
@@ -105,3 +108,15 @@ class Report:
         return {"subject": self.subject, "eligible": self.eligible, "verdict": self.verdict(),
                 "notes": self.notes, "checks": [asdict(c) for c in self.checks],
                 "attested": [asdict(c) for c in self.attestations]}
+
+
+def failures_text(failures: dict[str, Any]) -> str:
+    """The failed queries in words, each counted as the run's rows say whose failure it is."""
+    parts = [f"{failures['system']} by the system under test (its search raised, or its answer broke a rule of "
+             "search: fix the system)" if failures["system"] else "",
+             f"{failures['harness']} by the harness (a fault of the harness, not of the system: report it)"
+             if failures["harness"] else "",
+             f"{failures['unstated']} whose rows do not say by whom" if failures["unstated"] else ""]
+    first = failures["first"]
+    return (f"{failures['count']} of {failures['rows']} queries failed, counted as zero in every mean: "
+            f"{'; '.join(p for p in parts if p)}; the first, query {first['query_id']}: {first['error']}")

@@ -164,8 +164,20 @@ def check_row_schemas(ctx: Context, report: Report) -> bool:
     return len(report.failed) == before
 
 
+def note_failures(rows: list[Row], report: Report) -> None:
+    """Whose failures the failed rows are, as each row records it (the run's statement: who failed cannot be
+    recomputed; that each failed row ranks nothing and scores zero is checked)."""
+    failed = [row for row in rows if row["error"] is not None]
+    if failed:
+        by = {who: sum(row.get("failed_by") == who for row in failed) for who in ("system", "harness")}
+        report.notes["failures"] = {"count": len(failed), "rows": len(rows), **by,
+                                    "unstated": len(failed) - sum(by.values()),
+                                    "first": {"query_id": failed[0]["query_id"], "error": failed[0]["error"]}}
+
+
 def check_rows(ctx: Context, report: Report) -> None:
     rows, parameters = ctx.rows, replay_parameters(ctx)
+    note_failures(rows, report)
     _each(report, "rows.identity", rows, _identity(ctx), "schema id, mode and split of every row")
     _each(report, "rows.results", rows, _results(parameters["top_k"]),
           "results agree with ranked ids; unique ids, contiguous ranks, at most top_k")

@@ -1,0 +1,100 @@
+"""A run that differs from its freeze: the first field that differs, and what to do next about it.
+
+There are always two ways on: restore what was frozen (named here for each kind of field: the environment variable,
+the module's file, the library's version, the setting's value, the commit, the fixture, the store, the machine), or
+calibrate again and freeze in a new --store-dir and --output-dir, which starts a new configuration with a held-out
+run of its own.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+AGAIN = ("or calibrate again and freeze in a new --store-dir and --output-dir (a new configuration, with a held-out "
+         "run of its own)")
+
+
+@dataclass(frozen=True)
+class Difference:
+    path: str
+    frozen: Any
+    now: Any
+
+    def __str__(self) -> str:
+        return f"{self.path} (frozen {self.frozen!r}, now {self.now!r})"
+
+
+def first_difference(frozen: Any, now: Any, not_compared: set[str], path: str = "") -> Difference | None:
+    """The first field, in sorted key order, whose value differs; `not_compared` holds dotted paths to skip."""
+    if path in not_compared:
+        return None
+    if isinstance(frozen, dict) and isinstance(now, dict):
+        for key in sorted(set(frozen) | set(now)):
+            found = first_difference(frozen.get(key), now.get(key), not_compared, f"{path}.{key}".lstrip("."))
+            if found:
+                return found
+        return None
+    return None if frozen == now else Difference(path, frozen, now)
+
+
+def _named(path: str, prefix: str) -> str:
+    """The name under `prefix` (a module's name may hold dots): without a trailing .sha256 or .path."""
+    name = path.removeprefix(prefix)
+    return name.rsplit(".", 1)[0] if name.endswith((".sha256", ".path")) else name
+
+
+def _environment(d: Difference, commit: str) -> str:
+    name = d.path.removeprefix("system.environment.")
+    if d.frozen is None:
+        return f"unset ${name}, as it was at the freeze"
+    return (f"set ${name} back to the value frozen (the freeze binds its sha256, {d.frozen}; it is "
+            f"{'unset' if d.now is None else 'another value'} now)")
+
+
+def _module(d: Difference, commit: str) -> str:
+    name = _named(d.path, "system.modules.")
+    if d.frozen is None:
+        return f"stop loading module {name}, which the system did not load at the freeze (restore its code as frozen)"
+    if d.now is None:
+        return f"restore the system's code as frozen, which loaded module {name}"
+    return f"restore module {name} to the file frozen ({d.frozen}: its code at commit {commit})"
+
+
+def _distribution(d: Difference, commit: str) -> str:
+    name = d.path.removeprefix("system.distributions.")
+    if d.frozen is None:
+        return f"stop loading {name}, which the system did not load at the freeze"
+    return f"install {name}=={d.frozen}, the version frozen"
+
+
+def _setting(d: Difference, commit: str) -> str:
+    return (f"set {d.path.removeprefix('search_config.')} back to {d.frozen!r} (the configuration frozen, at "
+            f"commit {commit})")
+
+
+def _system(d: Difference, commit: str) -> str:
+    return (f"restore the system as frozen: its {d.path.removeprefix('system.')} was {d.frozen!r} (its code, "
+            f"configuration and options at commit {commit})")
+
+
+def _source(d: Difference, commit: str) -> str:
+    return f"check out the frozen commit {commit} (git checkout {commit}), with the work tree as it was frozen"
+
+
+ADVICE: tuple[tuple[str, Callable[[Difference, str], str]], ...] = (
+    ("system.environment.", _environment), ("system.modules.", _module), ("system.distributions.", _distribution),
+    ("search_config.", _setting), ("system.", _system), ("source.", _source),
+    ("corpus.", lambda d, c: f"pass --corpus the fixture frozen (its {d.path}: {d.frozen!r})"),
+    ("embedding.", lambda d, c: f"pass --corpus the fixture frozen, embedded as frozen (its {d.path}: {d.frozen!r})"),
+    ("store.", lambda d, c: f"pass --store-dir the store frozen, as it was frozen ({d.path}: {d.frozen!r})"),
+    ("host.", lambda d, c: f"run on the machine that froze ({d.path}: {d.frozen!r})"),
+    ("split.", lambda d, c: f"run the harness of the frozen commit {c}, whose split rule was frozen"),
+)
+
+
+def next_step(difference: Difference, frozen_record: dict[str, Any]) -> str:
+    """What to do about `difference`: restore what was frozen (named), or calibrate and freeze anew."""
+    commit = str(((frozen_record.get("source") or {}).get("git") or {}).get("commit") or "unknown")
+    restore = next((advise(difference, commit) for prefix, advise in ADVICE if difference.path.startswith(prefix)),
+                   f"restore {difference.path} to the value frozen, {difference.frozen!r}")
+    return f"{restore}; {AGAIN}"

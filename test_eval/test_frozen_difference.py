@@ -1,0 +1,67 @@
+"""A run that differs from its freeze is refused naming the first field that differs and, for every kind of field,
+what to do next: restore what was frozen (named), or calibrate again and freeze in a new store and output directory.
+The refusals of real runs (a module, an environment variable, a setting, a store) are tested where they happen
+(test_plugin_isolation.py, test_plugin_system.py, test_freeze.py); here every kind of field is."""
+
+from typing import Any
+
+import pytest
+
+from harness.evaluation.gates.frozen_difference import AGAIN, first_difference, next_step
+
+COMMIT = "0123abcd"
+RECORD: dict[str, Any] = {"source": {"git": {"commit": COMMIT}}}
+
+
+@pytest.mark.parametrize(("frozen", "now", "path", "advice"), [
+    ({"system": {"environment": {"KNOB": "sha256:aa"}}}, {"system": {"environment": {"KNOB": None}}},
+     "system.environment.KNOB", "set $KNOB back to the value frozen (the freeze binds its sha256, sha256:aa; it is "
+                                "unset now)"),
+    ({"system": {"environment": {"KNOB": None}}}, {"system": {"environment": {"KNOB": "sha256:bb"}}},
+     "system.environment.KNOB", "unset $KNOB, as it was at the freeze"),
+    ({"system": {"modules": {"pkg.helper": {"path": "/x/helper.py", "sha256": "sha256:aa"}}}},
+     {"system": {"modules": {"pkg.helper": {"path": "/x/helper.py", "sha256": "sha256:bb"}}}},
+     "system.modules.pkg.helper.sha256", f"restore module pkg.helper to the file frozen (sha256:aa: its code at commit "
+                                         f"{COMMIT})"),
+    ({"system": {"modules": {}}}, {"system": {"modules": {"late": {"path": "/x/late.py", "sha256": "sha256:cc"}}}},
+     "system.modules.late", "stop loading module late, which the system did not load at the freeze"),
+    ({"system": {"modules": {"gone": {"path": "/x/gone.py", "sha256": "sha256:cc"}}}}, {"system": {"modules": {}}},
+     "system.modules.gone", "restore the system's code as frozen, which loaded module gone"),
+    ({"system": {"distributions": {"numpy": "2.4.6"}}}, {"system": {"distributions": {"numpy": "2.5.0"}}},
+     "system.distributions.numpy", "install numpy==2.4.6, the version frozen"),
+    ({"system": {"distributions": {}}}, {"system": {"distributions": {"scipy": "1.16.0"}}},
+     "system.distributions.scipy", "stop loading scipy, which the system did not load at the freeze"),
+    ({"search_config": {"rrf_k": 60}}, {"search_config": {"rrf_k": 30}},
+     "search_config.rrf_k", f"set rrf_k back to 60 (the configuration frozen, at commit {COMMIT})"),
+    ({"system": {"version": "1.0.0"}}, {"system": {"version": "1.1.0"}},
+     "system.version", f"restore the system as frozen: its version was '1.0.0' (its code, configuration and options "
+                       f"at commit {COMMIT})"),
+    ({"source": {"git": {"commit": COMMIT}}}, {"source": {"git": {"commit": "feed"}}},
+     "source.git.commit", f"check out the frozen commit {COMMIT} (git checkout {COMMIT})"),
+    ({"corpus": {"fixture_sha256": "sha256:aa"}}, {"corpus": {"fixture_sha256": "sha256:bb"}},
+     "corpus.fixture_sha256", "pass --corpus the fixture frozen (its corpus.fixture_sha256: 'sha256:aa')"),
+    ({"embedding": {"model": "m1"}}, {"embedding": {"model": "m2"}},
+     "embedding.model", "pass --corpus the fixture frozen, embedded as frozen (its embedding.model: 'm1')"),
+    ({"store": {"store_sha256": "sha256:aa"}}, {"store": {"store_sha256": "sha256:bb"}},
+     "store.store_sha256", "pass --store-dir the store frozen, as it was frozen (store.store_sha256: 'sha256:aa')"),
+    ({"host": {"hostname": "lab-1"}}, {"host": {"hostname": "laptop"}},
+     "host.hostname", "run on the machine that froze (host.hostname: 'lab-1')"),
+    ({"split": {"calibration_count": 100}}, {"split": {"calibration_count": 50}},
+     "split.calibration_count", f"run the harness of the frozen commit {COMMIT}, whose split rule was frozen"),
+    ({"schema": "scifact-freeze-v1"}, {"schema": "scifact-freeze-v2"},
+     "schema", "restore schema to the value frozen, 'scifact-freeze-v1'"),
+])
+def test_every_difference_says_what_to_do_next(frozen: dict[str, Any], now: dict[str, Any], path: str,
+                                               advice: str) -> None:
+    difference = first_difference({**RECORD, **frozen}, {**RECORD, **now}, set())
+    assert difference is not None and difference.path == path
+    said = next_step(difference, {**RECORD, **frozen})
+    assert said.startswith(advice) and said.endswith(AGAIN), said
+
+
+def test_fields_not_compared_are_skipped_and_the_first_difference_is_named() -> None:
+    frozen = {"created_at": "a", "store": {"directory": "/a", "store_sha256": "sha256:aa"}, "system": {"version": "1"}}
+    now = {"created_at": "b", "store": {"directory": "/b", "store_sha256": "sha256:aa"}, "system": {"version": "2"}}
+    difference = first_difference(frozen, now, {"created_at", "store.directory"})
+    assert str(difference) == "system.version (frozen '1', now '2')"
+    assert first_difference(frozen, {**now, "system": {"version": "1"}}, {"created_at", "store.directory"}) is None
