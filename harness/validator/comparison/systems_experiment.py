@@ -1,7 +1,8 @@
 """systems.experiment: what the runs of a comparison between systems must share, read from their own receipts and
 rows. One fixture for every run, the same judgements for every query in every run's rows; within a run, one system
 identity, store and freeze; for the held-out and all-query splits, every run under a freeze; no run given twice (the
-same aggregate, or the same run id, under two labels); and the scope sentence the split calls for."""
+same aggregate, or the same run id of the same store, under two runs' labels); and the scope sentence the split calls
+for."""
 
 from typing import Any
 
@@ -61,9 +62,11 @@ def _across_runs(loaded: Loaded) -> list[str]:
                 problems.append(f"{first_label} and {label} judge queries {differing[:3]} differently")
     seen: dict[Any, str] = {}
     for label, arm in arms:
-        for key in (sha256_file(arm.aggregate_path), arm.receipt.get("run", {}).get("run_id")):
+        ledger_run = (arm.receipt.get("store", {}).get("directory"), arm.receipt.get("run", {}).get("run_id"))
+        for key in (sha256_file(arm.aggregate_path), ledger_run):
             if key in seen and loaded.run_of[seen[key]] is not loaded.run_of[label]:
-                problems.append(f"{seen[key]} and {label} are one run given twice (the same aggregate or run id)")
+                problems.append(f"{seen[key]} and {label} are one run given twice (the same aggregate, or the same run "
+                                "of the same store)")
             seen.setdefault(key, label)
     return problems
 
