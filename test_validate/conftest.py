@@ -18,9 +18,12 @@ from harness.modes import MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
+from harness.validator.core.report import Report
+from harness.validator.pipeline import validate_systems_comparison
 
 from .comparisons import Compared, compared_once
 from .support import CleanRun, RunCopy
+from .systems_compared import SystemsCompared, systems_compared
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +56,17 @@ def run_copy(clean_run: CleanRun, tmp_path: Path) -> RunCopy:
 def compared_heldout(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -> Compared:
     """The clean run's held-out comparison (receipts from a clean HEAD) and the validator's reports on its inputs."""
     return compared_once(clean_run, tmp_path_factory.mktemp("compared-heldout"))
+
+
+@pytest.fixture(scope="session")
+def systems_heldout(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -> SystemsCompared:
+    """Two evaluations of the tiny corpus (builtin, and k1 whose freeze declares a hypothesis against builtin's), made
+    once, and the validator's reports on the aggregates their comparisons read."""
+    return systems_compared(clean_run, tmp_path_factory.mktemp("systems"))
+
+
+@pytest.fixture(scope="session")
+def clean_systems_report(systems_heldout: SystemsCompared, tmp_path_factory: pytest.TempPathFactory) -> Report:
+    """The validator's report on the genuine held-out comparison between systems, made once."""
+    copy = systems_heldout.fresh(tmp_path_factory.mktemp("clean-systems"))
+    return validate_systems_comparison(copy.path, known=systems_heldout.known)

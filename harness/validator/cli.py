@@ -32,7 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     embedding.add_argument("--no-embedding-check", action="store_true",
                            help="do not re-embed (leaves it not verified)")
     parser.add_argument("--comparison", type=path_argument,
-                        help="validate a comparison artifact (scifact-comparison-<split>.json) instead of an aggregate")
+                        help="validate a comparison artifact instead of an aggregate: of a split's modes "
+                             "(scifact-comparison-<split>.json) or between systems (scifact-systems-<split>.json), "
+                             "as its schema field says")
     parser.add_argument("--self-test", action="store_true", help="validate a generated tiny run, then tampered copies")
     args = parser.parse_args(argv)
     if args.self_test:

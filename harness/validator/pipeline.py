@@ -1,14 +1,18 @@
 """The validation of one aggregate (every check, in order, from the artifacts and the primary data they name), and of
-a comparison artifact (recomputed from its rows, each aggregate it read validated in full)."""
+a comparison artifact, of a split's modes or between systems (recomputed from its rows, each aggregate it read
+validated in full)."""
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from .comparison.check_comparison import check_comparison
+from .comparison.check_systems import SCHEMA as SYSTEMS_SCHEMA
+from .comparison.check_systems import check_systems_comparison
 from .core.context import InputError, load
 from .core.declared import is_builtin
 from .core.report import Report
-from .core.strict_json import StrictJSONError
+from .core.strict_json import StrictJSONError, load_file
 from .dataset.check_dataset import check_archive, check_dataset
 from .embedding.check_embeddings import check_embeddings
 from .history.check_history import check_history
@@ -88,11 +92,38 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     return report
 
 
+def comparison_schema(comparison: Path) -> Any:
+    """The `schema` a comparison file states, or None when it is not a readable strict JSON object."""
+    try:
+        document = load_file(comparison)
+    except (OSError, StrictJSONError):
+        return None
+    return document.get("schema") if isinstance(document, dict) else None
+
+
+def validate_systems_comparison(comparison: Path, *, embeddings: bool = True, full_embedding: bool = False,
+                                known: Mapping[str, Report] | None = None, archive: Path | None = None,
+                                ollama_url: str | None = None) -> Report:
+    """A comparison between systems, recomputed from its runs' rows; each input aggregate validated in full against
+    its own run's freeze record (or its report taken from `known`, keyed by the aggregate's sha256)."""
+    return check_systems_comparison(comparison, lambda aggregate, freeze: validate(
+        aggregate, freeze=freeze, embeddings=embeddings, full_embedding=full_embedding, archive=archive,
+        ollama_url=ollama_url), known=known)
+
+
 def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, embeddings: bool = True,
                         full_embedding: bool = False, known: Mapping[str, Report] | None = None,
                         archive: Path | None = None, ollama_url: str | None = None) -> Report:
     """A comparison artifact, recomputed from its rows; each input aggregate validated in full (or its report taken
-    from `known`, keyed by the aggregate's sha256, when this process validated it already)."""
+    from `known`, keyed by the aggregate's sha256, when this process validated it already). A comparison between
+    systems (its `schema` says so) goes to `validate_systems_comparison`: it finds its runs' files itself, so
+    `artifacts_dir` is for a comparison of modes only."""
+    if comparison_schema(comparison) == SYSTEMS_SCHEMA:
+        if artifacts_dir is not None:
+            raise ValueError("artifacts_dir is for a comparison of modes; a comparison between systems finds its "
+                             "runs in runs/NAME/ beside it, else in each run's recorded output_dir")
+        return validate_systems_comparison(comparison, embeddings=embeddings, full_embedding=full_embedding,
+                                           known=known, archive=archive, ollama_url=ollama_url)
     return check_comparison(comparison, lambda aggregate: validate(aggregate, embeddings=embeddings,
                                                                    full_embedding=full_embedding, archive=archive,
                                                                    ollama_url=ollama_url),

@@ -6,6 +6,7 @@ Read from the inputs' own receipts and rows, whatever directories they came from
 from typing import Any
 
 from ..core.report import Report
+from .comparison_inputs import Input
 
 HELD_OUT = ("heldout", "all")
 
@@ -18,15 +19,11 @@ def _facets(aggregate: dict[str, Any]) -> dict[str, Any]:
             "freeze_sha256": freeze.get("sha256") if isinstance(freeze, dict) else None}
 
 
-def _judgements(rows: list[dict[str, Any]]) -> dict[Any, Any]:
-    return {row.get("query_id"): row.get("qrels") for row in rows}
-
-
-def check_experiment(split: str, loaded: dict[str, dict[str, Any]], report: Report) -> None:
-    """`loaded`: mode -> {"aggregate": ..., "rows": [...] when they parsed}."""
+def check_experiment(split: str, loaded: dict[str, Input], report: Report) -> None:
+    """`loaded`: mode -> its input (with its judgements when its rows parsed)."""
     problems = []
     modes = list(loaded)
-    facets = {mode: _facets(entry["aggregate"]) for mode, entry in loaded.items()}
+    facets = {mode: _facets(entry.aggregate) for mode, entry in loaded.items()}
     first = modes[0]
     for mode in modes[1:]:
         differing = sorted(name for name, value in facets[first].items() if facets[mode][name] != value)
@@ -36,7 +33,7 @@ def check_experiment(split: str, loaded: dict[str, dict[str, Any]], report: Repo
         unfrozen = [mode for mode in modes if facets[mode]["freeze_sha256"] is None]
         if unfrozen:
             problems.append(f"{', '.join(unfrozen)}: a {split} receipt that names no freeze")
-    judged = {mode: _judgements(entry["rows"]) for mode, entry in loaded.items() if "rows" in entry}
+    judged = {mode: entry.judged for mode, entry in loaded.items() if entry.rows is not None}
     if judged:
         reference_mode, reference = next(iter(judged.items()))
         for mode, judgements in judged.items():

@@ -43,22 +43,29 @@ DESCRIPTIONS = {
              "is math.fsum of d_i / n",
 }
 
-Values = dict[str, dict[str, list[float]]]  # mode -> metric -> per-query values, in row order
+Values = dict[str, dict[str, list[float]]]  # mode (or arm) -> metric -> per-query values, in row order
+Mismatch = tuple[str, str, Any, Any]  # what (a mode, a pair), metric, the validator's value, the stated one
 
 
-def check_procedure(procedure: dict[str, Any], report: Report) -> bool:
+def procedure_problems(procedure: dict[str, Any], descriptions: dict[str, str] = DESCRIPTIONS) -> dict[str, Any]:
+    """What the stated procedure says other than `descriptions`, the fixed terms and the minimum counts."""
     wrong = {key: procedure.get(key) for key, value in FIXED.items() if procedure.get(key) != value}
     if procedure.get("bootstrap_resamples", 0) < MIN_RESAMPLES or procedure.get("permutations", 0) < MIN_PERMUTATIONS:
         wrong["counts"] = [procedure.get("bootstrap_resamples"), procedure.get("permutations")]
-    changed = sorted(k for k in DESCRIPTIONS if procedure.get("descriptions", {}).get(k) != DESCRIPTIONS[k])
+    changed = sorted(k for k in descriptions if procedure.get("descriptions", {}).get(k) != descriptions[k])
     if changed:
         wrong["descriptions"] = changed
+    return wrong
+
+
+def check_procedure(procedure: dict[str, Any], report: Report) -> bool:
+    wrong = procedure_problems(procedure)
     return report.expect("comparison.procedure", not wrong, f"the stated procedure is {PROCEDURE_ID}, in its own "
                          f"words, with at least {MIN_RESAMPLES} resamples and {MIN_PERMUTATIONS} permutations",
                          "the validator's procedure", wrong)
 
 
-def _close(expected: float | None, found: Any) -> bool:
+def close(expected: float | None, found: Any) -> bool:
     if expected is None or found is None:
         return expected is None and found is None
     return isinstance(found, int | float) and abs(expected - found) <= TOLERANCE
@@ -70,22 +77,32 @@ def _pairs(baseline: str | None, modes: list[str]) -> list[list[str]]:
     return [[mode, baseline] for mode in modes if mode != baseline]
 
 
-def check_means(document: dict[str, Any], values: Values, drawn: paired_stats.Sample,
-                aggregates: dict[str, dict[str, Any]], report: Report) -> None:
+def mean_problems(values: Values, stated: dict[str, Any], aggregates: dict[str, dict[str, Any]],
+                  drawn: paired_stats.Sample) -> list[Mismatch]:
+    """Each mean (equal to its aggregate's) and bootstrap interval in `stated` (key -> metric -> interval) that does
+    not recompute from `values`."""
     wrong = []
-    for mode, metrics in values.items():
+    for key, metrics in values.items():
         for metric, column in metrics.items():
-            stated = document["modes"][mode][metric]
+            interval = stated[key][metric]
             mean = paired_stats.exact_mean(column)
             low, high = paired_stats.interval(column, drawn)
-            if not (_close(mean, stated["mean"]) and _close(mean, aggregates[mode].get("metrics", {}).get(metric))
-                    and _close(low, stated["ci_low"]) and _close(high, stated["ci_high"])):
-                wrong.append((mode, metric, [mean, low, high], [stated["mean"], stated["ci_low"], stated["ci_high"]]))
+            if not (close(mean, interval["mean"]) and close(mean, aggregates[key].get("metrics", {}).get(metric))
+                    and close(low, interval["ci_low"]) and close(high, interval["ci_high"])):
+                stated_values = [interval["mean"], interval["ci_low"], interval["ci_high"]]
+                wrong.append((key, metric, [mean, low, high], stated_values))
+    return wrong
+
+
+def check_means(document: dict[str, Any], values: Values, drawn: paired_stats.Sample,
+                aggregates: dict[str, dict[str, Any]], report: Report) -> None:
+    wrong = mean_problems(values, document["modes"], aggregates, drawn)
     report.expect("comparison.means", not wrong, "every mode's mean (equal to its aggregate's) and 95% bootstrap "
                   "interval recompute from the rows", [w[2] for w in wrong[:3]], [(*w[:2], w[3]) for w in wrong[:3]])
 
 
-def _difference(a: list[float], b: list[float], drawn: paired_stats.Sample, permutations: int) -> dict[str, Any]:
+def difference(a: list[float], b: list[float], drawn: paired_stats.Sample, permutations: int) -> dict[str, Any]:
+    """The validator's own statistics of the paired differences a - b."""
     d = [x - y for x, y in zip(a, b, strict=True)]
     low, high = paired_stats.interval(d, drawn)
     extreme = paired_stats.sign_flip(d, drawn, TIE_MARGIN)
@@ -98,12 +115,29 @@ def _difference(a: list[float], b: list[float], drawn: paired_stats.Sample, perm
 
 
 def _matches(mine: dict[str, Any], stated: dict[str, Any]) -> bool:
-    return (all(_close(mine[k], stated[k]) for k in ("mean_difference", "ci_low", "ci_high", "effect_size"))
+    return (all(close(mine[k], stated[k]) for k in ("mean_difference", "ci_low", "ci_high", "effect_size"))
             and mine["extreme_count"] == stated["randomization"]["extreme_count"]
-            and _close(mine["p_value"], stated["randomization"]["p_value"])
-            and _close(mine["statistic"], stated["t_test"]["statistic"])
-            and _close(mine["t_p"], stated["t_test"]["p_value"])
+            and close(mine["p_value"], stated["randomization"]["p_value"])
+            and close(mine["statistic"], stated["t_test"]["statistic"])
+            and close(mine["t_p"], stated["t_test"]["p_value"])
             and mine["wtl"] == [stated["wins"], stated["ties"], stated["losses"]])
+
+
+def difference_problems(document: dict[str, Any], values: Values,
+                        drawn: paired_stats.Sample) -> tuple[list[Mismatch], dict[str, list[float]]]:
+    """Every stated pair's statistics that do not recompute, and each metric's family of randomization p-values (the
+    validator's own), in the order of `document["comparisons"]`, whose labels are keys of `values`."""
+    permutations = document["procedure"]["permutations"]
+    wrong: list[Mismatch] = []
+    p_values: dict[str, list[float]] = {}
+    for comparison in document["comparisons"]:
+        for metric in document["metrics"]:
+            mine = difference(values[comparison["a"]][metric], values[comparison["b"]][metric], drawn, permutations)
+            stated = comparison["metrics"][metric]
+            p_values.setdefault(metric, []).append(mine["p_value"])
+            if not _matches(mine, stated) or stated["t_test"]["df"] != document["query_count"] - 1:
+                wrong.append((f"{comparison['a']} - {comparison['b']}", metric, mine, stated))
+    return wrong, p_values
 
 
 def check_statistics(document: dict[str, Any], values: Values, drawn: paired_stats.Sample, report: Report) -> None:
@@ -114,31 +148,28 @@ def check_statistics(document: dict[str, Any], values: Values, drawn: paired_sta
         report.fail("comparison.statistics", "the comparison holds exactly the pairs its baseline implies, in order",
                     expected_pairs, stated_pairs)
         return
-    permutations = document["procedure"]["permutations"]
-    wrong: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = []
-    p_values: dict[str, list[float]] = {}
-    for comparison in document["comparisons"]:
-        for metric in document["metrics"]:
-            mine = _difference(values[comparison["a"]][metric], values[comparison["b"]][metric], drawn, permutations)
-            stated = comparison["metrics"][metric]
-            p_values.setdefault(metric, []).append(mine["p_value"])
-            if not _matches(mine, stated) or stated["t_test"]["df"] != document["query_count"] - 1:
-                wrong.append((f"{comparison['a']} - {comparison['b']}", metric, mine, stated))
+    wrong, p_values = difference_problems(document, values, drawn)
     report.expect("comparison.statistics", not wrong, "every difference, bootstrap interval, randomization count and "
                   "p-value, t-test, effect size and win/tie/loss count recomputes from the rows",
                   [w[2] for w in wrong[:2]], [(*w[:2], w[3]) for w in wrong[:2]])
     check_holm(document, p_values, report)
 
 
-def check_holm(document: dict[str, Any], p_values: dict[str, list[float]], report: Report) -> None:
+def holm_problems(document: dict[str, Any], p_values: dict[str, list[float]]) -> list[Mismatch]:
+    """Each Holm-adjusted p-value or significance call of `document["comparisons"]` that does not recompute."""
     alpha = document["procedure"]["alpha"]
     wrong = []
     for metric, family in p_values.items():
         for comparison, adjusted in zip(document["comparisons"], paired_stats.holm(family), strict=True):
             stated = comparison["metrics"][metric]
-            if not _close(adjusted, stated["holm_p_value"]) or stated["significant_after_holm"] != (adjusted < alpha):
+            if not close(adjusted, stated["holm_p_value"]) or stated["significant_after_holm"] != (adjusted < alpha):
                 wrong.append((f"{comparison['a']} - {comparison['b']}", metric, adjusted,
                               [stated["holm_p_value"], stated["significant_after_holm"]]))
+    return wrong
+
+
+def check_holm(document: dict[str, Any], p_values: dict[str, list[float]], report: Report) -> None:
+    wrong = holm_problems(document, p_values)
     report.expect("comparison.holm", not wrong, "Holm-adjusted p-values over each metric's family of pairs and the "
                   "significance calls at alpha recompute", [w[2] for w in wrong[:3]],
                   [(*w[:2], w[3]) for w in wrong[:3]])

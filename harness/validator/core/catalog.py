@@ -115,6 +115,26 @@ CHECKS: dict[str, str] = {
     "comparison.holm": "a Holm-adjusted p-value or significance call does not recompute from the family's p-values",
     "comparison.inputs_eligible": "an input aggregate is not ELIGIBLE under the validator, or a held-out or all-query "
                                   "comparison records that its inputs were not validated",
+    # A comparison between systems (python -m harness.validator --comparison PATH, docs/comparing-systems.md)
+    "systems.schema": "the comparison between systems is not strict JSON or does not match its closed schema",
+    "systems.inputs": "a run's directory, rows, aggregate or freeze record the comparison names is missing or has "
+                      "another sha256; an aggregate does not name those rows, that run, configuration or system; a "
+                      "freeze record does not hash to its own digest or is not the one its run's receipts name; or a "
+                      "run's arms are not its chosen, frozen or present modes, in order",
+    "systems.rows": "the arms' rows list other queries or another order, disagree with the comparison's count and "
+                    "digest or the receipts' split, or state metrics their rankings and qrels do not give",
+    "systems.experiment": "the runs are not one experiment: another fixture or other judgements for a query, a run "
+                          "whose arms differ in system, store or freeze, a held-out or all-query run under no freeze, "
+                          "one run given twice, or a scope sentence that is not the split's",
+    "systems.statistics": "the stated procedure is not the validator's, or an arm's mean or interval, the pairs the "
+                          "rule gives or their order, a pair's statistics or a Holm-adjusted p-value does not "
+                          "recompute",
+    "systems.hypothesis": "a hypothesis a freeze record declares is not listed as declared, or its status, reason, "
+                          "pair or result is not what the rules give; or a pair is labelled confirmatory that is not "
+                          "a confirmatory hypothesis's pair, or the reverse",
+    "systems.inputs_eligible": "an input aggregate is not ELIGIBLE under the validator against its run's freeze "
+                               "record, a held-out or all-query comparison records that its inputs were not validated, "
+                               "or the recorded rule or verdicts are not the validator's",
 }
 
 ATTESTATIONS: dict[str, str] = {

@@ -39,3 +39,8 @@ def directory_digest(directory: Path) -> str:
 def part_digest(path: Path) -> str | None:
     """A persisted part by content: a directory by `directory_digest`, a file by its sha256, None when missing."""
     return directory_digest(path) if path.is_dir() else sha256_file(path) if path.is_file() else None
+
+
+def freeze_digest(record: dict[str, Any]) -> str:
+    """A freeze record's own digest: the canonical sha256 of the record without its `freeze_sha256` field."""
+    return sha256_canonical({key: value for key, value in record.items() if key != "freeze_sha256"})

@@ -3,7 +3,7 @@
 from ..core import split_rule
 from ..core.context import Context
 from ..core.declared import is_builtin
-from ..core.digests import sha256_canonical, sha256_file, sha256_text
+from ..core.digests import freeze_digest, sha256_canonical, sha256_file, sha256_text
 from ..core.modes import has_lane
 from ..core.report import Report
 from ..core.schemas import violation
@@ -139,8 +139,7 @@ def check_freeze(ctx: Context, report: Report) -> None:
     if not report.expect("freeze.schema", problem is None, "the freeze record matches freeze.schema.json",
                          "no violation", problem):
         return
-    body = {k: v for k, v in freeze.items() if k != "freeze_sha256"}
-    report.equal("freeze.digest", freeze.get("freeze_sha256"), sha256_canonical(body), "the freeze record's digest")
+    report.equal("freeze.digest", freeze.get("freeze_sha256"), freeze_digest(freeze), "the freeze record's digest")
     report.equal("freeze.recorded", (ctx.receipt.get("freeze") or {}).get("sha256"), freeze.get("freeze_sha256"),
                  "the receipt names this freeze record")
     receipt = ctx.receipt

@@ -1,0 +1,88 @@
+"""A comparison between systems (`scifact-systems-comparison-v1`, docs/comparing-systems.md) checked from primary
+data: each run's files and freeze record by digest, the rows' rankings and qrels, what the runs must share, every
+statistic and the pairs recomputed with the validator's own code, each declared hypothesis's status and result, and
+each input aggregate's own eligibility under the full validator against its run's freeze record."""
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..core.digests import sha256_file
+from ..core.report import Report
+from ..core.schemas import violation
+from ..core.strict_json import StrictJSONError, load_file
+from .comparison_inputs import Values, count_problem, recompute
+from .systems_experiment import check_systems_experiment
+from .systems_hypothesis import check_hypotheses
+from .systems_inputs import Loaded, load_runs
+from .systems_pairs import hypotheses
+from .systems_statistics import check_systems_statistics, draws
+
+SCHEMA = "scifact-systems-comparison-v1"
+EXACT_SPLITS = ("heldout", "all")
+VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE, "
+                   "each against its own run's freeze record; a calibration comparison may skip the validator with "
+                   "--no-validate, and then says so here")
+
+# (an aggregate, its run's freeze record or None) -> the full validator's report
+Judge = Callable[[Path, Path | None], Report]
+
+
+def _values(document: dict[str, Any], loaded: Loaded, report: Report) -> Values | None:
+    found = recompute(loaded.arms, document["split"])
+    counted = count_problem(found.query_ids, document["query_count"], document["query_ids_sha256"])
+    problems = found.problems + ([counted] if counted else [])
+    ok = report.expect("systems.rows", not problems, "every arm's rows list the same queries in split order, the "
+                       "comparison's count and digest, and metrics their rankings and qrels give", "consistent rows",
+                       problems[:4])
+    return found.values if ok else None
+
+
+def _eligibility(document: dict[str, Any], loaded: Loaded, judge: Judge, known: Mapping[str, Report],
+                 report: Report) -> None:
+    record, problems = document["inputs_validation"], []
+    if record["rule"] != VALIDATION_RULE:
+        problems.append(f"the validation rule reads {record['rule']!r}, not {VALIDATION_RULE!r}")
+    if document["split"] in EXACT_SPLITS and not record["validated"]:
+        problems.append(f"a {document['split']} comparison records that its inputs were not validated")
+    wanted = dict.fromkeys(loaded.arms, "ELIGIBLE") if record["validated"] else None
+    if record["verdicts"] != wanted:
+        problems.append(f"the recorded verdicts are {record['verdicts']}, not {wanted}")
+    for label, arm in loaded.arms.items():
+        digest = sha256_file(arm.aggregate_path)
+        verdict = known[digest] if digest in known else judge(arm.aggregate_path, loaded.run_of[label].freeze_path)
+        if not verdict.eligible:
+            failing = [c.name for c in verdict.checks if c.status != "pass"]
+            problems.append(f"{label}: {arm.aggregate_path.name} is not eligible ({', '.join(failing[:6])})")
+    report.expect("systems.inputs_eligible", not problems, "every input aggregate is ELIGIBLE under this validator "
+                  "against its run's freeze record, as the comparison records", "eligible inputs", problems[:4])
+
+
+def check_systems_comparison(path: Path, judge: Judge, *, known: Mapping[str, Report] | None = None) -> Report:
+    """`judge` validates an aggregate against a freeze record; `known` maps aggregate sha256 to a report this process
+    already made."""
+    report = Report(str(path))
+    if not path.is_file():
+        report.fail("inputs", "the comparison named exists", "a file", f"{path} is missing or not a file")
+        return report
+    try:
+        document = load_file(path)
+    except StrictJSONError as exc:
+        report.fail("systems.schema", "the comparison is strict JSON", "strict JSON", str(exc))
+        return report
+    found = violation(document, "systems-comparison")
+    if not report.expect("systems.schema", found is None, "the comparison matches systems-comparison.schema.json",
+                         "no violation", found):
+        return report
+    loaded = load_runs(document, path.parent, report)
+    if loaded is None:
+        return report
+    values = _values(document, loaded, report)
+    check_systems_experiment(document, loaded, report)
+    if values is not None:
+        declared = hypotheses(loaded.runs, loaded.arms, document["split"])
+        drawn = draws(document)
+        check_systems_statistics(document, values, loaded.arms, declared, drawn, report)
+        check_hypotheses(document, declared, values, drawn, report)
+    _eligibility(document, loaded, judge, known or {}, report)
+    return report

@@ -1,0 +1,96 @@
+"""The pairs of arms a comparison between systems holds, and the status of each hypothesis declared at a freeze, as
+docs/comparing-systems.md states them, recomputed from the runs (their modes, chosen modes, freeze records) and the
+receipts' start times.
+
+Pairs: without a baseline, each later run's arms against each earlier run's, with the same mode or when either run
+was given a chosen mode; with one, each other run's arms against the baseline's. A declared hypothesis's pair (both
+arms in the comparison) is oriented as declared where the rule gives it, and appended after the rule's pairs where it
+does not.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .comparison_inputs import Input
+from .systems_inputs import Run
+
+Pair = tuple[str, str]  # (a, b): the difference a - b
+TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+CONFIRMATORY_REASON = ("declared at the freeze before either arm's run started, and tested on the held-out split as "
+                       "declared")
+HELD_OUT_ONLY = "a hypothesis is tested on the held-out split only"
+
+
+def _between(later: dict[str, Any], earlier: dict[str, Any]) -> list[Pair]:
+    chosen = later["mode_choice"] is not None or earlier["mode_choice"] is not None
+    return [(f"{later['name']}/{a}", f"{earlier['name']}/{b}") for a in later["modes"] for b in earlier["modes"]
+            if a == b or chosen]
+
+
+def rule_pairs(runs: list[dict[str, Any]], baseline: str | None) -> list[Pair]:
+    """The pairs the rule gives for the comparison's `runs` entries (name, modes in mode order, mode_choice)."""
+    if baseline is None:
+        return [pair for j in range(1, len(runs)) for i in range(j) for pair in _between(runs[j], runs[i])]
+    base = [run for run in runs if run["name"] == baseline]
+    return [pair for run in runs if run["name"] != baseline for b in base for pair in _between(run, b)]
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A declared hypothesis as the comparison must state it (its result aside)."""
+
+    declared_by: Run
+    declaration: dict[str, Any]
+    status: str
+    reason: str
+    pair: Pair | None
+
+
+def _not_after(label: str, arm: Input, created_at: str) -> str | None:
+    started = arm.receipt.get("run", {}).get("started_at")
+    if isinstance(started, str) and TIMESTAMP.fullmatch(started) and started > created_at:
+        return None
+    return f"{label} started at {started}, not after the hypothesis was declared at {created_at}"
+
+
+def _hypothesis(run: Run, runs: list[Run], arms: dict[str, Input], split: str) -> Hypothesis:
+    assert run.freeze is not None
+    declaration: dict[str, Any] = run.freeze["hypothesis"]
+    a_label = f"{run.name}/{declaration['a']['mode']}"
+    b_mode, b_digest = declaration["b"]["mode"], declaration["b"]["freeze_sha256"]
+    b_run = next((other for other in runs if other is not run and other.freeze_sha256 == b_digest
+                  and f"{other.name}/{b_mode}" in arms), None)
+    b_label = None if b_run is None else f"{b_run.name}/{b_mode}"
+    pair = (a_label, b_label) if a_label in arms and b_label is not None else None
+    if split != "heldout":
+        reason = HELD_OUT_ONLY
+    elif a_label not in arms:
+        reason = f"the declaring run {run.name} has no arm in mode {declaration['a']['mode']}"
+    elif b_label is None:
+        reason = f"no other run here was frozen as {b_digest} with an arm in mode {b_mode}"
+    else:
+        late = [found for label in (a_label, b_label)
+                if (found := _not_after(label, arms[label], run.freeze["created_at"])) is not None]
+        reason = late[0] if late else CONFIRMATORY_REASON
+    status = "confirmatory" if reason == CONFIRMATORY_REASON else "exploratory"
+    return Hypothesis(run, declaration, status, reason, pair)
+
+
+def hypotheses(runs: list[Run], arms: dict[str, Input], split: str) -> list[Hypothesis]:
+    """One per run whose freeze record declares a hypothesis, runs in order."""
+    return [_hypothesis(run, runs, arms, split) for run in runs
+            if run.freeze is not None and run.freeze.get("hypothesis") is not None]
+
+
+def expected_pairs(runs: list[dict[str, Any]], baseline: str | None, declared: list[Hypothesis]) -> list[Pair]:
+    pairs = rule_pairs(runs, baseline)
+    for hypothesis in declared:
+        if hypothesis.pair is None:
+            continue
+        a, b = hypothesis.pair
+        if (b, a) in pairs:
+            pairs[pairs.index((b, a))] = (a, b)
+        elif (a, b) not in pairs:
+            pairs.append((a, b))
+    return pairs

@@ -1,0 +1,202 @@
+"""A comparison between systems (`scifact-systems-<split>.json`) written from real run directories, as
+docs/comparing-systems.md specifies it, with the runner's paired statistics (not the validator's): the genuine file the
+validator must find ELIGIBLE, and a careful forger's tool (edit the runs, then build again, and every number follows).
+
+It checks nothing: it records what the runs hold, so that the validator alone refuses what is wrong.
+"""
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.evaluation.comparison import paired_statistics as stats
+from harness.evaluation.comparison.artifact import Procedure
+from harness.evaluation.comparison.inputs import METRICS
+
+from .support import MODES, Json, sha256_canonical, sha256_file
+
+SCHEMA = "scifact-systems-comparison-v1"
+FREEZE = "freeze.json"
+VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE, "
+                   "each against its own run's freeze record; a calibration comparison may skip the validator with "
+                   "--no-validate, and then says so here")
+HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split (the pairs the "
+               "pairing rule gives and the pair of any declared hypothesis); nDCG@10 is the primary metric, the others "
+               "secondary")
+DEFAULT = Procedure()
+CONFIRMATORY = "declared at the freeze before either arm's run started, and tested on the held-out split as declared"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """`--run NAME=DIR`, or `--run NAME:MODE=DIR` with `mode`."""
+
+    name: str
+    directory: Path
+    mode: str | None = None
+
+
+def comparison_name(split: str) -> str:
+    return f"scifact-systems-{split}.json"
+
+
+def _read(path: Path) -> Json:
+    value: Json = json.loads(path.read_text(encoding="utf-8"))
+    return value
+
+
+def _run(spec: RunSpec, split: str, where: Path) -> tuple[Json, Json | None]:
+    """The run's entry in the file, and its freeze record (None without one)."""
+    freeze_path = spec.directory / FREEZE
+    record = _read(freeze_path) if freeze_path.is_file() else None
+    if spec.mode is not None:
+        modes = [spec.mode]
+    elif record is not None:
+        modes = [m for m in MODES if m in record["modes"]]
+    else:
+        modes = [m for m in MODES if (spec.directory / f"scifact-{m}-{split}.aggregate.json").is_file()]
+    receipt = _read(spec.directory / f"scifact-{modes[0]}-{split}.aggregate.json")["receipt"]
+    freeze = None if record is None else {"file": FREEZE, "file_sha256": sha256_file(freeze_path),
+                                          "freeze_sha256": record["freeze_sha256"]}
+    return {"name": spec.name, "output_dir": Path(os.path.relpath(spec.directory, where)).as_posix(),
+            "mode_choice": spec.mode, "modes": modes,
+            "system": {k: receipt["system"][k] for k in ("name", "version")}, "freeze": freeze}, record
+
+
+def _arm(spec: RunSpec, mode: str, split: str) -> tuple[Json, Json, list[Json]]:
+    """The arm's input entry, its aggregate and its rows."""
+    rows_name, aggregate_name = f"scifact-{mode}-{split}.jsonl", f"scifact-{mode}-{split}.aggregate.json"
+    aggregate = _read(spec.directory / aggregate_name)
+    rows = [json.loads(line) for line in (spec.directory / rows_name).read_bytes().splitlines()]
+    entry = {"label": f"{spec.name}/{mode}", "run": spec.name, "mode": mode, "rows": rows_name,
+             "rows_sha256": sha256_file(spec.directory / rows_name), "aggregate": aggregate_name,
+             "aggregate_sha256": sha256_file(spec.directory / aggregate_name),
+             "run_id": aggregate["receipt"]["run"]["run_id"], "config_sha256": aggregate["receipt"]["retrieval"][
+                 "config_sha256"]}
+    return entry, aggregate, rows
+
+
+def _rule_pairs(runs: list[Json], baseline: str | None) -> list[tuple[str, str]]:
+    def between(later: Json, earlier: Json) -> list[tuple[str, str]]:
+        chosen = later["mode_choice"] is not None or earlier["mode_choice"] is not None
+        return [(f"{later['name']}/{a}", f"{earlier['name']}/{b}") for a in later["modes"] for b in earlier["modes"]
+                if a == b or chosen]
+    if baseline is None:
+        return [p for j, later in enumerate(runs) for earlier in runs[:j] for p in between(later, earlier)]
+    base = next(run for run in runs if run["name"] == baseline)
+    return [p for run in runs if run is not base for p in between(run, base)]
+
+
+def _hypothesis(run: Json, record: Json, runs: list[Json], started: dict[str, str], split: str) -> Json:
+    """The hypothesis entry, its result left to the statistics."""
+    declared = record["hypothesis"]
+    a = f"{run['name']}/{declared['a']['mode']}"
+    b_mode, b_digest = declared["b"]["mode"], declared["b"]["freeze_sha256"]
+    b = next((f"{o['name']}/{b_mode}" for o in runs if o is not run and (o["freeze"] or {}).get("freeze_sha256")
+              == b_digest and b_mode in o["modes"]), None)
+    late = [f"{label} started at {started[label]}, not after the hypothesis was declared at {record['created_at']}"
+            for label in (a, b) if label in started and not started[label] > record["created_at"]]
+    if split != "heldout":
+        reason = "a hypothesis is tested on the held-out split only"
+    elif a not in started:
+        reason = f"the declaring run {run['name']} has no arm in mode {declared['a']['mode']}"
+    elif b is None:
+        reason = f"no other run here was frozen as {b_digest} with an arm in mode {b_mode}"
+    else:
+        reason = late[0] if late else CONFIRMATORY
+    return {"declared_by": run["name"], "freeze_sha256": record["freeze_sha256"], "declaration": declared,
+            "status": "confirmatory" if reason == CONFIRMATORY else "exploratory", "reason": reason,
+            "pair": {"a": a, "b": b} if a in started and b is not None else None, "result": None}
+
+
+def hypothesis_result(declared: Json, difference: Json) -> Json:
+    p = difference["randomization"]["p_value"] if declared["test"] == "randomization" else difference["t_test"][
+        "p_value"]
+    mean = difference["mean_difference"]
+    significant = p is not None and p < declared["alpha"]
+    direction = {"a_greater": mean > 0, "a_less": mean < 0, "two_sided": True}[declared["direction"]]
+    return {"metric": declared["metric"], "test": declared["test"], "alpha": declared["alpha"],
+            "mean_difference": mean, "p_value": p, "significant": significant, "in_declared_direction": direction,
+            "supported": significant and direction}
+
+
+def _scope(split: str, count: int, calibration_count: int) -> str:
+    return {"calibration": "calibration queries only: the configurations were chosen on them, so every result here "
+                           "is exploratory",
+            "heldout": f"the {count} held-out queries, unseen before the freeze",
+            "all": f"all {count} queries, including the {calibration_count} calibration queries the configurations "
+                   "were chosen on"}[split]
+
+
+def _pairs(runs: list[Json], baseline: str | None, hypotheses: list[Json]) -> list[tuple[str, str]]:
+    """The rule's pairs; a declared hypothesis's pair oriented as declared, or appended when the rule lacks it."""
+    pairs = _rule_pairs(runs, baseline)
+    for hypothesis in hypotheses:
+        if hypothesis["pair"] is not None:
+            a, b = hypothesis["pair"]["a"], hypothesis["pair"]["b"]
+            if (b, a) in pairs:
+                pairs[pairs.index((b, a))] = (a, b)
+            elif (a, b) not in pairs:
+                pairs.append((a, b))
+    return pairs
+
+
+def _interval(values: list[float], sampled: stats.Draws) -> Json:
+    low, high = stats.bootstrap_interval(values, sampled.indices)
+    return {"mean": stats.mean(values), "ci_low": low, "ci_high": high}
+
+
+def _compared(pairs: list[tuple[str, str]], values: dict[str, dict[str, list[float]]], sampled: stats.Draws,
+              hypotheses: list[Json]) -> list[Json]:
+    confirmatory = {(h["pair"]["a"], h["pair"]["b"]) for h in hypotheses if h["status"] == "confirmatory"}
+    comparisons: list[Json] = [{"a": a, "b": b, "status": "confirmatory" if (a, b) in confirmatory else "exploratory",
+                                "metrics": {m: stats.paired_difference(values[a][m], values[b][m], sampled)
+                                            for m in METRICS}} for a, b in pairs]
+    for metric in METRICS:
+        adjusted = stats.holm([c["metrics"][metric]["randomization"]["p_value"] for c in comparisons])
+        for comparison, p in zip(comparisons, adjusted, strict=True):
+            comparison["metrics"][metric].update(holm_p_value=p, significant_after_holm=p < stats.ALPHA)
+    for hypothesis in hypotheses:
+        if hypothesis["status"] == "confirmatory":
+            pair = comparisons[pairs.index((hypothesis["pair"]["a"], hypothesis["pair"]["b"]))]
+            declared = hypothesis["declaration"]
+            hypothesis["result"] = hypothesis_result(declared, pair["metrics"][declared["metric"]])
+    return comparisons
+
+
+def build(specs: list[RunSpec], split: str, where: Path, *, baseline: str | None = None,
+          validated: bool = True, procedure: Procedure = DEFAULT) -> Json:
+    """The document `python -m harness compare --split SPLIT --run ... --output-dir WHERE` writes."""
+    runs, records, inputs, aggregates = [], {}, [], {}
+    values: dict[str, dict[str, list[float]]] = {}
+    query_ids: list[str] | None = None
+    for spec in specs:
+        run, records[spec.name] = _run(spec, split, where)
+        runs.append(run)
+        for mode in run["modes"]:
+            entry, aggregates[entry["label"]], rows = _arm(spec, mode, split)
+            inputs.append(entry)
+            values[entry["label"]] = {m: [row["metrics"][m] for row in rows] for m in METRICS}
+            query_ids = query_ids or [row["query_id"] for row in rows]
+    assert query_ids is not None
+    started = {label: aggregate["receipt"]["run"]["started_at"] for label, aggregate in aggregates.items()}
+    hypotheses = [_hypothesis(run, record, runs, started, split) for run in runs
+                  if (record := records[run["name"]]) is not None and record.get("hypothesis") is not None]
+    sampled = stats.draws(procedure.seed, len(query_ids), procedure.resamples, procedure.permutations)
+    arms = {label: {m: _interval(v, sampled) for m, v in metrics.items()} for label, metrics in values.items()}
+    comparisons = _compared(_pairs(runs, baseline, hypotheses), values, sampled, hypotheses)
+    calibration_count = aggregates[inputs[0]["label"]]["receipt"]["split"]["calibration_count"]
+    return {"schema": SCHEMA, "split": split, "scope": _scope(split, len(query_ids), calibration_count),
+            "baseline": baseline, "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids),
+            "metrics": list(METRICS), "primary_metric": "ndcg_at_10", "runs": runs, "inputs": inputs,
+            "inputs_validation": {"rule": VALIDATION_RULE, "validated": validated,
+                                  "verdicts": {e["label"]: "ELIGIBLE" for e in inputs} if validated else None},
+            "procedure": {**procedure.record(), "descriptions": {**stats.PROCEDURES, "holm_family": HOLM_FAMILY}},
+            "arms": arms, "comparisons": comparisons, "hypotheses": hypotheses}
+
+
+def write(document: Json, where: Path) -> Path:
+    path = where / comparison_name(document["split"])
+    path.write_bytes(json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1).encode("utf-8") + b"\n")
+    return path

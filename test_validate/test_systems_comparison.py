@@ -1,0 +1,76 @@
+"""The validator's check of a comparison between systems (docs/comparing-systems.md) on a genuine file: two real
+evaluations of the tiny corpus, the second's freeze declaring a hypothesis against the first's, compared on held-out
+and on calibration; the command line's dispatch on the file's schema; the pairing rule on its own."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.validator.cli import main as validator_main
+from harness.validator.comparison.systems_pairs import rule_pairs
+from harness.validator.core.catalog import CHECKS
+from harness.validator.pipeline import validate_comparison, validate_systems_comparison
+
+from .support import Json, describe
+from .systems_compared import SystemsCompared
+
+SYSTEMS_CHECKS = sorted(name for name in CHECKS if name.startswith("systems."))
+
+
+@pytest.mark.real_model
+def test_a_heldout_comparison_with_a_confirmatory_hypothesis_is_eligible(systems_heldout: SystemsCompared,
+                                                                         tmp_path: Path) -> None:
+    copy = systems_heldout.fresh(tmp_path)
+    report = validate_systems_comparison(copy.path, known=systems_heldout.known)
+    assert report.eligible, describe(report)
+    assert sorted(c.name for c in report.checks) == SYSTEMS_CHECKS
+    document = json.loads(copy.path.read_text(encoding="utf-8"))
+    assert copy.path.name == "scifact-systems-heldout.json"
+    assert [run["output_dir"] for run in document["runs"]] == ["../builtin", "."]
+    assert [(c["a"], c["b"], c["status"]) for c in document["comparisons"]] == [
+        ("k1/fts_only", "builtin/fts_only", "exploratory"), ("k1/vector_only", "builtin/vector_only", "exploratory"),
+        ("k1/hybrid", "builtin/hybrid", "exploratory"), ("k1/hybrid", "builtin/fts_only", "confirmatory")]
+    [hypothesis] = document["hypotheses"]
+    assert (hypothesis["declared_by"], hypothesis["status"], hypothesis["pair"]) == (
+        "k1", "confirmatory", {"a": "k1/hybrid", "b": "builtin/fts_only"})
+    difference = document["comparisons"][3]["metrics"]["ndcg_at_10"]
+    assert hypothesis["result"]["mean_difference"] == difference["mean_difference"]
+    assert hypothesis["result"]["p_value"] == difference["randomization"]["p_value"]
+    assert validate_comparison(copy.path, known=systems_heldout.known).eligible  # dispatched on its schema
+
+
+@pytest.mark.real_model
+def test_the_command_line_dispatches_on_the_schema(systems_heldout: SystemsCompared, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A calibration comparison of one chosen mode per run, validated from scratch by the command line: eligible, its
+    hypothesis exploratory (calibration only) though its pair is compared as declared; then a forged copy fails."""
+    copy = systems_heldout.fresh(tmp_path, split="calibration")
+    document = json.loads(copy.path.read_text(encoding="utf-8"))
+    assert [(c["a"], c["b"], c["status"]) for c in document["comparisons"]] == [
+        ("k1/hybrid", "builtin/fts_only", "exploratory")]
+    assert [(h["status"], h["reason"], h["result"]) for h in document["hypotheses"]] == [
+        ("exploratory", "a hypothesis is tested on the held-out split only", None)]
+    assert validator_main(["--comparison", str(copy.path)]) == 0
+    printed = capsys.readouterr().out
+    assert "ELIGIBLE for a claim" in printed and "PASS         systems.hypothesis" in printed
+    assert " comparison." not in printed  # no check of a comparison of modes ran
+    document["comparisons"][0]["metrics"]["recall_at_5"]["wins"] += 1
+    copy.path.write_text(json.dumps(document), encoding="utf-8")
+    assert validator_main(["--comparison", str(copy.path), "--no-embedding-check"]) == 1
+    printed = capsys.readouterr().out
+    assert "FAIL         systems.statistics" in printed and "NOT ELIGIBLE" in printed
+
+
+def test_the_pairing_rule() -> None:
+    """docs/comparing-systems.md's rule on three runs: same modes pair; a run given a chosen mode pairs with every arm;
+    later runs minus earlier ones, or each other run minus the baseline."""
+    runs: list[Json] = [{"name": "a", "modes": ["fts_only", "vector_only", "hybrid"], "mode_choice": None},
+            {"name": "b", "modes": ["hybrid"], "mode_choice": "hybrid"},
+            {"name": "c", "modes": ["fts_only", "hybrid"], "mode_choice": None}]
+    assert rule_pairs(runs, None) == [
+        ("b/hybrid", "a/fts_only"), ("b/hybrid", "a/vector_only"), ("b/hybrid", "a/hybrid"),
+        ("c/fts_only", "a/fts_only"), ("c/hybrid", "a/hybrid"), ("c/fts_only", "b/hybrid"), ("c/hybrid", "b/hybrid")]
+    assert rule_pairs(runs, "b") == [("a/fts_only", "b/hybrid"), ("a/vector_only", "b/hybrid"),
+                                     ("a/hybrid", "b/hybrid"), ("c/fts_only", "b/hybrid"), ("c/hybrid", "b/hybrid")]
+    assert rule_pairs(runs[::2], "a") == [("c/fts_only", "a/fts_only"), ("c/hybrid", "a/hybrid")]
