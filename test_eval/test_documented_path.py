@@ -58,7 +58,10 @@ def test_the_plugin_block_runs_the_whole_flow_with_relative_paths() -> None:
     block = documented_block(start=PLUGIN_START, end=PLUGIN_END)
     subprocess.run(["bash", "-n"], input=block, text=True, check=True, timeout=30)
     lines = commands(block)
-    steps = ("PYTHONPATH=examples", "--split calibration", "-m harness freeze", "--split heldout", "-m harness bundle")
+    steps = ("PYTHONPATH=examples", "$BASELINE --split calibration", "$TFIDF --split calibration",
+             "-m harness freeze $BASELINE", "--hypothesis-baseline", "$BASELINE --split heldout",
+             "$TFIDF --split heldout", "-m final --spend-heldout", "harness.validator", "--split heldout --run",
+             "-m harness export", "-m harness report", "-m harness bundle")
     positions = [next(i for i, line in enumerate(lines) if step in line) for step in steps]
     assert positions == sorted(positions)
     assert not [w for line in lines for w in line.split() if w.startswith("/") or "=/" in w]
@@ -108,25 +111,41 @@ def _the_bundle_publishes_everything(bundle: Path) -> None:
 
 @pytest.mark.documented_path
 def test_the_plugin_path_runs_verbatim_from_the_clone_root() -> None:
-    """After the publishing path (its fixture): the README's own-system block, as printed."""
+    """After the publishing path (its fixture): the README's own-system block, as printed: the example and the built-in
+    baseline through a declared hypothesis to a bundle holding a validated, confirmatory comparison between them."""
     if not (ROOT / "work-dir" / "scifact-corpus.json").is_file():
         pytest.fail("work-dir/scifact-corpus.json is missing: run the publishing path (or make calibration) first",
                     pytrace=False)
-    for state in ("work-dir/store-numpy-dense", "work-dir/results-numpy-dense", "work-dir/bundle-numpy-dense"):
-        if (ROOT / state).exists():
-            pytest.fail(f"{state} exists: run the plugin path on a fresh clone", pytrace=False)
+    for state in ("store-baseline", "results-baseline", "store-tfidf", "results-tfidf", "bundle-tfidf"):
+        if (ROOT / "work-dir" / state).exists():
+            pytest.fail(f"work-dir/{state} exists: run the plugin path on a fresh clone", pytrace=False)
     env = {k: v for k, v in os.environ.items() if k not in ("SCIFACT_WORK_DIR", "PYTEST_ADDOPTS", "PYTHONPATH")}
     block = documented_block(start=PLUGIN_START, end=PLUGIN_END)
     result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + block], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=3600, check=False)
+                            text=True, timeout=5400, check=False)
     output = result.stdout + result.stderr
     print(output)
     assert result.returncode == 0, output[-4000:]
     assert "Traceback" not in output
-    bundle = ROOT / "work-dir" / "bundle-numpy-dense"
+    assert output.count("ELIGIBLE for a claim") == 9 and "NOT ELIGIBLE" not in output, output[-4000:]
+    assert "hypothesis declared: \"hybrid > fts_only\"" in output
+    assert "[confirmatory] tfidf/hybrid \u2212 builtin/fts_only on held-out" in output, output[-4000:]
+    bundle = ROOT / "work-dir" / "bundle-tfidf"
     listed = set(json.loads((bundle / "MANIFEST.json").read_text(encoding="utf-8"))["files"])
-    assert {f"artifacts/scifact-vector_only-{s}.aggregate.json" for s in ("calibration", "heldout")} <= listed
-    assert not [name for name in listed if "comparison" in name or "fts_only" in name or "hybrid" in name]
+    runs = {f"artifacts/runs/{name}/scifact-{mode}-heldout.{kind}" for name in ("builtin", "tfidf")
+            for mode in ("fts_only", "vector_only", "hybrid") for kind in ("jsonl", "aggregate.json")}
+    assert {"artifacts/scifact-systems-heldout.json", "validation/comparisons/scifact-systems-heldout.validation.json",
+            "artifacts/runs/builtin/freeze.json", "artifacts/runs/tfidf/freeze.json",
+            "system-source/tfidf_hybrid.py"} | runs <= listed, sorted(listed)
+    report = json.loads((bundle / "validation/comparisons/scifact-systems-heldout.validation.json").read_text())
+    assert report["eligible"] is True, report
+    document = json.loads((bundle / "artifacts/scifact-systems-heldout.json").read_text(encoding="utf-8"))
+    [hypothesis] = document["hypotheses"]
+    assert (hypothesis["status"], hypothesis["pair"]) == ("confirmatory",
+                                                          {"a": "tfidf/hybrid", "b": "builtin/fts_only"})
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
-    assert "`numpy-dense` 1.0.0" in claims
-    assert "- `vector_only` heldout: dense: recomputed independently from the fixture's vectors" in claims
+    assert "## Systems compared" in claims and "tfidf-hybrid" in claims
+    stated = ("The claim of superiority these runs support:" if hypothesis["result"]["supported"] else
+              "No claim of superiority: no confirmatory hypothesis here is supported")
+    assert stated in claims
+    assert "Systems compared" in (bundle / "report.html").read_text(encoding="utf-8")

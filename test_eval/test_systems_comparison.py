@@ -4,6 +4,7 @@ declared at the plugin's freeze, held-out runs of both, and the comparison file 
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,9 @@ def two_systems(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path_factory: py
     builtin_store = _calibrate_and_freeze(tiny_corpus, tiny, builtin, "builtin", ("fts_only", "hybrid"))
     plugin_store = _calibrate_and_freeze(tiny_corpus, tiny, plugin, PLUGIN, ("vector_only",),
                                          HypothesisRequest("vector_only > fts_only", builtin))
+    declared = json.loads((plugin / "freeze.json").read_bytes())["created_at"]
+    while time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) <= declared:
+        time.sleep(0.05)  # receipts state whole seconds: a run after the declaration starts in a later second
     _heldout(tiny_corpus, tiny, builtin, builtin_store, "builtin", ("fts_only", "hybrid"))
     _heldout(tiny_corpus, tiny, plugin, plugin_store, PLUGIN, ("vector_only",))
     return builtin, plugin
@@ -108,10 +112,16 @@ def test_the_same_hypothesis_is_exploratory_elsewhere(two_systems: tuple[Path, P
     chosen = _compare(tmp_path / "c1", "heldout", f"builtin:hybrid={builtin}", f"plugin={plugin}")
     assert [(c["a"], c["b"], c["status"]) for c in chosen["comparisons"]] == [
         ("plugin/vector_only", "builtin/hybrid", "exploratory")]
-    assert chosen["hypotheses"][0]["status"] == "exploratory"
-    assert "builtin has no fts_only arm" in chosen["hypotheses"][0]["reason"]
+    [hypothesis] = chosen["hypotheses"]
+    assert (hypothesis["status"], hypothesis["pair"], hypothesis["result"]) == ("exploratory", None, None)
+    assert hypothesis["reason"].startswith("no other run here was frozen as sha256:")
     calibration = _compare(tmp_path / "c2", "calibration", f"builtin={builtin}", f"plugin:vector_only={plugin}")
-    assert calibration["hypotheses"] == []  # calibration receipts run under no freeze
+    [hypothesis] = calibration["hypotheses"]
+    assert (hypothesis["status"], hypothesis["reason"]) == ("exploratory",
+                                                            "a hypothesis is tested on the held-out split only")
+    assert [(c["a"], c["b"], c["status"]) for c in calibration["comparisons"]] == [
+        ("plugin/vector_only", "builtin/fts_only", "exploratory"),
+        ("plugin/vector_only", "builtin/hybrid", "exploratory")]
     assert calibration["scope"].startswith("calibration queries only")
 
 

@@ -3,24 +3,18 @@ own, through the harness's own evaluation path: `builtin` (the built-in system a
 (the built-in system with another BM25 k1). builtin is calibrated and frozen first; then k1 is calibrated and frozen
 with a hypothesis declared against builtin's freeze ("hybrid > fts_only" on nDCG@10); then both run held-out.
 
-The freeze record's `hypothesis` field is written into the record the harness makes, its digest recomputed, before
-anything is written (the freeze command's own option will do this); a held-out run then holds the field to nothing,
-since a hypothesis declares what the run is tested for, not what it is.
+The hypothesis is declared as `freeze --hypothesis "hybrid > fts_only" --hypothesis-baseline BUILTIN` declares it.
 """
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from fixtures.archives import tiny_contract
 from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import Contract
 from harness.evaluation.gates import freeze
+from harness.evaluation.gates.hypothesis import HypothesisRequest
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES
@@ -28,7 +22,7 @@ from harness.systems.builtin.config.search_config import LexicalConfig, SearchCo
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
 
-from .support import Json, sha256_canonical
+from .support import Json
 
 ARGV = ("pytest", "test_validate")
 OTHER_K1 = 0.6
@@ -42,60 +36,29 @@ class SystemsRuns:
     k1: Path
 
 
-def hypothesis(baseline: Json, baseline_dir: Path, statement: str = "hybrid > fts_only") -> Json:
-    """A declaration as `freeze --hypothesis STATEMENT --hypothesis-baseline DIR` records it."""
-    a_mode, operator, b_mode = statement.split()
-    return {"a": {"mode": a_mode},
-            "b": {"mode": b_mode, "freeze_sha256": baseline["freeze_sha256"],
-                  "system": {k: baseline["system"][k] for k in ("name", "version")}, "output_dir": str(baseline_dir)},
-            "metric": "ndcg_at_10", "direction": {">": "a_greater", "<": "a_less", "!=": "two_sided"}[operator],
-            "test": "randomization", "alpha": 0.05, "statement": statement}
-
-
-@contextmanager
-def declaring(declaration: Json) -> Iterator[None]:
-    """While inside, a freeze record the harness makes carries `declaration`, within its digest."""
-    made = freeze.current_record
-
-    def with_hypothesis(**arguments: Any) -> Json:
-        record = {k: v for k, v in made(**arguments).items() if k != "freeze_sha256"}
-        record["hypothesis"] = declaration
-        return {**record, "freeze_sha256": sha256_canonical(record)}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(freeze, "current_record", with_hypothesis)
-        yield
-
-
-@contextmanager
-def hypotheses_not_compared() -> Iterator[None]:
-    """While inside, a held-out run does not hold its freeze record's hypothesis to the current configuration."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(freeze, "NOT_COMPARED", freeze.NOT_COMPARED | {"hypothesis"})
-        yield
-
-
-def _calibrated_and_frozen(out: Path, fixture: CorpusFixture, contract: Contract, config: SearchConfig) -> Json:
+def _calibrated_and_frozen(out: Path, fixture: CorpusFixture, contract: Contract, config: SearchConfig,
+                           hypothesis: HypothesisRequest | None = None) -> Json:
     store, _ = build_store(out.parent / f"{out.name}-store", fixture, contract.namespace, config.lexical)
     run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="calibration",
                          config=config, argv=ARGV), contract)
     frozen = freeze.freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract,
-                                         modes=MODES, output_dir=out, argv=list(ARGV), allow_dirty=True, replace=False)
+                                         modes=MODES, output_dir=out, argv=list(ARGV), allow_dirty=True, replace=False,
+                                         hypothesis=hypothesis)
     return frozen.record
 
 
 def _held_out(out: Path, fixture: CorpusFixture, contract: Contract, config: SearchConfig) -> None:
-    with hypotheses_not_compared():
-        run_split(Evaluation(corpus=fixture.path, store_dir=out.parent / f"{out.name}-store", output_dir=out,
-                             split="heldout", config=config, argv=ARGV), contract)
+    run_split(Evaluation(corpus=fixture.path, store_dir=out.parent / f"{out.name}-store", output_dir=out,
+                         split="heldout", config=config, argv=ARGV), contract)
 
 
 def make_systems_runs(fixture_path: Path, root: Path) -> SystemsRuns:
     contract, fixture = tiny_contract(), load_fixture(fixture_path)
     runs = SystemsRuns(root / "builtin", root / "k1")
     configs = {runs.builtin: SearchConfig(), runs.k1: SearchConfig(lexical=LexicalConfig(k1=OTHER_K1))}
-    baseline = _calibrated_and_frozen(runs.builtin, fixture, contract, configs[runs.builtin])
-    with declaring(hypothesis(baseline, runs.builtin)):
-        declared = _calibrated_and_frozen(runs.k1, fixture, contract, configs[runs.k1])
+    _calibrated_and_frozen(runs.builtin, fixture, contract, configs[runs.builtin])
+    declared = _calibrated_and_frozen(runs.k1, fixture, contract, configs[runs.k1],
+                                      HypothesisRequest("hybrid > fts_only", runs.builtin))
     while time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) <= declared["created_at"]:
         time.sleep(0.05)  # receipts state whole seconds: a run "after" the declaration starts in a later second
     for out, config in configs.items():

@@ -74,3 +74,22 @@ def test_the_pairing_rule() -> None:
     assert rule_pairs(runs, "b") == [("a/fts_only", "b/hybrid"), ("a/vector_only", "b/hybrid"),
                                      ("a/hybrid", "b/hybrid"), ("c/fts_only", "b/hybrid"), ("c/hybrid", "b/hybrid")]
     assert rule_pairs(runs[::2], "a") == [("c/fts_only", "a/fts_only"), ("c/hybrid", "a/hybrid")]
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize("split", ["heldout", "calibration"])
+def test_the_harness_writes_what_the_specification_builds(systems_heldout: SystemsCompared, split: str,
+                                                          tmp_path: Path) -> None:
+    """`python -m harness compare --run` and the builder written from docs/comparing-systems.md agree byte for byte:
+    two readings of the specification, the validator's and the harness's, on the same real runs."""
+    from harness.evaluation.comparison.run_specs import RunSpec as HarnessRunSpec
+    from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
+
+    copy = systems_heldout.fresh(tmp_path, split=split)
+    built = copy.path.read_bytes()
+    copy.path.unlink()
+    specs = [HarnessRunSpec(spec.name, spec.directory, spec.mode) for spec in copy.specs(split)]
+    written, _, _ = compare_systems(SystemsRequest(output_dir=copy.k1.out, split=split, runs=specs),
+                                    lambda aggregate, freeze: (True, "ELIGIBLE"))
+    assert written == copy.path
+    assert written.read_bytes() == built

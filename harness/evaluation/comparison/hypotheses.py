@@ -17,45 +17,43 @@ class Reading:
     declaration: dict[str, Any]
     status: str
     reason: str
-    pair: tuple[Arm, Arm] | None  # (a, b) when confirmatory
+    pair: tuple[Arm, Arm] | None  # (a, b) when both arms are in the comparison
+
+
+CONFIRMATORY = "declared at the freeze before either arm's run started, and tested on the held-out split as declared"
 
 
 def _arm(run: RunInput, mode: str) -> Arm | None:
     return next((arm for arm in run.arms if arm.mode == mode), None)
 
 
-def _started_after(runs: Sequence[RunInput], modes: Sequence[str], moment: str) -> bool:
-    return all(entry.aggregate["receipt"]["run"]["started_at"] >= moment
-               for run, mode in zip(runs, modes, strict=True) for entry in run.inputs if entry.mode == mode)
+def _started(run: RunInput, mode: str) -> str:
+    started: str = next(e for e in run.inputs if e.mode == mode).aggregate["receipt"]["run"]["started_at"]
+    return started
 
 
 def _read(declaring: RunInput, runs: Sequence[RunInput], split: str) -> Reading:
+    """The first failing condition of docs/comparing-systems.md as the reason, else confirmatory; the pair whenever
+    both arms are in the comparison."""
     assert declaring.freeze is not None
-    declared = declaring.freeze.record["hypothesis"]
-    a_mode, b_mode = declared["a"]["mode"], declared["b"]["mode"]
-
-    def exploratory(reason: str) -> Reading:
-        return Reading(declaring, declared, "exploratory", reason, None)
-
-    if split != "heldout":
-        return exploratory(f"a hypothesis is tested on the held-out split only; this comparison is of {split}")
+    declared, created = declaring.freeze.record["hypothesis"], declaring.freeze.record["created_at"]
+    a_mode, b_mode, digest = declared["a"]["mode"], declared["b"]["mode"], declared["b"]["freeze_sha256"]
     a = _arm(declaring, a_mode)
-    if a is None:
-        return exploratory(f"run {declaring.spec.name} has no {a_mode} arm in this comparison")
     baseline = next((run for run in runs if run is not declaring and run.freeze is not None
-                     and run.freeze.record["freeze_sha256"] == declared["b"]["freeze_sha256"]), None)
-    if baseline is None:
-        return exploratory(f"no run in this comparison is the declared baseline (freeze "
-                           f"{declared['b']['freeze_sha256']})")
-    b = _arm(baseline, b_mode)
-    if b is None:
-        return exploratory(f"the baseline run {baseline.spec.name} has no {b_mode} arm in this comparison")
-    if not _started_after([declaring, baseline], [a_mode, b_mode], declaring.freeze.record["created_at"]):
-        return exploratory(f"a receipt of {a.label} or {b.label} started before the hypothesis was frozen "
-                           f"({declaring.freeze.record['created_at']})")
-    return Reading(declaring, declared, "confirmatory",
-                   f"declared in the freeze of {declaring.spec.name} before either held-out run; {a.label} against "
-                   f"{b.label}", (a, b))
+                     and run.freeze.record["freeze_sha256"] == digest and _arm(run, b_mode) is not None), None)
+    b = None if baseline is None else _arm(baseline, b_mode)
+    pair = (a, b) if a is not None and b is not None else None
+    if split != "heldout":
+        reason = "a hypothesis is tested on the held-out split only"
+    elif a is None:
+        reason = f"the declaring run {declaring.spec.name} has no arm in mode {a_mode}"
+    elif baseline is None or b is None:
+        reason = f"no other run here was frozen as {digest} with an arm in mode {b_mode}"
+    else:
+        late = [f"{arm.label} started at {started}, not after the hypothesis was declared at {created}"
+                for arm, run in ((a, declaring), (b, baseline)) if not (started := _started(run, arm.mode)) > created]
+        reason = late[0] if late else CONFIRMATORY
+    return Reading(declaring, declared, "confirmatory" if reason == CONFIRMATORY else "exploratory", reason, pair)
 
 
 def read_hypotheses(runs: Sequence[RunInput], split: str) -> list[Reading]:
@@ -64,8 +62,9 @@ def read_hypotheses(runs: Sequence[RunInput], split: str) -> list[Reading]:
             if run.freeze is not None and run.freeze.record.get("hypothesis") is not None]
 
 
-def with_confirmatory(pairs: list[tuple[Arm, Arm]], readings: Sequence[Reading]) -> list[tuple[Arm, Arm]]:
-    """`pairs` with each confirmatory pair oriented as declared (a = the declaring arm), appended when absent."""
+def with_hypothesis_pairs(pairs: list[tuple[Arm, Arm]], readings: Sequence[Reading]) -> list[tuple[Arm, Arm]]:
+    """`pairs` with each hypothesis's pair (when both arms are here) oriented as declared (a = the declaring arm),
+    appended when absent."""
     result = list(pairs)
     for reading in readings:
         if reading.pair is None:
@@ -91,10 +90,11 @@ def result_of(reading: Reading, statistics: dict[str, Any]) -> dict[str, Any]:
             "in_declared_direction": direction, "supported": significant and direction}
 
 
-def hypothesis_record(reading: Reading, statistics: dict[str, Any] | None) -> dict[str, Any]:
+def hypothesis_record(reading: Reading, statistics: dict[str, Any]) -> dict[str, Any]:
+    """The hypothesis entry; `statistics` are its pair's (empty without a pair), read only when confirmatory."""
     assert reading.declared_by.freeze is not None
     pair = None if reading.pair is None else {"a": reading.pair[0].label, "b": reading.pair[1].label}
     return {"declared_by": reading.declared_by.spec.name,
             "freeze_sha256": reading.declared_by.freeze.record["freeze_sha256"],
             "declaration": reading.declaration, "status": reading.status, "reason": reading.reason, "pair": pair,
-            "result": None if statistics is None else result_of(reading, statistics)}
+            "result": result_of(reading, statistics) if reading.status == "confirmatory" else None}

@@ -16,7 +16,7 @@ from harness.evaluation.comparison.artifact import (
     clear_target,
     document_bytes,
 )
-from harness.evaluation.comparison.hypotheses import hypothesis_record, read_hypotheses, with_confirmatory
+from harness.evaluation.comparison.hypotheses import hypothesis_record, read_hypotheses, with_hypothesis_pairs
 from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput
 from harness.evaluation.comparison.pairing import Arm, arm_pairs
 from harness.evaluation.comparison.run_specs import RunSpec, check_runs
@@ -26,15 +26,20 @@ from harness.hashing import sha256_canonical
 from harness.schema_check import validate as validate_schema
 
 SCHEMA = "scifact-systems-comparison-v1"
-HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split; nDCG@10 is the "
-               "primary metric, the others secondary; a confirmatory hypothesis's own test is read unadjusted")
+HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split (the pairs the "
+               "pairing rule gives and the pair of any declared hypothesis); nDCG@10 is the primary metric, the others "
+               "secondary")
 VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE, "
                    "each against its own run's freeze record; a calibration comparison may skip the validator with "
                    "--no-validate, and then says so here")
-SCOPES = {"calibration": "calibration queries only: the configurations were chosen on them, so every result here is "
-                         "exploratory",
-          "heldout": "the 200 held-out queries, unseen before the freeze",
-          "all": "all 300 queries, including the 100 calibration queries the configurations were chosen on"}
+
+
+def scope(split: str, count: int, calibration_count: int) -> str:
+    return {"calibration": "calibration queries only: the configurations were chosen on them, so every result here "
+                           "is exploratory",
+            "heldout": f"the {count} held-out queries, unseen before the freeze",
+            "all": f"all {count} queries, including the {calibration_count} calibration queries the configurations "
+                   "were chosen on"}[split]
 
 
 def systems_comparison_name(split: str) -> str:
@@ -86,7 +91,7 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
         raise ComparisonRefused(f"the {split} runs cannot be compared:\n  " + "\n  ".join(problems))
     by_label = {arm.label: entry for run in runs for arm, entry in zip(run.arms, run.inputs, strict=True)}
     readings = read_hypotheses(runs, split)
-    pairs = with_confirmatory(arm_pairs([run.arms for run in runs], request.baseline), readings)
+    pairs = with_hypothesis_pairs(arm_pairs([run.arms for run in runs], request.baseline), readings)
     if not pairs:
         raise ComparisonRefused("no two arms pair: arms of different runs pair when they share a mode, or when a run "
                                 "was given one mode (--run NAME:MODE=DIR); choose the modes to compare")
@@ -96,7 +101,7 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
                                      (stats.mean(entry.values(metric)),
                                       *stats.bootstrap_interval(entry.values(metric), sampled.indices)), strict=True))
                     for metric in METRICS} for label, entry in by_label.items()}
-    confirmatory = {reading.pair for reading in readings if reading.pair is not None}
+    confirmatory = {reading.pair for reading in readings if reading.status == "confirmatory"}
     compared: list[dict[str, Any]] = [
         {"a": a.label, "b": b.label, "status": "confirmatory" if (a, b) in confirmatory else "exploratory",
          "metrics": {metric: stats.paired_difference(by_label[a.label].values(metric), by_label[b.label].values(metric),
@@ -106,15 +111,17 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
         for comparison, p in zip(compared, adjusted, strict=True):
             comparison["metrics"][metric].update(holm_p_value=p, significant_after_holm=p < stats.ALPHA)
     by_pair = {(c["a"], c["b"]): c["metrics"] for c in compared}
-    hypotheses = [hypothesis_record(reading, None if reading.pair is None
+    hypotheses = [hypothesis_record(reading, {} if reading.pair is None
                                     else by_pair[(reading.pair[0].label, reading.pair[1].label)])
                   for reading in readings]
+    calibration_count = runs[0].inputs[0].aggregate["receipt"]["split"]["calibration_count"]
     record = procedure.record()
     record["descriptions"] = {**record["descriptions"], "holm_family": HOLM_FAMILY}
     return {
-        "schema": SCHEMA, "split": split, "scope": SCOPES[split], "baseline": request.baseline,
-        "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids), "metrics": list(METRICS),
-        "primary_metric": PRIMARY_METRIC, "runs": [run.record(comparison_dir) for run in runs],
+        "schema": SCHEMA, "split": split, "scope": scope(split, len(query_ids), calibration_count),
+        "baseline": request.baseline, "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids),
+        "metrics": list(METRICS), "primary_metric": PRIMARY_METRIC,
+        "runs": [run.record(comparison_dir) for run in runs],
         "inputs": [_input_record(arm, entry) for run in runs for arm, entry in zip(run.arms, run.inputs, strict=True)],
         "inputs_validation": {"rule": VALIDATION_RULE, "validated": verdicts is not None, "verdicts": verdicts},
         "procedure": record, "arms": arms, "comparisons": compared, "hypotheses": hypotheses,

@@ -21,7 +21,7 @@ HELD_OUT_SPLITS = ("heldout", "all")
 class RunInput:
     spec: RunSpec
     inputs: list[ModeInput]
-    freeze: FreezeFile | None  # the freeze record every receipt of the run names (None: they name none)
+    freeze: FreezeFile | None  # the run directory's freeze record, which every held-out or all-query receipt names
 
     @property
     def arms(self) -> list[Arm]:
@@ -64,8 +64,8 @@ def load_run(spec: RunSpec, split: str) -> RunInput:
         raise ComparisonRefused(f"--run {spec.name}: its {split} runs are not of one experiment:\n  "
                                 + "\n  ".join(problems))
     named = _named_freeze(inputs)
-    if named == {None}:
-        return RunInput(spec, inputs, None)
+    if named == {None}:  # calibration receipts, or held-out ones without a freeze (refused by systems_problems)
+        return RunInput(spec, inputs, freeze)
     recorded = None if freeze is None else freeze.record["freeze_sha256"]
     if named != {recorded}:
         raise ComparisonRefused(f"--run {spec.name}: the {split} receipts name the freeze {sorted(map(str, named))}, "
@@ -87,18 +87,20 @@ def systems_problems(runs: Sequence[RunInput], split: str) -> list[str]:
                             f"({first.aggregate['receipt']['corpus']['fixture_sha256']} against {fixture})")
         if entry.query_ids != first.query_ids:
             problems.append(f"{label(first)} and {label(entry)} list different queries, or in another order")
-        if split in HELD_OUT_SPLITS and run.freeze is None:
+        if split in HELD_OUT_SPLITS and _named_freeze(run.inputs) == {None}:
             problems.append(f"--run {run.spec.name}: its {split} receipts name no freeze, which a {split} run must "
                             "have run under")
     if not problems:
         disagreement = judgement_disagreement([run.inputs[0] for run in runs])
         if disagreement is not None:
             problems.append(f"the judgements differ: {disagreement}")
-    seen: dict[str, str] = {}
+    seen: dict[object, str] = {}
     for run in runs:
         for entry in run.inputs:
-            if entry.aggregate_sha256 in seen and seen[entry.aggregate_sha256] != run.spec.name:
-                problems.append(f"--run {seen[entry.aggregate_sha256]} and --run {run.spec.name} are the same run "
-                                f"({entry.aggregate_path.name} is identical): compare different evaluations")
-            seen[entry.aggregate_sha256] = run.spec.name
+            receipt = entry.aggregate["receipt"]
+            for key in (entry.aggregate_sha256, (receipt["store"]["store_sha256"], receipt["run"]["run_id"])):
+                if key in seen and seen[key] != run.spec.name:
+                    problems.append(f"--run {seen[key]} and --run {run.spec.name} are the same run "
+                                    f"({entry.aggregate_path.name}): compare different evaluations")
+                seen[key] = run.spec.name
     return problems
