@@ -25,6 +25,7 @@ from harness.hashing import sha256_bytes, sha256_file
 from harness.publish.bundle import make_bundle
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import make_builder
+from harness.validator.pipeline import validate
 
 SPEC = "overlap:SYSTEM"
 MODULES = ("overlap", "tokens")
@@ -246,6 +247,14 @@ def test_a_plugin_tree_with_uncommitted_changes_refuses_the_freeze(plugin_outsid
     head = _git(plugin_outside, "rev-parse", "HEAD")
     tree = json.loads((tmp_path / "out" / "freeze.json").read_bytes())["source"]["system_tree"]
     assert (tree["kind"], tree["git"]["commit"], tree["git"]["dirty"]) == (OWN_WORK_TREE, head, True)
+    # a held-out run under that freeze is not eligible, however clean the clone: the system's own tree was dirty
+    run_split(Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "store", output_dir=tmp_path / "out",
+                         split="heldout", system=SPEC, modes=("fts_only",)), tiny)
+    mark_clean_checkout(tmp_path / "out")
+    report = validate(tmp_path / "out" / "scifact-fts_only-heldout.aggregate.json")
+    [clean] = [check for check in report.checks if check.name == "source.clean"]
+    assert clean.status == "fail" and "the system's own work tree at the freeze" in clean.line(), clean.line()
+    assert not report.eligible
     _git(plugin_outside, "commit", "-q", "-am", "notes")
     system = make_builder(tiny.namespace, SearchConfig(), SPEC).open(tiny_corpus, tmp_path / "store")
     now = current_record(fixture=tiny_corpus, system=system, contract=tiny, modes=("fts_only",), argv=[],

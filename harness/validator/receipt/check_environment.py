@@ -41,9 +41,14 @@ def check_environment(ctx: Context, report: Report) -> None:
             report.unverified("source.git", "git is not available here to resolve the recorded commit")
         else:
             report.equal("source.git", git["commit"], head, "the recorded commit is the checked-out HEAD")
-        report.expect("source.clean", git.get("dirty") is False,
-                      "the run started from a clean work tree (a dirty tree is recorded and not eligible)",
-                      "clean", git.get("changed_paths"))
+        # a system's source in a git work tree of its own: its state at the freeze (the record the receipt binds)
+        system_git = (((ctx.freeze or {}).get("source") or {}).get("system_tree") or {}).get("git") or {}
+        dirty = [f"the clone: {git.get('changed_paths')}"] if git.get("dirty") is not False else []
+        dirty += [f"the system's own work tree at the freeze (commit {system_git.get('commit')})"
+                  ] if system_git.get("dirty") else []
+        report.expect("source.clean", not dirty, "the run started from a clean work tree, and a system's source in a "
+                      "work tree of its own was clean at the freeze (a dirty tree is recorded and not eligible)",
+                      "clean", dirty)
     dependencies = receipt["dependencies"]
     missing = [name for name in REQUIRED_DEPENDENCIES if not dependencies.get(name)]
     report.expect("dependencies", not missing, "dependency versions are recorded", [], missing)
