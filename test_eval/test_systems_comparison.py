@@ -3,6 +3,8 @@ declared at the plugin's freeze, held-out runs of both, and the comparison file 
 
 import json
 import os
+import re
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -13,6 +15,7 @@ import pytest
 
 from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import Contract
+from harness.errors import RefusedError
 from harness.evaluation.comparison.inputs import ComparisonRefused
 from harness.evaluation.comparison.run_specs import RunSpec, RunSpecError, parse_run
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
@@ -22,6 +25,8 @@ from harness.evaluation.history.heldout_record import RECORD_NAME, RECORD_VARIAB
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical
+from harness.publish.bundle import make_bundle
+from harness.publish.report.report import write_report
 from harness.publish.verdicts import validator_judgement
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import make_builder
@@ -158,3 +163,47 @@ def test_a_hypothesis_needs_a_frozen_baseline_of_the_same_fixture(tiny_corpus: C
     with pytest.raises(HypothesisError, match="not a mode"):
         _calibrate_and_freeze(tiny_corpus, tiny, tmp_path / "b", "builtin", ("fts_only",),
                               HypothesisRequest("bm25 > fts_only", tmp_path))
+
+
+def test_the_bundle_publishes_the_comparison_with_every_run_it_read(two_systems: tuple[Path, Path],
+                                                                     tmp_path: Path) -> None:
+    builtin, plugin = two_systems
+    work = tmp_path / "plugin"
+    shutil.copytree(plugin, work)
+    _compare(work, "heldout", f"builtin={builtin}", f"plugin={work}")
+    bundle = make_bundle(work, tmp_path / "bundle")
+    listed = set(json.loads((bundle / "MANIFEST.json").read_bytes())["files"])
+    runs = {f"artifacts/runs/builtin/scifact-{mode}-heldout.{kind}" for mode in ("fts_only", "hybrid")
+            for kind in ("jsonl", "aggregate.json")}
+    assert runs | {"artifacts/runs/builtin/freeze.json", "artifacts/runs/plugin/freeze.json",
+                   "artifacts/scifact-systems-heldout.json",
+                   "validation/comparisons/scifact-systems-heldout.validation.json"} <= listed
+    report = json.loads((bundle / "validation/comparisons/scifact-systems-heldout.validation.json").read_bytes())
+    assert report["eligible"] is True, report
+    claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
+    document = json.loads((bundle / "artifacts/scifact-systems-heldout.json").read_bytes())
+    [hypothesis] = document["hypotheses"]
+    assert "## Systems compared" in claims
+    assert "- [confirmatory] plugin/vector_only \u2212 builtin/fts_only on held-out" in claims, claims
+    if hypothesis["result"]["supported"]:
+        assert "The claim of superiority these runs support:" in claims
+    else:
+        assert "No claim of superiority: no confirmatory hypothesis here is supported" in claims
+    for name in ("report.html", "report.md"):
+        assert "Systems compared" in (bundle / name).read_text(encoding="utf-8")
+
+
+def test_a_run_changed_after_the_comparison_refuses_the_bundle_and_the_report(two_systems: tuple[Path, Path],
+                                                                              tmp_path: Path) -> None:
+    builtin, plugin = two_systems
+    work, baseline = tmp_path / "plugin", tmp_path / "builtin"
+    shutil.copytree(plugin, work)
+    shutil.copytree(builtin, baseline)
+    _compare(work, "heldout", f"builtin={baseline}", f"plugin={work}")
+    rows = baseline / "scifact-fts_only-heldout.jsonl"
+    rows.write_bytes(rows.read_bytes() + b"\n")
+    with pytest.raises(RefusedError, match=re.escape(f"{rows} has changed since")):
+        make_bundle(work, tmp_path / "bundle")
+    assert not (tmp_path / "bundle").exists()
+    with pytest.raises(RefusedError, match=re.escape(f"{rows} has changed since")):
+        write_report(work, tmp_path / "r.html", tmp_path / "r.md", validated=True, replace=False)

@@ -1,6 +1,7 @@
 """Comparisons between systems beside the results, as the report reads them: each file read once, and every run it
 read copied (digest-checked) where the validator looks for it."""
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ def stage_runs(document: dict[str, Any], source: Path, runs_dir: Path, error: ty
     for entry in document["inputs"]:
         inputs[entry["run"]].append(entry)
     for run in document["runs"]:
-        directory = source.parent / run["output_dir"]
+        directory = Path(os.path.normpath(source.parent / run["output_dir"]))
         target = runs_dir / run["name"]
         for entry in inputs[run["name"]]:
             _copy_checked(directory / entry["aggregate"], target / entry["aggregate"], entry["aggregate_sha256"],

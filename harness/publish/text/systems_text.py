@@ -36,7 +36,7 @@ def hypothesis_line(hypothesis: dict[str, Any]) -> str:
     result, pair = hypothesis["result"], hypothesis["pair"]
     outcome = ("supported" if result["supported"] else "not supported" + (
         "" if result["significant"] else f" (p is not below \u03b1 = {result['alpha']})")
-        + ("" if result["in_declared_direction"] else " (the difference is in the other direction)"))
+        + ("" if result["in_declared_direction"] else " (the difference is not in the declared direction)"))
     return (f"{head}: confirmatory, {pair['a']} \u2212 {pair['b']} = {signed(result['mean_difference'])}, "
             f"p = {p_value(result['p_value'])} (unadjusted, the one pre-registered test): {outcome}")
 
