@@ -35,7 +35,9 @@ def machine() -> dict[str, Any]:
 def _measure(plan: Plan, size: int, system: str, work: Path) -> dict[str, Any]:
     shutil.rmtree(work, ignore_errors=True)  # a fresh build every time: a reused store would time nothing
     entry: dict[str, Any] = {"size": size, "system": system}
-    for phase in ("build", "query", "replay"):
+    for phase in ("corpus", "build", "query", "replay"):
+        if phase == "corpus" and system != plan.systems[0]:
+            continue  # the baseline of holding the corpus, once per size
         if phase == "replay" and system != "builtin":
             break  # the validator replays the lanes of the built-in system; a plugin's lexical lane it asks again
         figures = run_phase(phase, system, size, plan.seed, plan.queries, work, plan.limits, ROOT)
