@@ -42,9 +42,10 @@ def build(system: str, corpus: SyntheticCorpus, store: Path) -> dict[str, Any]:
 def _row(system: BuiltinSystem, outcome: Any, query_id: str, text: str) -> dict[str, Any]:
     """A row in the shape the validator replays: the results with their lane evidence, and the search receipt."""
     receipt = system.search_receipt(outcome, text, query_id)
-    return json.loads(json.dumps({
+    row: dict[str, Any] = json.loads(json.dumps({
         "query_id": query_id, "error": None, "search_receipt": receipt,
         "results": [{"doc_id": hit.doc_id, "score": hit.score, "lanes": hit.lanes} for hit in outcome.hits]}))
+    return row
 
 
 def query(system: str, corpus: SyntheticCorpus, store: Path, rows_dir: Path | None) -> dict[str, Any]:

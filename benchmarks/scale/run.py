@@ -14,6 +14,7 @@ from benchmarks.scale.measure import Limits, disk_bytes, run_phase
 from benchmarks.scale.phases import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_LIMITS = Limits(8 * 2 ** 30, 900.0)  # the targets: 1M documents within 8 GiB, each phase within 15 min
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class Plan:
     systems: tuple[str, ...] = SYSTEMS
     queries: int = 300
     seed: int = 0
-    limits: Limits = Limits(8 * 2 ** 30, 900.0)
+    limits: Limits = DEFAULT_LIMITS
 
 
 def machine() -> dict[str, Any]:
