@@ -41,7 +41,7 @@ def run_phase(phase: str, system: str, size: int, seed: int, queries: int, work:
                str(work)]
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / f"{phase}.stdout", work / f"{phase}.stderr"
-    started = time.perf_counter()
+    started, load = time.perf_counter(), os.getloadavg()[0]
     with out.open("w") as stdout, err.open("w") as stderr:
         child = subprocess.Popen(command, cwd=cwd, stdout=stdout, stderr=stderr)
     done, stopped = threading.Event(), []
@@ -63,7 +63,9 @@ def run_phase(phase: str, system: str, size: int, seed: int, queries: int, work:
     watchdog.join()
     child.returncode = code = os.waitstatus_to_exitcode(status)
     figures: dict[str, Any] = {"wall_seconds": time.perf_counter() - started,
-                               "peak_rss_bytes": usage.ru_maxrss * 1024}  # Linux reports kilobytes
+                               "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                               "peak_rss_bytes": usage.ru_maxrss * 1024,  # Linux reports kilobytes
+                               "load_average": {"start": load, "end": os.getloadavg()[0]}}
     if stopped or code != 0:
         figures["failed"] = stopped[0] if stopped else f"exit {code}: {err.read_text().strip()[-2000:]}"
         return figures

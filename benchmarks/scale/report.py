@@ -24,9 +24,11 @@ class Measure:
 
 
 PANELS = {"build and open time (s)": "build", "store on disk (MiB)": "disk", "peak RSS (MiB)": "rss",
-          "latency p50 (ms)": "p50", "latency p95 (ms)": "p95", "validator replay (s)": "replay"}
+          "latency p50 (ms)": "p50", "latency p95 (ms)": "p95",
+          "latency p50, CPU time (ms)": "cpu_p50", "validator replay (s)": "replay"}
 MEASURES = (
     Measure("build and open time (s)", "build", ("build", "build_seconds")),
+    Measure("build and open time (s)", "build, CPU time", ("build", "build_cpu_seconds")),
     Measure("build and open time (s)", "open", ("query", "open_seconds")),
     Measure("store on disk (MiB)", "store", ("store_disk_bytes",), 1 / MIB),
     Measure("peak RSS (MiB)", "corpus only", ("corpus", "peak_rss_bytes"), 1 / MIB),
@@ -34,8 +36,11 @@ MEASURES = (
     Measure("peak RSS (MiB)", "open + queries", ("query", "peak_rss_bytes"), 1 / MIB),
     Measure("peak RSS (MiB)", "replay", ("replay", "peak_rss_bytes"), 1 / MIB),
     *(Measure(f"latency {q} (ms)", mode, ("query", "latency_ms", mode, q)) for q in ("p50", "p95") for mode in MODES),
+    *(Measure("latency p50, CPU time (ms)", mode, ("query", "latency_ms", mode, "cpu_p50")) for mode in MODES),
     Measure("validator replay (s)", "setup", ("replay", "replay_setup_seconds")),
     *(Measure("validator replay (s)", f"{mode}, all queries", ("replay", "replay_seconds", mode)) for mode in MODES),
+    *(Measure("validator replay (s)", f"{mode}, all queries, CPU time", ("replay", "replay_cpu_seconds", mode))
+      for mode in MODES),
 )
 
 
@@ -99,7 +104,7 @@ def plot(document: dict[str, Any], path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     columns = 3
-    figure, axes = plt.subplots(math.ceil(len(PANELS) / columns), columns, figsize=(15, 8.5))
+    figure, axes = plt.subplots(math.ceil(len(PANELS) / columns), columns, figsize=(15, 12))
     lines = series(document)
     for axis, panel in zip(axes.ravel(), PANELS, strict=False):
         for line in (item for item in lines if item["panel"] == panel):
