@@ -32,7 +32,10 @@ def main(argv: list[str]) -> int:
     elif phase == "build":
         figures.update(phases.build(system, corpus, store))
     elif phase == "query":
-        figures.update(phases.query(system, corpus, store, rows if system == "builtin" else None))
+        def checkpoint(done: dict[str, object]) -> None:
+            (work_dir / f"{phase}.partial.json").write_text(json.dumps({**figures, **done}), encoding="utf-8")
+
+        figures.update(phases.query(system, corpus, store, rows if system == "builtin" else None, checkpoint))
     else:
         figures.update(replay(corpus, store, rows, phases.TOP_K))
     print(json.dumps(figures))

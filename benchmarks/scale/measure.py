@@ -41,6 +41,7 @@ def run_phase(phase: str, system: str, size: int, seed: int, queries: int, work:
                str(work)]
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / f"{phase}.stdout", work / f"{phase}.stderr"
+    (work / f"{phase}.partial.json").unlink(missing_ok=True)
     started, load = time.perf_counter(), os.getloadavg()[0]
     with out.open("w") as stdout, err.open("w") as stderr:
         child = subprocess.Popen(command, cwd=cwd, stdout=stdout, stderr=stderr)
@@ -68,6 +69,7 @@ def run_phase(phase: str, system: str, size: int, seed: int, queries: int, work:
                                "load_average": {"start": load, "end": os.getloadavg()[0]}}
     if stopped or code != 0:
         figures["failed"] = stopped[0] if stopped else f"exit {code}: {err.read_text().strip()[-2000:]}"
-        return figures
+        partial = work / f"{phase}.partial.json"  # what the phase measured before it was stopped
+        return {**json.loads(partial.read_text()), **figures} if partial.is_file() else figures
     figures.update(json.loads(out.read_text().strip().splitlines()[-1]))
     return figures

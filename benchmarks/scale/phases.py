@@ -10,6 +10,7 @@ search per mode comes first, so the first query does not carry loading the colle
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,10 @@ def _row(system: BuiltinSystem, outcome: Any, query_id: str, text: str) -> dict[
     return row
 
 
-def query(system: str, corpus: SyntheticCorpus, store: Path, rows_dir: Path | None) -> dict[str, Any]:
-    """Open the store, then search every query in every mode; rows of the built-in system go to `rows_dir`."""
+def query(system: str, corpus: SyntheticCorpus, store: Path, rows_dir: Path | None,
+          checkpoint: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Open the store, then search every query in every mode; rows of the built-in system go to `rows_dir`. The
+    figures so far are handed to `checkpoint` after each mode, so a phase stopped in a later mode keeps them."""
     started = time.perf_counter()
     if system == "builtin":
         opened: Any = _builder().open(corpus.fixture(store / "synthetic.json"), store)
@@ -77,6 +80,7 @@ def query(system: str, corpus: SyntheticCorpus, store: Path, rows_dir: Path | No
         if rows_dir is not None and rows:
             rows_dir.mkdir(parents=True, exist_ok=True)
             (rows_dir / f"{mode}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        checkpoint(figures)
     if isinstance(opened, MilvusSystem):
         opened.close()
     return figures

@@ -75,6 +75,20 @@ def series(document: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def merged(documents: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several runs' figures as one (same machine): a later run's entry of a system and size replaces an earlier
+    one's; the plan lists every size and system, and the run plans are kept."""
+    entries: dict[tuple[str, int], dict[str, Any]] = {}
+    for document in documents:
+        entries.update({(e["system"], int(e["size"])): e for e in document["results"]})
+    first = documents[0]
+    plan = {**first["plan"], "sizes": sorted({size for _, size in entries}),
+            "systems": [s for s in ("builtin", "milvus") if any(system == s for system, _ in entries)],
+            "runs": [d["plan"] for d in documents]}
+    return {"machine": first["machine"], "plan": plan,
+            "results": sorted(entries.values(), key=lambda e: (int(e["size"]), e["system"]))}
+
+
 def failures(document: dict[str, Any]) -> list[str]:
     return [f"{e['system']} at {e['size']:,} documents, {phase}: {e[phase]['failed']}" for e in document["results"]
             for phase in ("corpus", "build", "query", "replay") if "failed" in e.get(phase, {})]
