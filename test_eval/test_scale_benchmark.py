@@ -65,3 +65,12 @@ def test_synthetic_corpus_is_seeded_and_shaped() -> None:
     assert first.vectors.shape == (200, DIMENSIONS) and first.query_vectors.shape == (3, DIMENSIONS)
     assert abs(float((first.vectors.astype("f8") ** 2).sum(axis=1).mean()) - 1.0) < 1e-6
     assert 100 < sum(len(t.split()) for t in first.texts) / 200 < 320
+
+
+def test_a_phase_over_its_memory_limit_is_stopped_and_says_so(tmp_path: Path) -> None:
+    from benchmarks.scale.measure import Limits, run_phase
+    from benchmarks.scale.run import ROOT
+
+    figures = run_phase("corpus", "builtin", 300, 0, 4, tmp_path, Limits(20 * 2 ** 20, 600.0), ROOT)
+    assert figures["failed"].startswith("stopped at ") and "limits 0.0 GiB" in figures["failed"], figures
+    assert "generate_seconds" not in figures  # nothing the stopped process did not report is invented
