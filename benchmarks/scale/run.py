@@ -44,7 +44,9 @@ def _measure(plan: Plan, size: int, system: str, work: Path) -> dict[str, Any]:
         figures = run_phase(phase, system, size, plan.seed, plan.queries, work, plan.limits, ROOT)
         entry[phase] = figures
         if phase == "build" and (work / "store").is_dir():
-            entry["store_disk_bytes"] = disk_bytes(work / "store")
+            # a build stopped half-way leaves a partial store: its size is no figure of the store
+            entry["store_disk_bytes" if "failed" not in figures else "partial_store_disk_bytes"] = disk_bytes(
+                work / "store")
         if "failed" in figures:
             break
     return entry
