@@ -45,6 +45,10 @@ MEASURES = (
 
 
 def value(entry: dict[str, Any], measure: Measure) -> float | None:
+    """The measure's value in an entry; a stopped phase's peak RSS is only where it was stopped, so it is none."""
+    phase = entry.get(measure.path[0])
+    if isinstance(phase, dict) and "failed" in phase and measure.path[-1] == "peak_rss_bytes":
+        return None
     found: Any = entry
     for key in measure.path:
         if not isinstance(found, dict) or key not in found:
