@@ -8,7 +8,7 @@ RESULTS ?= $(WORK_DIR)/results
 COMPARE_FLAGS ?=
 REPORT_FLAGS ?=
 
-.PHONY: setup test fixture calibration report bench lint
+.PHONY: setup test fixture calibration report bench bench-scale lint
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,13 @@ report: setup
 # The benchmark suite on the real data (README, "Benchmarks"): ratios against same-run baselines, JSON in .benchmarks/.
 bench: setup
 	$(PY) -m pytest -m benchmark -p no:xdist --benchmark-autosave --work-dir=$(abspath $(WORK_DIR))
+
+# Cost curves at scale (docs/scale.md): synthetic corpora, both systems built, opened and searched, the validator's
+# replay; figures and stores in $(WORK_DIR)/scale, the table and plot rewritten in docs/.
+SCALE_SIZES ?= 10000 100000 1000000
+SCALE_FLAGS ?=
+bench-scale: setup
+	$(PY) -m benchmarks.scale --sizes $(SCALE_SIZES) --out $(WORK_DIR)/scale --docs docs $(SCALE_FLAGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,1 @@
+"""Benchmarks that run outside the default test suite (`make bench-scale`)."""
