@@ -50,6 +50,8 @@ def server(served: bytes) -> Iterator[LoopbackServer]:
         "/bigger.zip": Route(body=served + b"\0" * 4096),
         "/trickle.zip": Route(body=served, chunk_size=1, chunk_delay=0.2),
         "/slow.zip": Route(body=served, chunk_size=128, chunk_delay=0.25),
+        # half sent, then held until released: a signal sent meanwhile provably arrives mid-transfer
+        "/held.zip": Route(body=served, chunk_size=128, hold_after=len(served) // 2),
     }
     with LoopbackServer(routes) as running:
         yield running
@@ -206,7 +208,8 @@ def test_a_cli_build_stopped_mid_download_exits_with_its_code_and_keeps_nothing(
                                                                                served: bytes, tmp_path: Path,
                                                                                signum: int, code: int) -> None:
     work = tmp_path / "work"
-    env = {**child_env(), "TINY_SOURCE_URL": server.url("/slow.zip"), "TINY_SOURCE_BYTES": str(len(served)),
+    server.hold()
+    env = {**child_env(), "TINY_SOURCE_URL": server.url("/held.zip"), "TINY_SOURCE_BYTES": str(len(served)),
            "TINY_SOURCE_MD5": md5(served)}
     env.pop("SCIFACT_ARCHIVE", None)
     build = subprocess.Popen([sys.executable, "-m", "fixtures.tiny_cli", "build", "--out", str(tmp_path / "f.json"),
@@ -214,12 +217,13 @@ def test_a_cli_build_stopped_mid_download_exits_with_its_code_and_keeps_nothing(
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     dest = work / "download" / "scifact.zip"
     try:
-        wait_for(lambda: bool(partials(dest)))
-        time.sleep(0.5)
+        # the server has sent the first half and holds the rest: the transfer is mid-way, whatever the load
+        wait_for(lambda: server.holding() and bool(partials(dest)))
         build.send_signal(signum)
         _, stderr = build.communicate(timeout=30)
     finally:
         build.kill()
+        server.release()
     assert build.returncode == code, stderr
     assert stderr.strip().splitlines() == [stderr.strip()] and "partial files were removed" in stderr, stderr
     assert "Traceback" not in stderr and not dest.exists() and partials(dest) == []
