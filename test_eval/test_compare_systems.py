@@ -13,11 +13,11 @@ from harness.evaluation.comparison.inputs import ComparisonInputError
 from harness.evaluation.comparison.run_specs import parse_run
 from harness.evaluation.comparison.systems_artifact import (
     SystemsRequest,
+    comparable_runs,
     compare_systems,
     systems_comparison_name,
     systems_document,
 )
-from harness.evaluation.comparison.systems_inputs import load_run
 from harness.evaluation.gates.split_modes import MissingModeError
 from harness.publish.text.systems_text import systems_summary
 from harness.publish.verdicts import validator_judgement
@@ -31,8 +31,11 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
     if len(given) < 2:
         pytest.skip("give --compare-run NAME=DIR twice or more to compare evaluations of different systems")
     runs = [parse_run(value) for value in given]
+    absent = [f"{spec.name}={spec.output_dir}" for spec in runs if not spec.output_dir.is_dir()]
+    if absent:  # a mistyped run is an error, never a skip
+        pytest.fail(f"--compare-run {', '.join(absent)}: not a directory", pytrace=False)
     try:
-        loaded = [load_run(spec, split) for spec in runs]
+        loaded = comparable_runs(runs, split)
     except (ComparisonInputError, MissingModeError) as exc:
         if pytestconfig.getoption("--require-receipts"):
             pytest.fail(f"--require-receipts: {exc}", pytrace=False)

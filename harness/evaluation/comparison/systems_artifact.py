@@ -83,12 +83,19 @@ def _input_record(arm: Arm, entry: ModeInput) -> dict[str, Any]:
     return {"label": arm.label, "run": arm.run, **entry.record()}
 
 
-def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparison_dir: Path,
-                     verdicts: dict[str, str] | None) -> dict[str, Any]:
-    split, procedure = request.split, request.procedure
+def comparable_runs(specs: Sequence[RunSpec], split: str) -> list[RunInput]:
+    """Each run read for `split`; refused, naming every problem, unless they can be compared."""
+    runs = [load_run(spec, split) for spec in specs]
     problems = systems_problems(runs, split)
     if problems:
         raise ComparisonRefused(f"the {split} runs cannot be compared:\n  " + "\n  ".join(problems))
+    return runs
+
+
+def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparison_dir: Path,
+                     verdicts: dict[str, str] | None) -> dict[str, Any]:
+    """The document for `runs`, which `comparable_runs` read and checked."""
+    split, procedure = request.split, request.procedure
     by_label = {arm.label: entry for run in runs for arm, entry in zip(run.arms, run.inputs, strict=True)}
     readings = read_hypotheses(runs, split)
     pairs = with_hypothesis_pairs(arm_pairs([run.arms for run in runs], request.baseline), readings)
@@ -138,10 +145,7 @@ def compare_systems(request: SystemsRequest, judge: Judgement) -> tuple[Path, di
     target = request.output_dir / systems_comparison_name(request.split)
     if target.exists() and not request.replace:
         clear_target(target, replace=False)
-    runs = [load_run(spec, request.split) for spec in request.runs]
-    problems = systems_problems(runs, request.split)
-    if problems:  # before the validator's minutes, not after
-        raise ComparisonRefused(f"the {request.split} runs cannot be compared:\n  " + "\n  ".join(problems))
+    runs = comparable_runs(request.runs, request.split)  # before the validator's minutes, not after
     verdicts = _verdicts(runs, judge) if request.validate_inputs else None
     document = systems_document(runs, request, request.output_dir, verdicts)
     validate_schema(document, "systems-comparison")

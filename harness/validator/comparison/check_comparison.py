@@ -8,11 +8,9 @@ from typing import Any
 
 from ..core.digests import sha256_file
 from ..core.report import Report
-from ..core.schemas import violation
-from ..core.strict_json import StrictJSONError, load_file
 from . import paired_stats
 from .comparison_experiment import check_experiment
-from .comparison_inputs import Input, Values, count_problem, read_input, recompute
+from .comparison_inputs import Input, Values, count_problem, read_comparison, read_input, recompute
 from .comparison_stats import check_means, check_procedure, check_statistics
 
 MODES = ("fts_only", "vector_only", "hybrid")
@@ -75,17 +73,8 @@ def check_comparison(path: Path, judge: Judge, *, artifacts_dir: Path | None = N
                      known: Mapping[str, Report] | None = None) -> Report:
     """`judge` validates an aggregate; `known` maps aggregate sha256 to a report this process already made."""
     report = Report(str(path))
-    if not path.is_file():
-        report.fail("inputs", "the comparison named exists", "a file", f"{path} is missing or not a file")
-        return report
-    try:
-        document = load_file(path)
-    except StrictJSONError as exc:
-        report.fail("comparison.schema", "the comparison is strict JSON", "strict JSON", str(exc))
-        return report
-    found = violation(document, "comparison")
-    if not report.expect("comparison.schema", found is None, "the comparison matches comparison.schema.json",
-                         "no violation", found):
+    document = read_comparison(path, "comparison", "comparison.schema", report)
+    if document is None:
         return report
     loaded = _load_inputs(document, artifacts_dir or path.parent, report)
     if loaded is None:

@@ -9,9 +9,7 @@ from typing import Any
 
 from ..core.digests import sha256_file
 from ..core.report import Report
-from ..core.schemas import violation
-from ..core.strict_json import StrictJSONError, load_file
-from .comparison_inputs import Values, count_problem, recompute
+from .comparison_inputs import Values, count_problem, read_comparison, recompute
 from .systems_experiment import check_systems_experiment
 from .systems_hypothesis import check_hypotheses
 from .systems_inputs import Loaded, load_runs
@@ -62,17 +60,8 @@ def check_systems_comparison(path: Path, judge: Judge, *, known: Mapping[str, Re
     """`judge` validates an aggregate against a freeze record; `known` maps aggregate sha256 to a report this process
     already made."""
     report = Report(str(path))
-    if not path.is_file():
-        report.fail("inputs", "the comparison named exists", "a file", f"{path} is missing or not a file")
-        return report
-    try:
-        document = load_file(path)
-    except StrictJSONError as exc:
-        report.fail("systems.schema", "the comparison is strict JSON", "strict JSON", str(exc))
-        return report
-    found = violation(document, "systems-comparison")
-    if not report.expect("systems.schema", found is None, "the comparison matches systems-comparison.schema.json",
-                         "no violation", found):
+    document = read_comparison(path, "systems-comparison", "systems.schema", report)
+    if document is None:
         return report
     loaded = load_runs(document, path.parent, report)
     if loaded is None:

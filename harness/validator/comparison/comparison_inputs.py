@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.digests import sha256_canonical, sha256_file
+from ..core.report import Report
+from ..core.schemas import violation
 from ..core.strict_json import StrictJSONError, load_file, load_lines
 from ..retrieval import ir_metrics
 
@@ -115,3 +117,19 @@ def count_problem(query_ids: list[Any] | None, count: int, digest: str) -> str |
         return None
     return (f"{len(query_ids)} queries whose ids hash to {sha256_canonical(query_ids)}; the comparison states {count} "
             f"and {digest}")
+
+
+def read_comparison(path: Path, schema: str, check: str, report: Report) -> dict[str, Any] | None:
+    """The comparison file at `path` when it exists, is strict JSON and matches `schema` (failing `check` else)."""
+    if not path.is_file():
+        report.fail("inputs", "the comparison named exists", "a file", f"{path} is missing or not a file")
+        return None
+    try:
+        document: dict[str, Any] = load_file(path)
+    except StrictJSONError as exc:
+        report.fail(check, "the comparison is strict JSON", "strict JSON", str(exc))
+        return None
+    found = violation(document, schema)
+    if not report.expect(check, found is None, f"the comparison matches {schema}.schema.json", "no violation", found):
+        return None
+    return document
