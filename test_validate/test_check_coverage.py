@@ -339,6 +339,8 @@ VIOLATIONS: dict[str, Violation] = {
     "corpus.pinned": Violation(_judged_by_the_dense_lane),
     "corpus.contract": _fixture_rewrite(lambda f: f["contract"].update(namespace="another-namespace")),
     "corpus.semantic_text": _fixture_rewrite(_edited_semantic_text),
+    "corpus.ir_datasets_id": _receipt("fts_only", "calibration",
+                                      lambda r: r["corpus"].update(ir_datasets_id="beir/scifact/test")),
     "archive.members": Violation(lambda copy: copy.aggregate_path("fts_only", "calibration"),
                                  archive=_archive_with_other_queries).unreached("archive.content"),
     "archive.content": Violation(_judged_by_the_dense_lane,
