@@ -295,12 +295,12 @@ def _config(mode: str, split: str, change: Callable[[Json], object]) -> Violatio
     return Violation(lambda copy: forger.reseal_config(copy, mode, split, change))
 
 
-CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.semantic_text",
-                  "profile.contract", "corpus.source_hashes", "corpus.vectors", "replay.lexical",
-                  "rows.fact_ids", "rows.query_identity", "split.contract", "split.counts", "split.membership",
-                  "split.selected_ids", "store.facts", "store.live", "store.manifest", "store.mapping",
-                  "store.mapping_coverage", "store.mapping_path", "store.parts", "store.unchanged_by_run",
-                  "store.vectors")
+CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.ir_datasets_id",
+                  "corpus.semantic_text", "profile.contract", "corpus.source_hashes", "corpus.vectors",
+                  "replay.lexical", "rows.fact_ids", "rows.query_identity", "split.contract", "split.counts",
+                  "split.membership", "split.selected_ids", "store.facts", "store.live", "store.manifest",
+                  "store.mapping", "store.mapping_coverage", "store.mapping_path", "store.parts",
+                  "store.unchanged_by_run", "store.vectors")
 MAPPING_READERS = ("rows.fact_ids", "store.facts", "store.mapping_coverage", "store.vectors")
 NO_STORE = "without a readable store there is nothing to replay the lexical lane over"
 

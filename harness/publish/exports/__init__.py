@@ -1,2 +1,1 @@
-"""Exports for other tools: TREC and ranx runs and qrels, original scores, per-query CSVs, MTEB result files, the
-summary table (CSV and JSON) and a LaTeX table."""
+"""Exports for other tools: TREC and ranx runs and qrels, scores, CSVs, MTEB results, a summary and a LaTeX table."""
