@@ -38,6 +38,17 @@ def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
     assert {f"exports/scifact-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("run", "scores.tsv")} <= names
     assert {f"exports/scifact-{s}.qrels" for s in SPLITS} | {f"exports/scifact-per-query-{s}.csv"
                                                              for s in SPLITS} <= names
+    assert {f"exports/scifact-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("ranx.json", "mteb.json")} | {
+        f"exports/scifact-{s}.qrels.json" for s in SPLITS} | {
+        "exports/summary.csv", "exports/summary.json", "exports/scifact-headline.tex"} <= names
+    summary = json.loads((bundle / "exports/summary.json").read_text())["rows"]
+    assert len(summary) == len(MODES) * len(SPLITS)
+    for row in summary:  # the bundle's own verdicts, and every split compared, so every interval is there
+        assert row["verdict"] == "ELIGIBLE" and "in this bundle" in row["verdict_by"]
+        comparison = json.loads((bundle / f"artifacts/scifact-comparison-{row['split']}.json").read_text())
+        assert row["ndcg_at_10_ci_low"] == comparison["modes"][row["mode"]]["ndcg_at_10"]["ci_low"]
+        assert row["aggregate_sha256"] == sha256_file(bundle / f"artifacts/scifact-{row['mode']}-{row['split']}"
+                                                      ".aggregate.json")
     manifest = json.loads((bundle / "MANIFEST.json").read_text())
     assert set(manifest["files"]) == names - {"MANIFEST.json"}
     assert all(sha256_file(bundle / name) == digest for name, digest in manifest["files"].items())

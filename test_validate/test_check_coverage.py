@@ -295,12 +295,12 @@ def _config(mode: str, split: str, change: Callable[[Json], object]) -> Violatio
     return Violation(lambda copy: forger.reseal_config(copy, mode, split, change))
 
 
-CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.semantic_text",
-                  "profile.contract", "corpus.source_hashes", "corpus.vectors", "replay.lexical",
-                  "rows.fact_ids", "rows.query_identity", "split.contract", "split.counts", "split.membership",
-                  "split.selected_ids", "store.facts", "store.live", "store.manifest", "store.mapping",
-                  "store.mapping_coverage", "store.mapping_path", "store.parts", "store.unchanged_by_run",
-                  "store.vectors")
+CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.ir_datasets_id",
+                  "corpus.semantic_text", "profile.contract", "corpus.source_hashes", "corpus.vectors",
+                  "replay.lexical", "rows.fact_ids", "rows.query_identity", "split.contract", "split.counts",
+                  "split.membership", "split.selected_ids", "store.facts", "store.live", "store.manifest",
+                  "store.mapping", "store.mapping_coverage", "store.mapping_path", "store.parts",
+                  "store.unchanged_by_run", "store.vectors")
 MAPPING_READERS = ("rows.fact_ids", "store.facts", "store.mapping_coverage", "store.vectors")
 NO_STORE = "without a readable store there is nothing to replay the lexical lane over"
 
@@ -339,6 +339,8 @@ VIOLATIONS: dict[str, Violation] = {
     "corpus.pinned": Violation(_judged_by_the_dense_lane),
     "corpus.contract": _fixture_rewrite(lambda f: f["contract"].update(namespace="another-namespace")),
     "corpus.semantic_text": _fixture_rewrite(_edited_semantic_text),
+    "corpus.ir_datasets_id": _receipt("fts_only", "calibration",
+                                      lambda r: r["corpus"].update(ir_datasets_id="beir/scifact/test")),
     "archive.members": Violation(lambda copy: copy.aggregate_path("fts_only", "calibration"),
                                  archive=_archive_with_other_queries).unreached("archive.content"),
     "archive.content": Violation(_judged_by_the_dense_lane,

@@ -21,7 +21,7 @@ COMMON = (
     "latency.contention",
     "aggregate.failures", "aggregate.result_counts", "aggregate.unique_docs", "aggregate.repeated_top1",
     "corpus.fixture", "corpus.vectors", "corpus.source_hashes", "corpus.payload_hashes", "corpus.pinned",
-    "corpus.contract", "corpus.semantic_text",
+    "corpus.contract", "corpus.ir_datasets_id", "corpus.semantic_text",
     "split.contract", "split.membership", "split.selected_ids", "split.counts", "rows.query_identity",
     "store.manifest", "store.parts", "store.live", "store.unchanged_by_run", "store.mapping_path", "store.mapping",
     "store.mapping_coverage", "rows.fact_ids", "store.vectors", "store.facts", "receipt.identity", "receipt.embedding",

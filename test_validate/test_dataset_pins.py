@@ -54,6 +54,8 @@ def test_the_harness_contracts_pin_the_same_content_as_the_validator() -> None:
     for contract, pins in ((scifact_contract().pinned_content_sha256, all_pins()["beir-scifact"]),
                            (tiny["pinned_content_sha256"], all_pins()["tiny-test"])):
         assert contract == {k: pins.content_sha256[k] for k in ("documents", "queries", "qrels")}
+    assert scifact_contract().ir_datasets_id == all_pins()["beir-scifact"].ir_datasets_id == "beir/scifact/test"
+    assert tiny.get("ir_datasets_id") is None and all_pins()["tiny-test"].ir_datasets_id is None
 
 
 @pytest.mark.real_model

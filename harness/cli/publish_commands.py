@@ -110,7 +110,8 @@ def run_compare_systems(args: argparse.Namespace) -> int:
 
 
 def add_export(commands: Commands) -> None:
-    parser = _command(commands, "export", "TREC run and qrels files and per-query CSVs for other tools")
+    parser = _command(commands, "export", "runs, qrels, per-query CSVs, MTEB result files, a summary and a LaTeX "
+                      "table for other tools")
     parser.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
     parser.add_argument("--split", choices=SPLITS, action="append", default=None,
                         help="a split to export (repeatable; default: every split with its modes' aggregates)")
@@ -128,8 +129,9 @@ def run_export(args: argparse.Namespace) -> int:
             raise PathArgumentError(f"--split {split}: {args.output_dir} holds no {split} aggregate; run that split "
                                     "first, or leave --split out to export every split that is there")
     written = export(args.output_dir, target, args.split, replace=args.replace)
-    print(f"exported {len(written)} files to {target}: TREC runs (score = n - rank + 1, the receipt's order), the "
-          "original scores (.scores.tsv), qrels and per-query CSVs")
+    print(f"exported {len(written)} files to {target}: TREC and ranx runs (score = n - rank + 1, the receipt's order) "
+          "and qrels, the original scores (.scores.tsv), per-query CSVs, MTEB result files (.mteb.json), summary.csv "
+          "and summary.json, and a LaTeX table")
     return 0
 
 

@@ -46,6 +46,7 @@ class Contract:
     namespace: str
     top_k: int
     calibration_count: int
+    ir_datasets_id: str | None = None  # the dataset's id in ir_datasets, when it has one (receipts and exports name it)
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> "Contract":
@@ -71,6 +72,7 @@ class Contract:
                 namespace=data["namespace"],
                 top_k=int(data["top_k"]),
                 calibration_count=int(data["calibration_count"]),
+                ir_datasets_id=data.get("ir_datasets_id"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise HarnessError(f"contract {data.get('name', '?')!r} is incomplete or malformed: {exc!r}") from exc

@@ -1,5 +1,6 @@
 """What a bundle publishes beside the validated receipts: the comparisons (validated too), the HTML and Markdown
-reports, TREC runs and qrels with the original scores, and per-query CSVs.
+reports, and the exports for other tools (TREC and ranx runs and qrels, the original scores, per-query CSVs, MTEB
+result files, summary.csv and summary.json with the bundle's own verdicts, the LaTeX table).
 
 Everything here reads the staging directory only (the bundle copied its inputs there first). A split with two modes
 or more is compared: a comparison the output directory held (staged beside the artifacts) is bundled as it is (it
@@ -15,10 +16,11 @@ from typing import Any
 
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, comparison_name, document_bytes
-from harness.evaluation.comparison.inputs import load_inputs
+from harness.evaluation.comparison.inputs import ModeInput, load_inputs
 from harness.evaluation.gates.split_modes import present_modes, read_freeze
 from harness.json_input import parse_document
-from harness.publish.exports.exports import export_texts
+from harness.publish.exports.exports import all_texts
+from harness.publish.exports.summary_table import Verdict, split_comparison
 from harness.publish.report.report import with_verification, write_files
 from harness.publish.report.report_data import load_report_data
 from harness.validator.core.report import Report
@@ -79,8 +81,15 @@ def add_exports_and_reports(staging: Path, splits: Sequence[str], known: Mapping
     artifacts = staging / "artifacts"
     exports = staging / "exports"
     exports.mkdir()
-    for split in splits:
-        for name, text in export_texts(split, load_inputs(artifacts, split, present_modes(artifacts, split))).items():
-            (exports / name).write_text(text, encoding="utf-8")
+    runs = {split: load_inputs(artifacts, split, present_modes(artifacts, split)) for split in splits}
+    comparisons = {split: split_comparison(artifacts, split, inputs) for split, inputs in runs.items()}
+
+    def judge(entry: ModeInput, _: dict[str, Any] | None) -> Verdict:
+        report = known[entry.aggregate_sha256]
+        return Verdict("ELIGIBLE" if report.eligible else "NOT ELIGIBLE",
+                       "the validator, in this bundle, with every text re-embedded")
+
+    for name, text in all_texts(runs, comparisons, judge).items():
+        (exports / name).write_text(text, encoding="utf-8")
     data = with_verification(load_report_data(artifacts, validated=True, freeze=read_freeze(staging)), known)
     write_files(staging / "report.html", staging / "report.md", data)

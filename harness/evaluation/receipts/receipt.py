@@ -23,9 +23,10 @@ def absolute(path: Path) -> str:
     return os.path.abspath(path)
 
 
-def corpus_receipt(fixture: CorpusFixture) -> dict[str, Any]:
+def corpus_receipt(fixture: CorpusFixture, contract: Contract) -> dict[str, Any]:
     data = fixture.data
     return {
+        "ir_datasets_id": contract.ir_datasets_id,
         "fixture_path": absolute(fixture.path),
         "fixture_sha256": fixture.sha256,
         "vectors_sha256": data["vectors"]["sha256"],
@@ -61,7 +62,7 @@ def run_receipt(*, mode: str, split: str, top_k: int, fixture: CorpusFixture, co
         "executable": provenance.executable(argv),
         "source": {"harness": provenance.harness_digest(), "git": provenance.git_state()},
         "dependencies": provenance.dependency_versions(),
-        "corpus": corpus_receipt(fixture),
+        "corpus": corpus_receipt(fixture, contract),
         "embedding": embedding_receipt(fixture),
         "system": system.identity().record(),
         "store": system.store_receipt(before, after),

@@ -1,1 +1,1 @@
-"""Exports for other tools: TREC runs and qrels, original scores, per-query CSVs."""
+"""Exports for other tools: TREC and ranx runs and qrels, scores, CSVs, MTEB results, a summary and a LaTeX table."""

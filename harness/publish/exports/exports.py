@@ -1,19 +1,32 @@
-"""`python -m harness export`: TREC runs, original scores, qrels and per-query CSVs, written beside the results.
+"""`python -m harness export`: TREC runs, original scores, qrels and per-query CSVs, ranx JSON runs and qrels, MTEB
+result files, summary.csv and summary.json, and a LaTeX table, written beside the results.
 
 Every file is derived from rows whose digest is their aggregate's per_query_sha256 (the same reading a comparison
 does); nothing existing is overwritten without --replace, and the files are written together: a failure while
 writing them changes none.
 """
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from harness.atomic import write_all_atomic
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation.comparison.experiment import judgement_disagreement
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
 from harness.evaluation.gates.split_modes import complete_splits, split_modes
+from harness.publish.exports.latex_table import LATEX_NAME, latex_text
+from harness.publish.exports.mteb_result import mteb_document, mteb_name
 from harness.publish.exports.per_query_csv import per_query_name, per_query_text
+from harness.publish.exports.ranx_json import ranx_qrels_name, ranx_qrels_text, ranx_run_name, ranx_run_text
+from harness.publish.exports.summary_table import (
+    Judge,
+    split_comparison,
+    summary_rows,
+    summary_texts,
+    verdict_of_comparison,
+)
 from harness.publish.exports.trec_export import qrels_name, qrels_text, run_name, run_text, scores_name, scores_text
 
 
@@ -32,11 +45,25 @@ def export_texts(split: str, inputs: Sequence[ModeInput]) -> dict[str, str]:
     if disagreement is not None:
         raise ExportRefused(f"the {split} runs do not share their judgements, so no qrels file can stand for them: "
                             f"{disagreement}; export runs of one fixture (rerun the modes that differ)")
-    files = {qrels_name(split): qrels_text(inputs[0].rows),
+    files = {qrels_name(split): qrels_text(inputs[0].rows), ranx_qrels_name(split): ranx_qrels_text(inputs[0].rows),
              per_query_name(split): per_query_text([(entry.mode, entry.rows) for entry in inputs])}
     for entry in inputs:
         files[run_name(entry.mode, split)] = run_text(entry.rows, f"scifact-{entry.mode}-{split}")
         files[scores_name(entry.mode, split)] = scores_text(entry.rows)
+        files[ranx_run_name(entry.mode, split)] = ranx_run_text(entry.rows)
+        files[mteb_name(entry.mode, split)] = json.dumps(mteb_document(entry), ensure_ascii=False, indent=1) + "\n"
+    return files
+
+
+def all_texts(runs: Mapping[str, Sequence[ModeInput]], comparisons: Mapping[str, dict[str, Any] | None],
+              judge: Judge) -> dict[str, str]:
+    """Every export file of every split in `runs`, with summary.csv, summary.json and the LaTeX table over them all;
+    `comparisons` holds each split's comparison (None without one), `judge` says each run's verdict."""
+    files: dict[str, str] = {}
+    for split, inputs in runs.items():
+        files.update(export_texts(split, inputs))
+    files.update(summary_texts(summary_rows(runs, comparisons, judge)))
+    files[LATEX_NAME] = latex_text(runs)
     return files
 
 
@@ -48,9 +75,9 @@ def export(output_dir: Path, export_dir: Path, splits: Sequence[str] | None = No
         raise NothingToExport(f"{output_dir} holds no split with its modes' aggregates (every frozen mode, when "
                               "there is a freeze); run `python -m harness run --split calibration` (or heldout) "
                               "into it first")
-    files: dict[str, str] = {}
-    for split, modes in chosen.items():
-        files.update(export_texts(split, load_inputs(output_dir, split, modes)))
+    runs = {split: load_inputs(output_dir, split, modes) for split, modes in chosen.items()}
+    comparisons = {split: split_comparison(output_dir, split, inputs) for split, inputs in runs.items()}
+    files = all_texts(runs, comparisons, verdict_of_comparison)
     existing = sorted(name for name in files if (export_dir / name).exists())
     if existing and not replace:
         more = " ..." if len(existing) > 4 else ""

@@ -37,6 +37,8 @@ CHECKS: dict[str, str] = {
                      "holds pins for (its own digests and judgements, whatever the fixture says of itself)",
     "corpus.contract": "the fixture's contract terms (shape, ceiling, prefixes, top_k, calibration count) are not the "
                        "pinned dataset's",
+    "corpus.ir_datasets_id": "the receipt's ir_datasets id is not the one the validator pins for the fixture's dataset "
+                             "(null for a dataset ir_datasets does not hold)",
     "corpus.semantic_text": "a semantic text is not the validator's own derivation under the contract rule",
     "archive.members": "the archive given to re-derive from is unreadable, or a pinned member is not the pinned bytes",
     "archive.content": "a document, test query, judgement or semantic text of the fixture is not what the "

@@ -1,7 +1,8 @@
 """The fixture held to the validator's own pins, and, with the archive at hand, re-derived from it.
 
 `corpus.pinned`, `corpus.contract`, `corpus.semantic_text` and `profile.contract` read only the fixture's
-content and the pins: no flag or digest the fixture states about itself is taken. `archive.members` and
+content and the pins (`corpus.ir_datasets_id` holds the receipt's ir_datasets id to the pins' own): no flag or
+digest the fixture states about itself is taken. `archive.members` and
 `archive.content` run when the verifier supplies the archive (`--archive`, or `SCIFACT_ARCHIVE` when it
 holds this dataset's members).
 """
@@ -52,6 +53,9 @@ def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Repo
     report.equal("corpus.contract", pins.contract, fixture["contract"],
                  f"the fixture's contract terms (shape, ceiling, prefixes, top_k, calibration count) are "
                  f"{pins.title}'s")
+    report.equal("corpus.ir_datasets_id", pins.ir_datasets_id, receipt["corpus"]["ir_datasets_id"],
+                 f"the receipt names {pins.title} by the ir_datasets id the validator pins for it "
+                 f"({pins.ir_datasets_id or 'none: ir_datasets does not hold it'})")
     found_profile = {key: fixture["profile"].get(key) for key in pins.profile}
     fixture_contract = found_profile == pins.profile
     report.expect("profile.contract", fixture_contract and receipt["profile"] == fixture["profile"],

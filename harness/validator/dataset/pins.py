@@ -25,6 +25,7 @@ class Pins:
     profile: dict[str, Any]  # the contract's text profile
     content_sha256: dict[str, str]
     qrels: dict[str, dict[str, int]]  # the test judgements, in full
+    ir_datasets_id: str | None = None  # the dataset's id in ir_datasets (None: ir_datasets does not hold it)
 
     @property
     def is_scifact(self) -> bool:
