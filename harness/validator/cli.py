@@ -1,23 +1,31 @@
-"""python -m harness.validator AGGREGATE [ROWS] | --comparison COMPARISON | --self-test"""
+"""python -m harness.validator AGGREGATE [ROWS] [AGGREGATE [ROWS] ...] | --comparison COMPARISON | --self-test"""
 
 import json
 import sys
 import traceback
+from pathlib import Path
 
-from .options import FAULT, USAGE, Parser, path_argument, usage_problem
-from .pipeline import validate, validate_comparison
+from .core.report import Report
+from .options import FAULT, USAGE, Parser, path_argument, subjects_of, usage_problem
+from .pipeline import validate_comparison
 from .self_test import run_self_test
+from .stored import Options, Subject, validate_all
+
+EXIT_ORDER = (0, 3, 1)  # eligible, not verified, failed: several aggregates exit with the worst
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> Parser:
     parser = Parser(prog="python -m harness.validator", description=__doc__)
-    parser.add_argument("aggregate", type=path_argument, nargs="?")
-    parser.add_argument("rows", type=path_argument, nargs="?")
+    parser.add_argument("inputs", type=path_argument, nargs="*", metavar="AGGREGATE [ROWS]",
+                        help="aggregates to validate, each optionally followed by its rows (a .jsonl file); several "
+                             "are validated in one process (the model loaded once)")
     parser.add_argument("--fixture", type=path_argument, help="corpus fixture (default: the one the receipt names)")
     parser.add_argument("--store-dir", type=path_argument,
                         help="the run's store, when it moved (default: the directory the receipt names)")
     parser.add_argument("--freeze", type=path_argument, help="freeze record (default: the one the receipt names)")
-    parser.add_argument("--json", type=path_argument, help="also write the report as JSON here")
+    parser.add_argument("--json", type=path_argument,
+                        help="also write the report as JSON here; with several aggregates, a directory that gets "
+                             "one NAME.validation.json per aggregate")
     parser.add_argument("--archive", type=path_argument,
                         help="the dataset's archive (e.g. scifact.zip): re-derive every document, query, judgement "
                              "and semantic text from it and compare (default: $SCIFACT_ARCHIVE when it holds the "
@@ -27,48 +35,72 @@ def main(argv: list[str] | None = None) -> int:
                              "$OLLAMA_HOST); the endpoint written in the fixture is never asked")
     embedding = parser.add_mutually_exclusive_group()
     embedding.add_argument("--full-embedding", action="store_true",
-                           help="re-embed every document and query text (the bundle always does); default: a fresh "
-                                "sample")
+                           help="re-embed every document and query text (the bundle always does; kept once per "
+                                "fixture, verifier and validator); default: a fresh sample")
     embedding.add_argument("--no-embedding-check", action="store_true",
                            help="do not re-embed (leaves it not verified)")
+    parser.add_argument("--verdicts", type=path_argument, metavar="DIR",
+                        help="the directory whose validation/ folder keeps the stored verdicts (default: each "
+                             "aggregate's own directory)")
+    parser.add_argument("--revalidate", action="store_true",
+                        help="validate again even when a stored verdict matches (the new verdict is stored)")
     parser.add_argument("--comparison", type=path_argument,
                         help="validate a comparison artifact instead of an aggregate: of a split's modes "
                              "(scifact-comparison-<split>.json) or between systems (scifact-systems-<split>.json), "
                              "as its schema field says")
     parser.add_argument("--self-test", action="store_true", help="validate a generated tiny run, then tampered copies")
+    return parser
+
+
+def _write(path: Path, report: Report) -> str | None:
+    try:
+        path.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
+    except OSError as exc:
+        return (f"error: --json {path}: {exc.strerror or exc}; the verdict above stands, but no report was written: "
+                "choose a file you can write")
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.self_test:
         return run_self_test()
-    if args.comparison is not None and (args.aggregate is not None or args.fixture or args.freeze or args.store_dir):
+    if args.comparison is not None and (args.inputs or args.fixture or args.freeze or args.store_dir):
         parser.error("--comparison takes no AGGREGATE, ROWS, --fixture, --freeze or --store-dir: it validates the "
                      "aggregates the comparison names, as their receipts locate them")
-    if args.aggregate is None and args.comparison is None:
+    if not args.inputs and args.comparison is None:
         parser.error("AGGREGATE is required (or --comparison, or --self-test)")
-    problem = usage_problem(args.store_dir, args.json, args.archive)
+    pairs, problem = subjects_of(args.inputs)
+    subjects = [Subject(aggregate, rows, args.freeze, args.verdicts) for aggregate, rows in pairs]
+    several = len(subjects) > 1
+    problem = problem or usage_problem(args.store_dir, args.json, args.archive, several=several)
     if problem is not None:
         parser.error(problem)
+    options = Options(embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
+                      fixture=args.fixture, store_dir=args.store_dir, archive=args.archive, ollama_url=args.ollama_url)
     try:
         if args.comparison is not None:
-            report = validate_comparison(args.comparison, embeddings=not args.no_embedding_check,
-                                         full_embedding=args.full_embedding, archive=args.archive,
-                                         ollama_url=args.ollama_url)
+            reports = [validate_comparison(args.comparison, embeddings=options.embeddings,
+                                           full_embedding=options.full_embedding, archive=args.archive,
+                                           ollama_url=args.ollama_url)]
         else:
-            report = validate(args.aggregate, args.rows, fixture=args.fixture, freeze=args.freeze,
-                              embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
-                              store_dir=args.store_dir, archive=args.archive, ollama_url=args.ollama_url)
+            reports = validate_all(subjects, options, reuse=not args.revalidate)
     except Exception:  # a validator fault is not a verdict on the artifact
         traceback.print_exc()
         print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")
         return FAULT
-    print("\n".join(report.lines()))
+    for report in reports:
+        print("\n".join(([f"== {report.subject}"] if several else []) + report.lines()))
     if args.json:
-        try:
-            args.json.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
-        except OSError as exc:
-            print(f"error: --json {args.json}: {exc.strerror or exc}; the verdict above stands, but no report was "
-                  "written: choose a file you can write", file=sys.stderr)
+        targets = [args.json / (Path(r.subject).name.removesuffix(".aggregate.json") + ".validation.json")
+                   for r in reports] if several else [args.json]
+        failed = [error for target, report in zip(targets, reports, strict=True)
+                  if (error := _write(target, report)) is not None]
+        if failed:
+            print(failed[0], file=sys.stderr)
             return USAGE
-    return report.exit_code()
+    return max((report.exit_code() for report in reports), key=EXIT_ORDER.index)
 
 
 if __name__ == "__main__":

@@ -28,14 +28,34 @@ def path_argument(value: str) -> Path:
     return Path(os.path.abspath(value))
 
 
-def usage_problem(store_dir: Path | None, report: Path | None, archive: Path | None = None) -> str | None:
-    """What is wrong with --store-dir, --json or --archive before any validation starts, if anything."""
+def subjects_of(inputs: list[Path]) -> tuple[list[tuple[Path, Path | None]], str | None]:
+    """The positional arguments as (aggregate, rows or None): a .jsonl file is the rows of the aggregate before it."""
+    subjects: list[tuple[Path, Path | None]] = []
+    for path in inputs:
+        if path.suffix != ".jsonl":
+            subjects.append((path, None))
+        elif not subjects or subjects[-1][1] is not None:
+            return [], (f"{path} is a rows file (.jsonl) with no aggregate before it: name each AGGREGATE first, then "
+                        "its ROWS if they are not the ones it names")
+        else:
+            subjects[-1] = (subjects[-1][0], path)
+    return subjects, None
+
+
+def usage_problem(store_dir: Path | None, report: Path | None, archive: Path | None = None,
+                  several: bool = False) -> str | None:
+    """What is wrong with --store-dir, --json or --archive before any validation starts, if anything; with
+    `several` aggregates, --json names a directory."""
     if archive is not None and not archive.is_file():
         return (f"--archive {archive} {'is a directory' if archive.is_dir() else 'does not exist'}; pass the "
                 "dataset's zip archive (e.g. scifact.zip)")
     if store_dir is not None and not store_dir.is_dir():
         return f"--store-dir {store_dir} is not a directory; pass the directory that holds the run's store.json"
-    if report is not None:
+    if report is not None and several:
+        if not report.is_dir():
+            return (f"--json {report} is not a directory: with several aggregates, name an existing directory; each "
+                    "report is written there as NAME.validation.json")
+    elif report is not None:
         if report.is_dir():
             return f"--json {report} is a directory; name the report file to write, e.g. {report / 'report.json'}"
         if not report.parent.is_dir():

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .reading import is_file
 from .strict_json import StrictJSONError, load_file, load_lines
 
 
@@ -58,19 +59,26 @@ def _named_path(receipt: Any, section: str, key: str) -> Path | None:
     return Path(value) if isinstance(value, str) and value else None
 
 
+def input_paths(aggregate_path: Path, aggregate: Any, rows_path: Path | None,
+                freeze_path: Path | None) -> tuple[Path, Path | None]:
+    """The rows and the freeze record of an aggregate: the ones given, else the ones it names."""
+    named = aggregate.get("per_query_path", "") if isinstance(aggregate, dict) else ""
+    rows = rows_path if rows_path is not None else aggregate_path.parent / str(named)
+    receipt = aggregate.get("receipt") if isinstance(aggregate, dict) else None
+    return rows, freeze_path or _named_path(receipt, "freeze", "path")
+
+
 def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
          freeze_path: Path | None, store_dir: Path | None = None) -> Context:
     aggregate = _strict(aggregate_path, "aggregate")
     if not isinstance(aggregate, dict):
         raise InputError(f"aggregate {aggregate_path} is not a JSON object")
-    if rows_path is None:
-        rows_path = aggregate_path.parent / str(aggregate.get("per_query_path", ""))
-    if not rows_path.is_file():
+    rows_path, freeze_path = input_paths(aggregate_path, aggregate, rows_path, freeze_path)
+    if not is_file(rows_path):
         raise InputError(f"rows {rows_path} do not exist (the aggregate names {aggregate.get('per_query_path')!r})")
     rows = load_lines(rows_path)
     receipt = aggregate.get("receipt")
     fixture_path = fixture_path or _named_path(receipt, "corpus", "fixture_path")
-    fixture = _strict(fixture_path, "fixture") if fixture_path is not None and fixture_path.is_file() else None
-    freeze_path = freeze_path or _named_path(receipt, "freeze", "path")
-    freeze = _strict(freeze_path, "freeze record") if freeze_path is not None and freeze_path.is_file() else None
+    fixture = _strict(fixture_path, "fixture") if fixture_path is not None and is_file(fixture_path) else None
+    freeze = _strict(freeze_path, "freeze record") if freeze_path is not None and is_file(freeze_path) else None
     return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze, store_dir)

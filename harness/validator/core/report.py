@@ -59,8 +59,9 @@ class Report:
         dataset = self.notes.get("dataset")
         lines = [f"{'DATASET':<12} {dataset['title']}: {dataset['scope']}"] if dataset else []
         lines += [f"{'ARCHIVE':<12} {self.notes['archive']}"] if "archive" in self.notes else []
-        return lines + ([f"{'FAILURES':<12} {failures_text(self.notes['failures'])}"] if "failures" in self.notes
-                        else [])
+        lines += [f"{'FAILURES':<12} {failures_text(self.notes['failures'])}"] if "failures" in self.notes else []
+        return lines + ([f"{'STORED':<12} {stored_text(self.notes['stored_verdict'])}"]
+                        if "stored_verdict" in self.notes else [])
 
     def ok(self, name: str, detail: str) -> None:
         self._add(Check(name, PASS, detail))
@@ -108,6 +109,21 @@ class Report:
         return {"subject": self.subject, "eligible": self.eligible, "verdict": self.verdict(),
                 "notes": self.notes, "checks": [asdict(c) for c in self.checks],
                 "attested": [asdict(c) for c in self.attestations]}
+
+
+def report_from_dict(document: dict[str, Any]) -> Report:
+    """A report as `to_dict` wrote it (a stored verdict)."""
+    return Report(str(document["subject"]), [Check(**c) for c in document["checks"]],
+                  [Check(**c) for c in document["attested"]], dict(document["notes"]))
+
+
+def stored_text(stored: dict[str, Any]) -> str:
+    """Whether this verdict was reused or made now, and why, in words."""
+    if stored["reused"]:
+        return (f"the verdict of {stored['validated_at']} reused: the same bytes read, the same validator "
+                f"({stored['validator']}) and options, sealed with this machine's key ({stored['file']})")
+    where = f"stored in {stored['file']}" if stored["file"] else f"not stored ({stored.get('not_stored', 'no key')})"
+    return f"validated now ({stored['why']}); {where}"
 
 
 def failures_text(failures: dict[str, Any]) -> str:

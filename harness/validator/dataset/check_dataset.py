@@ -7,11 +7,11 @@ digest the fixture states about itself is taken. `archive.members` and
 holds this dataset's members).
 """
 
-import functools
 import os
 from pathlib import Path
 from typing import Any
 
+from ..core.reading import is_file, recorded_cache
 from ..core.report import Report
 from .archive_reader import ArchiveUnreadable, Derived, read_archive
 from .content import Content, first_differences, fixture_semantic_texts, semantic_digests, semantic_texts
@@ -83,7 +83,7 @@ def _check_semantic_texts(pins: Pins, content: Content, found: dict[str, dict[st
                   differing or "the derived texts' digests are not the pinned ones")
 
 
-@functools.cache
+@recorded_cache(maxsize=4)
 def _derived(path: Path, size: int, modified: int, dataset: str) -> Derived:
     return read_archive(path, all_pins()[dataset])
 
@@ -93,7 +93,7 @@ def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, rep
     which is used only when it holds this dataset's members."""
     explicit = archive is not None
     path = archive or (Path(os.environ[ARCHIVE_VARIABLE]) if os.environ.get(ARCHIVE_VARIABLE) else None)
-    if path is None or not path.is_file():
+    if path is None or not is_file(path):
         report.notes["archive"] = (f"not re-derived: {path} is not a file" if path is not None else
                                    f"not re-derived (no --archive, no ${ARCHIVE_VARIABLE}): the fixture is held to "
                                    "the pinned digests only")

@@ -8,6 +8,7 @@ A batch holds at most MAX_BATCH_TOKENS word pieces in all (its size only changes
 """
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 MAX_BATCH = 32
@@ -15,12 +16,15 @@ MAX_BATCH_TOKENS = 2048
 MIN_BATCHED_LENGTH = 16
 
 
-def embed_in_equal_length_batches(model: Any, prompts: list[str]) -> list[list[float]]:
-    """One float vector per prompt, in the given order."""
+def embed_in_equal_length_batches(model: Any, prompts: list[str],
+                                  progress: Callable[[int], None] | None = None) -> list[list[float]]:
+    """One float vector per prompt, in the given order; `progress` is told how many prompts each batch embedded."""
     limit = model.max_seq_length
     groups: dict[int, list[int]] = defaultdict(list)
-    for position, ids in enumerate(model.tokenizer(prompts, add_special_tokens=True)["input_ids"]):
-        groups[min(len(ids), limit)].append(position)
+    # cut at the model's limit, as the model itself cuts (the truncation is deliberate: no warning about it)
+    tokenized = model.tokenizer(prompts, add_special_tokens=True, truncation=True, max_length=limit)
+    for position, ids in enumerate(tokenized["input_ids"]):
+        groups[len(ids)].append(position)
     vectors: list[list[float]] = [[] for _ in prompts]
     for length, positions in sorted(groups.items()):
         size = max(1, min(MAX_BATCH, MAX_BATCH_TOKENS // length)) if length >= MIN_BATCHED_LENGTH else 1
@@ -29,4 +33,6 @@ def embed_in_equal_length_batches(model: Any, prompts: list[str]) -> list[list[f
             encoded = model.encode([prompts[p] for p in chunk], batch_size=len(chunk), show_progress_bar=False)
             for position, vector in zip(chunk, encoded, strict=True):
                 vectors[position] = list(map(float, vector))
+            if progress is not None:
+                progress(len(chunk))
     return vectors

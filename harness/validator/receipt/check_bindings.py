@@ -5,6 +5,7 @@ from ..core.context import Context
 from ..core.declared import is_builtin
 from ..core.digests import freeze_digest, sha256_canonical, sha256_file, sha256_text
 from ..core.modes import has_lane
+from ..core.reading import is_file
 from ..core.report import Report
 from ..core.schemas import violation
 from ..rows.check_rows import exact_backends
@@ -27,7 +28,7 @@ def check_corpus(ctx: Context, report: Report) -> bool:
                          "no violation", problem):
         return False
     sidecar = ctx.fixture_path.parent / fixture["vectors"]["file"]
-    report.equal("corpus.vectors", fixture["vectors"]["sha256"], sha256_file(sidecar) if sidecar.is_file() else None,
+    report.equal("corpus.vectors", fixture["vectors"]["sha256"], sha256_file(sidecar) if is_file(sidecar) else None,
                  f"sha256 of the vector sidecar {sidecar.name}")
     described = ("source", "counts", "builder_version")
     report.equal("corpus.source_hashes", {k: fixture[k] for k in described}, {k: corpus.get(k) for k in described},

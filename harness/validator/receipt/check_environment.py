@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..core.context import Context
 from ..core.digests import sha256_file
+from ..core.reading import is_file
 from ..core.report import Report
 from ..core.source_tree import HARNESS_DIR, harness_source_digest, harness_source_files
 from ..rows.check_latency import check_latency
@@ -25,7 +26,7 @@ def check_environment(ctx: Context, report: Report) -> None:
     receipt = ctx.receipt
     executable = receipt["executable"]
     interpreter = Path(executable["interpreter"])
-    found = sha256_file(interpreter) if interpreter.is_file() else None
+    found = sha256_file(interpreter) if is_file(interpreter) else None
     report.equal("executable.interpreter", executable["interpreter_sha256"], found,
                  f"the recorded interpreter {interpreter} resolves to the recorded sha256")
     harness = receipt["source"]["harness"]

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.context import Context
 from ..core.digests import part_digest, sha256_canonical
+from ..core.reading import is_file
 from ..core.report import Report
 from ..core.schemas import violation
 from ..core.strict_json import StrictJSONError, load_file
@@ -21,7 +22,7 @@ def _part_digests(directory: Path, manifest: dict[str, Any]) -> dict[str, str | 
 def _manifest(ctx: Context, report: Report, directory: Path) -> dict[str, Any] | None:
     store = ctx.receipt["store"]
     manifest_path = directory / "store.json"
-    if not manifest_path.is_file():
+    if not is_file(manifest_path):
         report.fail("store.live", "the store named by the receipt is present", str(manifest_path), "missing")
         return None
     try:

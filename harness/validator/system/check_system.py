@@ -15,6 +15,7 @@ import numpy as np
 from ..core.context import Context
 from ..core.declared import DENSE_EXACT
 from ..core.digests import part_digest, sha256_canonical, sha256_file
+from ..core.reading import is_dir, is_file
 from ..core.report import Report
 from ..retrieval.lanes import Replay
 from ..retrieval.live_store import read_vectors
@@ -24,11 +25,11 @@ from ..retrieval.ranking import id_ranks
 def check_system_source(ctx: Context, report: Report) -> None:
     source = ctx.receipt["system"]["source"]
     root = Path(source["root"])
-    if not root.is_dir():
+    if not is_dir(root):
         report.attest("system.source", f"the system's source root {root} is not on this machine: its digest "
                       f"{source['sha256']} is the run's statement")
         return
-    found = {name: sha256_file(root / name) if (root / name).is_file() else None for name in source["files"]}
+    found = {name: sha256_file(root / name) if is_file(root / name) else None for name in source["files"]}
     differing = sorted(name for name, digest in found.items() if digest != source["files"][name])
     report.expect("system.source", not differing and sha256_canonical(source["files"]) == source["sha256"],
                   f"the system's {len(found)} source files re-hashed under {root}", [], differing[:5])
@@ -40,7 +41,7 @@ def check_system_modules(ctx: Context, report: Report) -> None:
     and the declared environment variables' digests cannot be re-established after the run: attested."""
     system = ctx.receipt["system"]
     modules = system["modules"]
-    here = {name: module for name, module in modules.items() if Path(module["path"]).is_file()}
+    here = {name: module for name, module in modules.items() if is_file(Path(module["path"]))}
     differing = sorted(name for name, module in here.items() if sha256_file(Path(module["path"])) != module["sha256"])
     report.expect("system.modules", not differing, f"the {len(here)} modules the system loaded beyond the standard "
                   "library, its distributions and the harness re-hashed from their files", [], differing[:5])

@@ -15,8 +15,9 @@ import sys
 from typing import Any
 
 from ..core.context import Context
+from ..core.reading import note
 from ..core.report import Report
-from ..core.source_tree import HARNESS_DIR
+from ..core.source_tree import HARNESS_DIR, harness_source_files
 
 TIMEOUT_SECONDS = 1800
 THROUGH = ("replayed through the system: the live system was asked every query again and answered exactly the "
@@ -24,6 +25,8 @@ THROUGH = ("replayed through the system: the live system was asked every query a
 
 
 def _ask(ctx: Context) -> tuple[dict[str, Any] | None, str]:
+    for path in harness_source_files():  # the harness answers for the system: its source is part of what was read
+        note(path)
     command = [sys.executable, "-m", "harness", "replay", "--aggregate", str(ctx.aggregate_path.resolve())]
     if ctx.store_dir is not None:
         command += ["--store-dir", str(ctx.store_dir.resolve())]

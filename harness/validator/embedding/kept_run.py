@@ -1,0 +1,57 @@
+"""A full re-embedding kept across processes: its outcome recalled for the same fixture, vectors, verifier and
+validator (`verdicts.re_embedding`), else recorded after it is made. The verifier is the model's own files (every
+file of the packaged model's directory, by digest) and libraries, or the Ollama server and the model's digest."""
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.digests import directory_digest, sha256_file
+from ..core.reading import note_tree
+from ..verdicts.re_embedding import material, recall, remember
+from .embedders import model_directory
+
+
+@dataclass(frozen=True)
+class Kept:
+    material: dict[str, Any]
+    outcome: dict[str, Any] | None  # the recalled outcome, None when there is none for this material
+
+    def keep(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The outcome as reported: recalled (reused), or made now and recorded."""
+        if self.outcome is not None:
+            return {**self.outcome, "reused": True}
+        stamped, problem = remember(self.material, outcome)
+        return {**stamped, "reused": False, **({"not_kept": problem} if problem else {})}
+
+
+@functools.cache
+def _directory_digest(directory: Path, stats: tuple[tuple[str, int, int, int], ...]) -> str:
+    return directory_digest(directory)
+
+
+def _model_files_digest(directory: Path) -> str:
+    """The directory's digest, computed again whenever any file's size, times or inode differ."""
+    files = sorted(p for p in directory.rglob("*") if p.is_file())
+    stats = tuple((p.as_posix(), (s := p.stat()).st_size, s.st_mtime_ns, s.st_ctime_ns) for p in files)
+    return _directory_digest(directory, stats)
+
+
+def verifier_identity(verification: dict[str, Any]) -> dict[str, Any] | None:
+    """The verifier by content; None when no verifier is named (an Ollama fixture without a server)."""
+    if "server" in verification:
+        return {"server": verification["server"], "model_digest": verification.get("model_digest")}
+    if "libraries" not in verification:
+        return None
+    directory = model_directory()
+    note_tree(directory)
+    return {"model_files_sha256": _model_files_digest(directory), "libraries": verification["libraries"]}
+
+
+def kept_run(fixture_path: Path, sidecar: Path, verification: dict[str, Any]) -> Kept | None:
+    identity = verifier_identity(verification)
+    if identity is None:
+        return None
+    key_material = material(sha256_file(fixture_path), sha256_file(sidecar), identity)
+    return Kept(key_material, recall(key_material))

@@ -1,0 +1,105 @@
+"""Validation that keeps its verdicts: each aggregate validated once per bytes read and validator, and many
+aggregates in one process (the model loaded once, the fixture's full re-embedding made once).
+
+`validate_stored` reuses the verdict stored for the same bytes, validator and options (`verdicts.store`), else
+validates with every read recorded (`core.reading`) and stores the sealed verdict; it says which in one line on
+stderr. Without a usable key it validates and stores nothing, and says so."""
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .core.reading import recording
+from .core.report import Report
+from .dataset.check_dataset import ARCHIVE_VARIABLE
+from .embedding.embedders import ollama_server
+from .pipeline import validate
+from .verdicts.inputs import subject_roles, taken
+from .verdicts.key import KeyUnusable, load_key
+from .verdicts.store import lookup, store
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Subject:
+    """An aggregate to validate: its rows and freeze record (None: the ones it names), and `home`, the directory
+    whose validation/ folder keeps its verdict (None: the aggregate's own directory)."""
+    aggregate: Path
+    rows: Path | None = None
+    freeze: Path | None = None
+    home: Path | None = None
+
+
+@dataclass(frozen=True)
+class Options:
+    embeddings: bool = True
+    full_embedding: bool = False
+    fixture: Path | None = None
+    store_dir: Path | None = None
+    archive: Path | None = None
+    ollama_url: str | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The options that change a verdict, as stored with it."""
+        archive = self.archive or (Path(os.environ[ARCHIVE_VARIABLE]) if os.environ.get(ARCHIVE_VARIABLE) else None)
+        return {"embedding": "none" if not self.embeddings else "full" if self.full_embedding else "sample",
+                "archive": None if archive is None else os.path.abspath(archive),
+                "archive_named": self.archive is not None, "ollama": ollama_server(self.ollama_url),
+                "fixture": None if self.fixture is None else str(self.fixture),
+                "store_dir": None if self.store_dir is None else str(self.store_dir)}
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _validate(subject: Subject, options: Options) -> Report:
+    return validate(subject.aggregate, subject.rows, fixture=options.fixture, freeze=subject.freeze,
+                    embeddings=options.embeddings, full_embedding=options.full_embedding,
+                    store_dir=options.store_dir, archive=options.archive, ollama_url=options.ollama_url)
+
+
+def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bool = True,
+                    say: Say = _stderr) -> Report:
+    name = subject.aggregate.name
+    try:
+        key = load_key()
+    except KeyUnusable as exc:
+        say(f"validator: {name}: validated, nothing stored: {exc}")
+        report = _validate(subject, options)
+        report.notes["stored_verdict"] = {"reused": False, "why": str(exc), "file": None}
+        return report
+    home = subject.home or subject.aggregate.parent
+    roles = subject_roles(subject.aggregate, subject.rows, subject.freeze)
+    recorded = options.record()
+    why = "validated again on request"
+    if reuse:
+        found = lookup(home, subject.aggregate, roles, recorded, key)
+        if found.report is not None:
+            say(f"validator: {name}: reused {found.why} (same bytes read, same validator)")
+            return found.report
+        why = found.why
+    with recording() as reading:
+        report = _validate(subject, options)
+    digests, problem = taken(reading, roles)
+    written = None
+    if digests is not None:
+        try:
+            written = store(home, subject.aggregate, digests, recorded, report, key)
+        except (OSError, ValueError) as exc:
+            problem = f"the verdict could not be stored ({exc})"
+    report.notes["stored_verdict"] = {"reused": False, "why": why, "file": None if written is None else str(written),
+                                      **({"not_stored": problem} if written is None else {})}
+    say(f"validator: {name}: validated ({why}); " + (f"verdict stored in {written}" if written is not None
+                                                      else f"nothing stored: {problem}"))
+    return report
+
+
+def validate_all(subjects: Sequence[Subject], options: Options = Options(), *, reuse: bool = True,
+                 say: Say = _stderr) -> list[Report]:
+    """Each subject in turn, in this process: the model is loaded once, a fixture's full re-embedding made once."""
+    return [validate_stored(subject, options, reuse=reuse, say=say) for subject in subjects]

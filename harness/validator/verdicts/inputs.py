@@ -1,0 +1,98 @@
+"""The bytes a validation read, by digest: its subject's files by role (they move with a snapshot or a bundle's
+staging: the aggregate, its rows, the freeze record), every other file by path (a missing one as null), every
+directory listed by the digest of its names."""
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.context import input_paths
+from ..core.digests import sha256_canonical, sha256_file
+from ..core.reading import Reading, stat_of
+from ..core.strict_json import StrictJSONError, load_file
+
+
+@dataclass(frozen=True)
+class Digests:
+    roles: dict[str, str | None]
+    files: dict[str, str | None]
+    listings: dict[str, str | None]
+
+    def record(self) -> dict[str, Any]:
+        return {"roles": self.roles, "files": self.files, "listings": self.listings}
+
+
+def subject_roles(aggregate: Path, rows: Path | None, freeze: Path | None) -> dict[str, Path | None]:
+    """The subject's files as the validator finds them (context.load's rule)."""
+    try:
+        document = load_file(aggregate)
+    except (OSError, StrictJSONError):
+        return {"aggregate": aggregate, "rows": rows, "freeze": freeze}
+    found_rows, found_freeze = input_paths(aggregate, document, rows, freeze)
+    return {"aggregate": aggregate, "rows": found_rows, "freeze": found_freeze}
+
+
+DIRECTORY = "directory"  # a path whose presence as a directory decided a check
+
+
+def file_digest(path: str | Path | None) -> str | None:
+    if path is None:
+        return None
+    if os.path.isdir(path):
+        return DIRECTORY
+    try:
+        return sha256_file(Path(path))
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def journal_digest(path: str) -> str | None:
+    """A write-ahead log by its content: an empty or absent one holds nothing."""
+    try:
+        return file_digest(path) if os.path.getsize(path) else None
+    except OSError:
+        return None
+
+
+def listing_digest(directory: str) -> str | None:
+    try:
+        return sha256_canonical(sorted(os.listdir(directory)))
+    except OSError:
+        return None
+
+
+def role_digests(roles: dict[str, Path | None]) -> dict[str, str | None]:
+    return {role: file_digest(path) for role, path in roles.items()}
+
+
+def taken(reading: Reading, roles: dict[str, Path | None]) -> tuple[Digests | None, str]:
+    """The reading's digests now, or None and why they cannot key a verdict (a file changed while it was read)."""
+    if reading.broken:
+        return None, f"a read could not be followed ({reading.broken})"
+    subject = {os.path.abspath(path) for path in roles.values() if path is not None}
+    files: dict[str, str | None] = {}
+    for path, seen in sorted(reading.files.items()):
+        if path in subject or path in reading.written:
+            continue
+        if os.path.isdir(path):
+            files[path] = DIRECTORY
+            continue
+        if stat_of(path) != seen:
+            return None, f"{path} changed while it was validated"
+        files[path] = file_digest(path)
+        if stat_of(path) != seen:
+            return None, f"{path} changed while it was validated"
+    files.update({path: journal_digest(path) for path in sorted(reading.journals)})
+    listings = {directory: listing_digest(directory) for directory in sorted(reading.listings)}
+    return Digests(role_digests(roles), files, listings), ""
+
+
+def changed(stored: dict[str, Any], roles: dict[str, Path | None]) -> list[str]:
+    """What differs now from the digests a verdict stored: its roles by name, other files and listings by path."""
+    differing = [f"the {role}" for role, digest in role_digests(roles).items() if digest != stored["roles"].get(role)]
+    differing += [path for path, digest in stored["files"].items()
+                  if (journal_digest(path) if path.endswith("-wal") else file_digest(path)) != digest]
+    differing += [f"the listing of {path}" for path, digest in stored["listings"].items()
+                  if listing_digest(path) != digest]
+    return differing

@@ -1,0 +1,156 @@
+"""Stored verdicts: an aggregate validated once per bytes read and validator, and never believed otherwise.
+
+Each test validates a private copy of the clean tiny run through `validate_stored` (as the CLI, compare, bundle and
+report do), with the session's own key (fixtures/validator_key.py). A verdict is reused only for the same bytes,
+validator and options under a seal this key made; an edited verdict, one copied to other bytes, one another
+validator source made, one under another key, and one whose inputs changed are all validated again, and the line
+the validator prints says why.
+"""
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.validator.core.report import Report
+from harness.validator.stored import Subject, validate_stored
+from harness.validator.verdicts import identity
+from harness.validator.verdicts.key import KEY_VARIABLE, key_path, load_key, seal
+from harness.validator.verdicts.store import verdict_file
+
+from .support import RunCopy
+
+pytestmark = pytest.mark.real_model
+MODE, SPLIT = "fts_only", "heldout"
+
+
+class Said(list[str]):
+    def __call__(self, line: str) -> None:
+        self.append(line)
+
+
+def validated(aggregate: Path, **subject: Path) -> tuple[Report, str]:
+    said = Said()
+    report = validate_stored(Subject(aggregate, **subject), say=said)
+    [line] = said
+    return report, line
+
+
+def stored_once(copy: RunCopy) -> tuple[Path, Report]:
+    aggregate = copy.aggregate_path(MODE, SPLIT)
+    report, line = validated(aggregate)
+    assert ": validated (no stored verdict); verdict stored in" in line, line
+    return aggregate, report
+
+
+def summary(report: Report) -> list[tuple[str, str]]:
+    return [(check.name, check.status) for check in (*report.checks, *report.attestations)]
+
+
+@pytest.fixture
+def own_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A key of this test's own (the forgeries below need to know it)."""
+    monkeypatch.setenv(KEY_VARIABLE, str(tmp_path / "key" / "validator-key"))
+    yield key_path()
+
+
+def test_the_same_bytes_are_validated_once(run_copy: RunCopy, own_key: Path) -> None:
+    aggregate, first = stored_once(run_copy)
+    stored = verdict_file(run_copy.out, aggregate, "sample")
+    assert stored.is_file() and own_key.is_file() and own_key.stat().st_mode & 0o777 == 0o600
+    again, line = validated(aggregate)
+    assert "reused the verdict stored in" in line and "same bytes read, same validator" in line, line
+    assert summary(again) == summary(first) and again.eligible == first.eligible
+    assert again.notes["stored_verdict"]["reused"] is True and "STORED" in "\n".join(again.lines())
+    document = json.loads(stored.read_text(encoding="utf-8"))
+    read = document["read"]
+    assert set(read["roles"]) == {"aggregate", "rows", "freeze"} and all(read["roles"].values())
+    assert str(run_copy.clean.fixture_path) in read["files"], sorted(read["files"])
+    assert str(run_copy.clean.store_dir / "ledger.sqlite3") in read["files"], sorted(read["files"])
+    assert document["validator"]["source_sha256"] == identity.source_digest()
+
+
+def test_a_snapshot_of_the_same_bytes_reuses_the_verdict_kept_at_home(run_copy: RunCopy, own_key: Path,
+                                                                   tmp_path: Path) -> None:
+    """As compare, bundle and report validate a private copy of the bytes they read, against its freeze record."""
+    aggregate, first = stored_once(run_copy)
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    for path in (aggregate, run_copy.rows_path(MODE, SPLIT), run_copy.freeze_path):
+        (snapshot / path.name).write_bytes(path.read_bytes())
+    again, line = validated(snapshot / aggregate.name, freeze=snapshot / "freeze.json", home=run_copy.out)
+    assert "reused" in line, line
+    assert summary(again) == summary(first) and again.subject == str(snapshot / aggregate.name)
+
+
+def test_a_changed_input_is_validated_again_and_named(run_copy: RunCopy, own_key: Path) -> None:
+    aggregate, _ = stored_once(run_copy)
+    rows = run_copy.rows_path(MODE, SPLIT)
+    rows.write_bytes(rows.read_bytes() + b"\n")
+    report, line = validated(aggregate)
+    assert "validated (" in line and "the rows changed since" in line, line
+    assert report.failed and report.notes["stored_verdict"]["reused"] is False
+    store = run_copy.copy_store()  # the receipts now name another store, with a ledger of other bytes
+    with (store / "ledger.sqlite3").open("ab") as handle:
+        handle.write(b"\0")
+    _, line = validated(aggregate)
+    assert "validated (" in line and "changed since" in line, line
+
+
+def test_an_edited_verdict_is_not_believed(run_copy: RunCopy, own_key: Path) -> None:
+    aggregate, first = stored_once(run_copy)
+    stored = verdict_file(run_copy.out, aggregate, "sample")
+    document = json.loads(stored.read_text(encoding="utf-8"))
+    document["report"]["checks"] = [{**check, "status": "pass"} for check in document["report"]["checks"]]
+    stored.write_text(json.dumps(document), encoding="utf-8")
+    report, line = validated(aggregate)
+    assert "its seal does not verify" in line, line
+    assert summary(report) == summary(first)
+
+
+def test_a_verdict_copied_to_other_bytes_is_not_believed(run_copy: RunCopy, own_key: Path) -> None:
+    aggregate, _ = stored_once(run_copy)
+    other = run_copy.aggregate_path("hybrid", SPLIT)
+    target = verdict_file(run_copy.out, other, "sample")
+    target.write_bytes(verdict_file(run_copy.out, aggregate, "sample").read_bytes())
+    report, line = validated(other)
+    assert "the aggregate" in line and "changed since" in line, line
+    assert report.notes["stored_verdict"]["reused"] is False and "replay.fusion" in {c.name for c in report.checks}
+
+
+def test_a_verdict_of_another_validator_source_is_not_believed(run_copy: RunCopy, own_key: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    aggregate, _ = stored_once(run_copy)
+    stored = verdict_file(run_copy.out, aggregate, "sample")
+    document = json.loads(stored.read_text(encoding="utf-8"))
+    document["validator"]["source_sha256"] = "sha256:" + "0" * 64  # sealed properly, by another validator
+    document["seal"] = seal(document, load_key())
+    stored.write_text(json.dumps(document), encoding="utf-8")
+    _, line = validated(aggregate)
+    assert "the validator's source changed since" in line, line
+
+
+def test_a_verdict_under_another_key_is_not_believed(run_copy: RunCopy, own_key: Path,
+                                                     monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    aggregate, _ = stored_once(run_copy)
+    monkeypatch.setenv(KEY_VARIABLE, str(tmp_path / "another" / "validator-key"))
+    _, line = validated(aggregate)
+    assert "its seal does not verify" in line, line
+
+
+def test_a_key_open_to_others_stores_and_believes_nothing(run_copy: RunCopy, own_key: Path) -> None:
+    aggregate, _ = stored_once(run_copy)
+    os.chmod(own_key, 0o644)
+    report, line = validated(aggregate)
+    assert "nothing stored" in line and "chmod 600" in line, line
+    assert report.notes["stored_verdict"]["reused"] is False
+
+
+def test_other_options_are_validated_again(run_copy: RunCopy, own_key: Path) -> None:
+    aggregate, _ = stored_once(run_copy)
+    said = Said()
+    from harness.validator.stored import Options
+    validate_stored(Subject(aggregate), Options(embeddings=False), say=said)
+    assert "no stored verdict" in said[0], said

@@ -1,0 +1,54 @@
+"""`python -m harness.validator AGG1 AGG2 ...`: many aggregates in one process (the model loaded once), one report
+each, the worst exit code; a stored verdict is reused by the next call, and the line on stderr says which."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.validator.cli import main
+
+from .support import RunCopy
+
+pytestmark = pytest.mark.real_model
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_several_aggregates_in_one_call(run_copy: RunCopy, tmp_path: Path) -> None:
+    aggregates = [run_copy.aggregate_path(mode, "heldout") for mode in ("fts_only", "vector_only", "hybrid")]
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    command = [sys.executable, "-m", "harness.validator", *map(str, aggregates), "--json", str(reports)]
+    first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+    assert first.returncode in (0, 1, 3), first.stderr[-2000:]
+    assert [line for line in first.stdout.splitlines() if line.startswith("== ")] == [f"== {a}" for a in aggregates]
+    assert sum(line.startswith(("ELIGIBLE", "NOT ELIGIBLE")) for line in first.stdout.splitlines()) == 3
+    assert first.stderr.count(": validated (no stored verdict); verdict stored in") == 3, first.stderr
+    written = sorted(p.name for p in reports.iterdir())
+    assert written == sorted(a.name.replace(".aggregate.json", ".validation.json") for a in aggregates)
+    assert json.loads((reports / written[0]).read_text(encoding="utf-8"))["subject"] in map(str, aggregates)
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+    assert again.returncode == first.returncode
+    assert again.stderr.count("reused the verdict stored in") == 3, again.stderr
+    assert "STORED       the verdict of" in again.stdout
+    fresh = subprocess.run([*command, "--revalidate"], cwd=ROOT, capture_output=True, text=True, timeout=900,
+                           check=False)
+    assert fresh.stderr.count("validated (validated again on request)") == 3, fresh.stderr
+
+
+def test_rows_follow_their_aggregate(run_copy: RunCopy, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run_copy.rows_path("fts_only", "calibration")
+    with pytest.raises(SystemExit) as leading:
+        main([str(rows)])
+    assert leading.value.code == 2
+    assert "is a rows file (.jsonl) with no aggregate before it" in capsys.readouterr().err
+    aggregate = run_copy.aggregate_path("fts_only", "calibration")
+    with pytest.raises(SystemExit) as into_a_file:
+        main([str(aggregate), str(aggregate), "--json", str(rows)])
+    assert into_a_file.value.code == 2
+    assert "with several aggregates, name an existing directory" in capsys.readouterr().err
+    assert main([str(aggregate), str(rows), "--no-embedding-check"]) in (1, 3)  # not eligible without re-embedding
+    shown = capsys.readouterr().out
+    assert "NOT VERIFIED embeddings.model" in shown and "== " not in shown
