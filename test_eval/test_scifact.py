@@ -35,7 +35,7 @@ from harness.hashing import sha256_bytes
 from harness.modes import MODES
 from harness.systems.builtin.search.fusion import rrf_score
 from harness.systems.protocol import SystemUnderTest
-from harness.validator.pipeline import validate
+from harness.validator.stored import Subject, validate_stored
 
 RecordProperty = Callable[[str, object], None]  # pytest's record_property fixture
 
@@ -62,7 +62,7 @@ def check_validates(run: ModeRun, record_property: RecordProperty) -> None:
     """The independent validator decides: every check passes, git state aside while the work tree is
     dirty; from a clean checkout (as in CI) the run must be eligible for a claim. The result line and the
     verdict go to the session's terminal summary (conftest.py), from xdist workers too."""
-    report = validate(run.aggregate_path)
+    report = validate_stored(Subject(run.aggregate_path))
     line = result_line(run.aggregate, run.aggregate_path, verdict(report))
     record_property(SUMMARY_PROPERTY, {"split": run.split, "mode": run.mode, "line": line})
     failing = [check.line() for check in report.checks if check.status != "pass" and check.name not in GIT_CHECKS]

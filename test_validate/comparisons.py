@@ -5,12 +5,13 @@ import copy
 import json
 import math
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fixtures.paired_rows import ranked_rows
-from harness.evaluation.comparison.artifact import CompareRequest, Judgement, compare, comparison_name
+from harness.evaluation.comparison.artifact import CompareRequest, Judged, Judgement, compare, comparison_name
 from harness.publish.verdicts import validator_judgement
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
@@ -77,9 +78,9 @@ def varied_output(copy: RunCopy, queries: int = 40, seed: int = 3, split: str = 
     return drawn
 
 
-def taken_as_eligible(path: Path, freeze: Path | None = None) -> tuple[bool, str]:
+def taken_as_eligible(judged: Sequence[Judged]) -> list[tuple[bool, str]]:
     """A judge for tests whose inputs are eligible (the clean run, from a clean HEAD) or beside the point."""
-    return True, "taken as eligible by the test"
+    return [(True, "taken as eligible by the test") for _ in judged]
 
 
 def comparison_path(copy: RunCopy, split: str) -> Path:

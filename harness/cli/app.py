@@ -31,7 +31,7 @@ from harness.signals import sigterm_raises
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.system import NAME as BUILTIN
 from harness.systems.registry.select import ENTRY_POINT_GROUP, make_builder
-from harness.validator.pipeline import validate
+from harness.validator.stored import Subject, validate_stored
 
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 
@@ -124,7 +124,8 @@ def run_evaluation(args: argparse.Namespace) -> int:
                             system=args.system, system_options=_system_options(args))
     runs = run_split(evaluation, scifact_contract())
     for run in runs:
-        judged = "not validated (--no-validate)" if args.no_validate else verdict(validate(run.aggregate_path))
+        judged = ("not validated (--no-validate)" if args.no_validate
+                  else verdict(validate_stored(Subject(run.aggregate_path))))
         print(result_line(run.aggregate, run.aggregate_path, judged))
         if run.superseded:
             print(f"{'':<12} earlier artifacts moved to {shown(run.superseded)}")
@@ -200,7 +201,8 @@ def run_bundle(args: argparse.Namespace) -> int:
         aggregate_path = path / "artifacts" / (report.name.removesuffix(".validation.json") + ".aggregate.json")
         aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))
         print(result_line(aggregate, aggregate_path, "ELIGIBLE" if validated["eligible"] else "NOT ELIGIBLE"))
-    print(f"bundle: {shown(path)}: every aggregate validated, every text re-embedded; read "
+    print(f"bundle: {shown(path)}: every aggregate validated, every text re-embedded (CLAIMS.md says what was reused); "
+          "read "
           f"{shown(path / 'CLAIMS.md')}, then publish the whole directory (MANIFEST.json lists every file's sha256)")
     return 0
 

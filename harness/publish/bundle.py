@@ -3,12 +3,15 @@
 Every input (the freeze record, each frozen mode's aggregates and rows, the comparisons, and the system's source
 files as the staged receipts hash them: `harness.publish.system_source`) is first copied into the bundle's staging
 directory; from then on nothing reads the output directory. The independent validator (it shares no
-code with the runner) checks the staged copies, the staged receipts against the staged freeze record; one that is
-not eligible stops the bundle. Comparisons (validated too), the HTML and Markdown reports, TREC runs and qrels and
-per-query CSVs (`harness.publish.bundle_publications`) and CLAIMS.md are made from the staged bytes, and exactly
-those bytes are published (MANIFEST.json hashes them): the staging directory is renamed into place, and an existing
-bundle directory is never written into. A staging directory left by a bundle that was killed is removed by the
-next one (`harness.publish.staging`).
+code with the runner) checks the staged copies, the staged receipts against the staged freeze record, all in one
+call, with every text re-embedded; one that is not eligible stops the bundle. Its verdicts are kept in the output
+directory's validation/ folder and reused while every byte they read and the validator are unchanged, and the
+fixture's full re-embedding is kept once per fixture, verifier and validator (`harness.validator.stored`). Each
+stage is shown on stderr (`harness.publish.progress`). Comparisons (validated too), the HTML and Markdown reports,
+TREC runs and qrels and per-query CSVs (`harness.publish.bundle_publications`) and CLAIMS.md are made from the
+staged bytes, and exactly those bytes are published (MANIFEST.json hashes them): the staging directory is renamed
+into place, and an existing bundle directory is never written into. A staging directory left by a bundle that was
+killed is removed by the next one (`harness.publish.staging`).
 """
 
 import json
@@ -25,10 +28,11 @@ from harness.json_input import read_document
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.bundle_systems import stage_systems, validate_systems
 from harness.publish.claims.claims_document import claims_markdown
+from harness.publish.progress import Stages
 from harness.publish.source.system_source import stage_system_source
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
 from harness.validator.core.report import Report
-from harness.validator.pipeline import validate
+from harness.validator.stored import Options, Subject, validate_all
 
 REQUIRED_SPLITS = ("calibration", "heldout")
 ARTIFACTS = "artifacts"
@@ -73,22 +77,6 @@ def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
     return staged
 
 
-def _validate(aggregate: Path, rows: Path, freeze: Path, destination: Path,
-              known: dict[str, Report]) -> tuple[dict[str, Any], str | None]:
-    """Validate the staged aggregate and rows against the staged freeze record; write the JSON report; return it, and
-    None when eligible, else the verdict and failing checks. The report is kept in `known`, by the aggregate's
-    sha256, for the comparisons' validation."""
-    data = aggregate.read_bytes()
-    report = validate(aggregate, rows, freeze=freeze, full_embedding=True)
-    known[sha256_bytes(data)] = report
-    written = report.to_dict()
-    destination.write_text(json.dumps(written, indent=1, default=str) + "\n", encoding="utf-8")
-    if report.eligible:
-        return written, None
-    problems = [check.line() for check in report.checks if check.status != "pass"]
-    return written, f"{aggregate.name}: {report.verdict()}\n    " + "\n    ".join(problems[:8])
-
-
 def _fixture_metadata(path: Path, digest: str) -> dict[str, Any]:
     data = path.read_bytes()
     if sha256_bytes(data) != digest:
@@ -99,22 +87,30 @@ def _fixture_metadata(path: Path, digest: str) -> dict[str, Any]:
             **{k: v for k, v in fixture.items() if k not in ("documents", "queries")}}
 
 
-def _validated(staged: list[tuple[Path, Path]], staging: Path) -> tuple[list[dict[str, Any]], dict[str, Report]]:
-    """Every staged aggregate through the validator; refused, listing the failing checks, unless all are eligible."""
+def _validated(staged: list[tuple[Path, Path]], staging: Path,
+               output_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Report]]:
+    """Every staged aggregate through the validator, in one call, with every text re-embedded (the fixture's
+    re-embedding kept once per fixture, verifier and validator); the verdicts kept in the output directory's
+    validation/ folder, so a later bundle of the same bytes reuses them. Refused, listing the failing checks, unless
+    all are eligible. The reports are returned by the aggregate's sha256, for the comparisons' validation."""
     (staging / "validation").mkdir()
-    refused, reports = [], []
+    subjects = [Subject(aggregate, rows, staging / FREEZE_NAME, output_dir) for aggregate, rows in staged]
+    refused, written = [], []
     known: dict[str, Report] = {}
-    for aggregate, rows in staged:
-        report, problem = _validate(aggregate, rows, staging / FREEZE_NAME, staging / "validation" / (
-            aggregate.name.removesuffix(".aggregate.json") + ".validation.json"), known)
-        reports.append(report)
-        if problem is not None:
-            refused.append(problem)
+    for (aggregate, _), report in zip(staged, validate_all(subjects, Options(full_embedding=True)), strict=True):
+        known[sha256_bytes(aggregate.read_bytes())] = report
+        document = report.to_dict()
+        (staging / "validation" / (aggregate.name.removesuffix(".aggregate.json") + ".validation.json")).write_text(
+            json.dumps(document, indent=1, default=str) + "\n", encoding="utf-8")
+        written.append(document)
+        if not report.eligible:
+            problems = [check.line() for check in report.checks if check.status != "pass"]
+            refused.append(f"{aggregate.name}: {report.verdict()}\n    " + "\n    ".join(problems[:8]))
     if refused:
         raise BundleError("not every aggregate is eligible, so nothing was bundled; the failing checks are listed "
                           "above, and `python -m harness.validator AGGREGATE` shows each report in full\n"
                           + "\n".join(refused))
-    return reports, known
+    return written, known
 
 
 def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
@@ -123,10 +119,12 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     bundle_dir.parent.mkdir(parents=True, exist_ok=True)
     remove_dead_staging(bundle_dir.parent)
     # A staging directory of its own: a second bundle at the same time never writes into (or removes) this one's.
-    with staging_directory(bundle_dir) as staging:
+    with staging_directory(bundle_dir) as staging, Stages("bundle", 6) as stages:
+        stages.next("staging the freeze record, receipts, rows and the system's source")
         staged = _stage(output_dir, staging)
         source = stage_system_source(staging, [aggregate for aggregate, _ in staged])
-        reports, known = _validated(staged, staging)
+        stages.next(f"validating {len(staged)} aggregates with every text re-embedded")
+        reports, known = _validated(staged, staging, output_dir)
         receipts = [json.loads(aggregate.read_bytes()) for aggregate, _ in staged]
         first = receipts[0]["receipt"]
         _write(staging / "fixture-metadata.json", _fixture_metadata(Path(first["corpus"]["fixture_path"]),
@@ -137,10 +135,13 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         freeze = read_document(staging / FREEZE_NAME, "freeze record", "freeze",
                                "bundle the output directory the freeze and the receipts belong to", BundleError)
         splits = list(dict.fromkeys(receipt["split"] for receipt in receipts))
+        stages.next("validating the comparisons")
         systems = stage_systems(output_dir, staging, splits, freeze["freeze_sha256"])
         comparisons = add_comparisons(staging, output_dir, splits, known)
         compared_systems = validate_systems(staging, systems, known)
+        stages.next("writing the exports and the reports")
         add_exports_and_reports(staging, splits, known)
+        stages.next("writing CLAIMS.md and MANIFEST.json")
         claims = claims_markdown(receipts, freeze, reports, comparisons, source=source, systems=compared_systems)
         (staging / "CLAIMS.md").write_text(claims, encoding="utf-8")
         files = sorted(p for p in staging.rglob("*") if p.is_file())
@@ -149,6 +150,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         if bundle_dir.exists():
             raise BundleError(f"{bundle_dir} appeared while this bundle was made (another bundle?); a bundle is never "
                               "overwritten. Choose a new --bundle-dir.")
+        stages.next(f"publishing {bundle_dir}")
         publish(staging, bundle_dir)
     return bundle_dir
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from harness.atomic import write_bytes_atomic
 from harness.evaluation.comparison import paired_statistics as stats
@@ -32,9 +32,19 @@ VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the 
                    "a calibration comparison may skip the validator with --no-validate, and then says so here")
 
 Verdicts = dict[str, str]
-# (an aggregate, the freeze record to check it against: None for the one its receipt names) -> (eligible, why);
-# the command passes the independent validator's verdict
-Judgement = Callable[[Path, Path | None], tuple[bool, str]]
+
+
+class Judged(NamedTuple):
+    """An aggregate to judge: the snapshot's copy, the freeze record to check it against (None: the one its receipt
+    names), and the output directory it was read from (whose validation/ folder keeps its stored verdict)."""
+    aggregate: Path
+    freeze: Path | None
+    home: Path
+
+
+# the aggregates to judge, all in one call -> (eligible, why) for each; the command passes the independent
+# validator's verdicts
+Judgement = Callable[[Sequence[Judged]], list[tuple[bool, str]]]
 
 
 def comparison_name(split: str) -> str:
@@ -127,8 +137,9 @@ def eligible_verdicts(inputs: Sequence[ModeInput], split: str, judge: Judgement,
     verdicts, refused = {}, []
     with tempfile.TemporaryDirectory(prefix="scifact-compare-") as directory:
         frozen = write_snapshot(Path(directory), inputs, freeze)
-        judged = [(entry, *judge(Path(directory) / entry.aggregate_path.name, frozen)) for entry in inputs]
-    for entry, eligible, detail in judged:
+        judged = zip(inputs, judge([Judged(Path(directory) / entry.aggregate_path.name, frozen,
+                                           entry.aggregate_path.parent) for entry in inputs]), strict=True)
+    for entry, (eligible, detail) in judged:
         verdicts[entry.mode] = "ELIGIBLE" if eligible else "NOT ELIGIBLE"
         if not eligible:
             refused.append(f"{entry.aggregate_path.name}: NOT ELIGIBLE ({detail})")

@@ -11,6 +11,7 @@ from harness.atomic import write_bytes_atomic
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.artifact import (
     PRIMARY_METRIC,
+    Judged,
     Judgement,
     Procedure,
     clear_target,
@@ -62,16 +63,19 @@ def _verdicts(runs: Sequence[RunInput], judge: Judgement) -> dict[str, str]:
     ELIGIBLE."""
     verdicts, refused = {}, []
     with tempfile.TemporaryDirectory(prefix="scifact-compare-systems-") as directory:
+        asked: list[tuple[str, ModeInput, Judged]] = []
         for run in runs:
             place = Path(directory) / run.spec.name
             place.mkdir()
             frozen = write_snapshot(place, run.inputs, run.freeze)
-            for entry in run.inputs:
-                eligible, detail = judge(place / entry.aggregate_path.name, frozen)
-                label = f"{run.spec.name}/{entry.mode}"
-                verdicts[label] = "ELIGIBLE" if eligible else "NOT ELIGIBLE"
-                if not eligible:
-                    refused.append(f"{label} ({entry.aggregate_path}): NOT ELIGIBLE ({detail})")
+            asked += [(run.spec.name, entry, Judged(place / entry.aggregate_path.name, frozen,
+                                                    entry.aggregate_path.parent)) for entry in run.inputs]
+        answers = judge([judged for _, _, judged in asked])
+    for (name, entry, _), (eligible, detail) in zip(asked, answers, strict=True):
+        label = f"{name}/{entry.mode}"
+        verdicts[label] = "ELIGIBLE" if eligible else "NOT ELIGIBLE"
+        if not eligible:
+            refused.append(f"{label} ({entry.aggregate_path}): NOT ELIGIBLE ({detail})")
     if refused:
         raise ComparisonRefused(f"{len(refused)} of the aggregates are not ELIGIBLE under the validator, and a "
                                 "comparison reads only eligible ones: fix what `python -m harness.validator "

@@ -63,13 +63,27 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
     archives = sorted({r["notes"].get("archive", "not re-derived") for r in reports})
     lines += ["", f"Re-embedding with the declared model: {inert('; '.join(sorted(embedding)))}.",
               "The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
-              f"{inert('; '.join(sorted(verifiers)))}.", "",
+              f"{inert('; '.join(sorted(verifiers)))}.", "", *_kept(reports),
               "The dataset: documents, test queries and judgements held to the validator's own pins; archive "
               f"re-derivation: {inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
     attested = {a["name"]: a["detail"] for r in reports for a in r.get("attested", [])}
     lines += _items([f"- {inert(name)}: {inert(detail)}" for name, detail in sorted(attested.items())],
                     "Nothing: every check the validator ran was established from primary data.")
     return [*lines, ""]
+
+
+def _kept(reports: list[dict[str, Any]]) -> list[str]:
+    """When the full re-embedding was made and whether these verdicts were reused, and what a seal shows."""
+    made = sorted({f"re-embedded on {kept['re_embedded_at']} by validator {kept['validator']}"
+                   + ("; reused" if kept.get("reused") else "") for r in reports
+                   if (kept := r["notes"].get("re_embedding"))})
+    reused = [r for r in reports if (r["notes"].get("stored_verdict") or {}).get("reused")]
+    if not made and not reused:
+        return []
+    return [f"The fixture's vectors: {inert('; '.join(made) or 'not re-embedded here')}. Verdicts reused from "
+            f"this machine's stored verdicts: {len(reused)} of {len(reports)} (each for the same bytes read, the same "
+            "validator source and options, sealed with the bundling machine's key: this attests that its validator "
+            "ran on these bytes; anyone else re-validates on their own machine).", ""]
 
 
 def _system_line(system: dict[str, Any]) -> str:

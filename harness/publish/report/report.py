@@ -1,8 +1,9 @@
 """`python -m harness report`: the HTML report and its Markdown version, from validated artifacts only.
 
 Every file is read once; each aggregate of each split shown, and each comparison, goes through the independent
-validator first, as a private snapshot of the very bytes rendered; one that is not ELIGIBLE stops the report, naming
-it. `--unvalidated` skips the validator and stamps the title.
+validator first, as a private snapshot of the very bytes rendered (an aggregate's stored verdict, in the output
+directory's validation/ folder, is reused while those bytes and the validator are unchanged); one that is not
+ELIGIBLE stops the report, naming it. `--unvalidated` skips the validator and stamps the title.
 """
 
 import tempfile
@@ -20,7 +21,8 @@ from harness.publish.report.report_html import render_html
 from harness.publish.report.report_markdown import render_markdown
 from harness.publish.report.systems_files import stage_runs
 from harness.validator.core.report import Report
-from harness.validator.pipeline import validate, validate_comparison
+from harness.validator.pipeline import validate_comparison
+from harness.validator.stored import Subject, validate_all
 
 
 class ReportRefused(RefusedError):
@@ -36,9 +38,11 @@ def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = No
         snapshot = Path(directory)
         for split in data.splits:
             frozen = write_snapshot(snapshot, split.inputs, data.freeze_file)
+            pending = [entry for entry in split.inputs if entry.aggregate_sha256 not in reports]
+            found = validate_all([Subject(snapshot / entry.aggregate_path.name, freeze=frozen,
+                                          home=entry.aggregate_path.parent) for entry in pending])
+            reports.update({entry.aggregate_sha256: report for entry, report in zip(pending, found, strict=True)})
             for entry in split.inputs:
-                if entry.aggregate_sha256 not in reports:
-                    reports[entry.aggregate_sha256] = validate(snapshot / entry.aggregate_path.name, freeze=frozen)
                 report = reports[entry.aggregate_sha256]
                 if not report.eligible:
                     problems.append(f"{entry.aggregate_path.name}: {report.verdict()}")
