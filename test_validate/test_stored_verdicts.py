@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.validator.core.report import Report
-from harness.validator.stored import Subject, validate_stored
+from harness.validator.stored import Options, Subject, validate_stored
 from harness.validator.verdicts import identity
 from harness.validator.verdicts.key import KEY_VARIABLE, key_path, load_key, seal
 from harness.validator.verdicts.store import verdict_file
@@ -148,9 +148,12 @@ def test_a_key_open_to_others_stores_and_believes_nothing(run_copy: RunCopy, own
     assert report.notes["stored_verdict"]["reused"] is False
 
 
-def test_other_options_are_validated_again(run_copy: RunCopy, own_key: Path) -> None:
+def test_other_options_are_validated_again_and_a_check_not_verified_is_not_kept(run_copy: RunCopy,
+                                                                               own_key: Path) -> None:
+    """Without re-embedding, embeddings.model is not verified: such a verdict is never stored, never reused."""
     aggregate, _ = stored_once(run_copy)
-    said = Said()
-    from harness.validator.stored import Options
-    validate_stored(Subject(aggregate), Options(embeddings=False), say=said)
-    assert "no stored verdict" in said[0], said
+    for _ in range(2):
+        said = Said()
+        validate_stored(Subject(aggregate), Options(embeddings=False), say=said)
+        assert "(no stored verdict); nothing stored: 1 check(s) could not be verified here" in said[0], said
+    assert not verdict_file(run_copy.out, aggregate, "none").exists()
