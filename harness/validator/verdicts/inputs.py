@@ -17,10 +17,11 @@ from ..core.strict_json import StrictJSONError, load_file
 class Digests:
     roles: dict[str, str | None]
     files: dict[str, str | None]
+    journals: dict[str, str | None]
     listings: dict[str, str | None]
 
     def record(self) -> dict[str, Any]:
-        return {"roles": self.roles, "files": self.files, "listings": self.listings}
+        return {"roles": self.roles, "files": self.files, "journals": self.journals, "listings": self.listings}
 
 
 def subject_roles(aggregate: Path, rows: Path | None, freeze: Path | None) -> dict[str, Path | None]:
@@ -73,7 +74,11 @@ def taken(reading: Reading, roles: dict[str, Path | None]) -> tuple[Digests | No
     subject = {os.path.abspath(path) for path in roles.values() if path is not None}
     files: dict[str, str | None] = {}
     for path, seen in sorted(reading.files.items()):
-        if path in subject or path in reading.written:
+        if path in reading.written:
+            continue
+        if path in subject:  # digested by its role, below
+            if stat_of(path) != seen:
+                return None, f"{path} changed while it was validated"
             continue
         if os.path.isdir(path):
             files[path] = DIRECTORY
@@ -83,16 +88,16 @@ def taken(reading: Reading, roles: dict[str, Path | None]) -> tuple[Digests | No
         files[path] = file_digest(path)
         if stat_of(path) != seen:
             return None, f"{path} changed while it was validated"
-    files.update({path: journal_digest(path) for path in sorted(reading.journals)})
+    journals = {path: journal_digest(path) for path in sorted(reading.journals)}
     listings = {directory: listing_digest(directory) for directory in sorted(reading.listings)}
-    return Digests(role_digests(roles), files, listings), ""
+    return Digests(role_digests(roles), files, journals, listings), ""
 
 
 def changed(stored: dict[str, Any], roles: dict[str, Path | None]) -> list[str]:
     """What differs now from the digests a verdict stored: its roles by name, other files and listings by path."""
     differing = [f"the {role}" for role, digest in role_digests(roles).items() if digest != stored["roles"].get(role)]
-    differing += [path for path, digest in stored["files"].items()
-                  if (journal_digest(path) if path.endswith("-wal") else file_digest(path)) != digest]
+    differing += [path for path, digest in stored["files"].items() if file_digest(path) != digest]
+    differing += [path for path, digest in stored["journals"].items() if journal_digest(path) != digest]
     differing += [f"the listing of {path}" for path, digest in stored["listings"].items()
                   if listing_digest(path) != digest]
     return differing

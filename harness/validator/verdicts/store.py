@@ -65,7 +65,10 @@ def lookup(home: Path, aggregate: Path, roles: dict[str, Path | None], options: 
         except (OSError, ValueError) as exc:
             reasons.append(f"{path.name} is unreadable ({exc})")
             continue
-        refusal = _refusal(document, key, options, roles)
+        try:
+            refusal = _refusal(document, key, options, roles)
+        except (KeyError, TypeError, AttributeError) as exc:  # sealed, but not of this validator's shape
+            refusal = f"it is not a verdict this validator stores ({type(exc).__name__}: {exc})"
         if refusal is not None:
             reasons.append(f"{path.name}: {refusal}")
             continue
