@@ -45,7 +45,8 @@ def _argv(corpus: CorpusFixture, tmp_path: Path, *extra: str) -> list[str]:
 
 
 def _visible(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if not p.name.startswith("."))
+    """The artifacts a run left (the validator's stored verdicts, in validation/, aside)."""
+    return sorted(p.name for p in directory.iterdir() if not p.name.startswith(".") and p.name != "validation")
 
 
 def _hidden(directory: Path) -> list[str]:
