@@ -2,10 +2,13 @@
 reused and CLAIMS.md says so; each stage of a bundle is shown on stderr while it runs."""
 
 import json
+import os
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from harness.evaluation.history.heldout_record import RECORD_VARIABLE
 from harness.publish.bundle import make_bundle
 
 from .support import RunCopy
@@ -19,9 +22,15 @@ def _stored(bundle: Path) -> list[dict[str, object]]:
             for p in sorted(bundle.glob("validation/*.validation.json"))]
 
 
-def test_a_second_bundle_reuses_every_verdict(run_copy: RunCopy, tmp_path: Path,
-                                              capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_second_bundle_reuses_every_verdict(run_copy: RunCopy, tmp_path: Path, capfd: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     as_clean_checkout(run_copy)
+    # the held-out receipts are checked against this machine's held-out record, which the session's other tests
+    # append to: a private copy keeps the bytes the verdicts read unchanged between the two bundles
+    record = tmp_path / "heldout-looks.sqlite3"
+    with sqlite3.connect(os.environ[RECORD_VARIABLE]) as source, sqlite3.connect(record) as copy:
+        source.backup(copy)
+    monkeypatch.setenv(RECORD_VARIABLE, str(record))
     first = make_bundle(run_copy.out, tmp_path / "first")
     shown = capfd.readouterr().err
     for stage in ("bundle: staging the freeze record", "bundle: validating 6 aggregates with every text re-embedded",
@@ -31,7 +40,8 @@ def test_a_second_bundle_reuses_every_verdict(run_copy: RunCopy, tmp_path: Path,
     assert [s["reused"] for s in _stored(first)] == [False] * 6
     assert len(list((run_copy.out / "validation").glob("*.full.verdict.json"))) == 6
     second = make_bundle(run_copy.out, tmp_path / "second")
-    assert capfd.readouterr().err.count("reused the verdict stored in") == 6
+    said = capfd.readouterr().err
+    assert said.count("reused the verdict stored in") == 6, said
     assert [s["reused"] for s in _stored(second)] == [True] * 6
     claims = (second / "CLAIMS.md").read_text(encoding="utf-8")
     assert "Verdicts reused from this machine's stored verdicts: 6 of 6" in claims, claims

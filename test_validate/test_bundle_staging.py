@@ -92,7 +92,7 @@ import os, sys, time
 from pathlib import Path
 import harness.publish.bundle as bundle
 
-def pause(staged, staging):
+def pause(staged, staging, output_dir):
     marker = Path(sys.argv[3])
     marker.with_suffix(".tmp").write_text(str(staging), encoding="utf-8")
     os.replace(marker.with_suffix(".tmp"), marker)
@@ -124,10 +124,11 @@ def test_a_killed_bundle_is_removed_by_the_next_one_and_a_live_one_is_left(run_c
     parent = tmp_path / "bundles"
 
     def next_bundle() -> list[str]:
-        """Another bundle in the same place (of nothing, so refused right after its cleanup); its stderr lines."""
+        """Another bundle in the same place (of nothing, so refused right after its cleanup); its stderr lines, the
+        progress of its stages aside."""
         with pytest.raises(BundleError, match=r"holds no freeze\.json"):
             make_bundle(tmp_path / "nothing", parent / "next")
-        return capsys.readouterr().err.splitlines()
+        return [line for line in capsys.readouterr().err.splitlines() if not line.startswith("bundle: ")]
 
     killed, dead = _paused_bundle(run_copy.out, parent / "first", tmp_path / "first.marker")
     os.kill(killed.pid, signal.SIGKILL)

@@ -36,7 +36,8 @@ BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE,
 BY_SPLIT = {"calibration": (), "heldout": ("freeze.schema", "freeze.digest", "freeze.recorded",
                                                     "freeze.match")}
 LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED|ATTESTED {4}) (\S+): (.+)$")
-NOTE = re.compile(r"^(DATASET|ARCHIVE) +\S.*$")  # what the checks were held to, after the check lines
+NOTE = re.compile(r"^(DATASET|ARCHIVE|STORED) +\S.*$")  # what the checks were held to (and whether the verdict
+# was reused), after the check lines
 ATTESTED_NAMES = ("history", "machine", "latency")
 
 
