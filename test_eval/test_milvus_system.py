@@ -27,6 +27,8 @@ from harness.validator.pipeline import validate
 
 from .test_plugin_system import _forge_first_row
 
+pytestmark = pytest.mark.extra("milvus")
+
 GIT = {"source.git", "source.clean"}
 
 

@@ -11,6 +11,8 @@ from benchmarks.scale.report import BEGIN, END, MEASURES, exponent, series, valu
 from benchmarks.scale.run import Plan, run
 from benchmarks.scale.synthetic import DIMENSIONS, generate
 
+pytestmark = pytest.mark.extra("milvus")
+
 SIZES = (300, 600)
 
 

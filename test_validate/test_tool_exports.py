@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import ir_measures
-import pandas
 import pytest
-from ranx import Qrels, Run, evaluate
 
 from harness.evaluation.comparison.inputs import load_inputs
 from harness.publish.exports.exports import export
@@ -40,6 +38,8 @@ def exported(compared_heldout: Compared, tmp_path_factory: pytest.TempPathFactor
 
 
 def _with_ranx(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> "PerQuery":
+    from ranx import Qrels, Run, evaluate
+
     found = evaluate(Qrels.from_dict(qrels), Run.from_dict(run), list(RANX_METRICS.values()), return_mean=False)
     order = list(Run.from_dict(run).keys())
     return {query: {ours: float(found[name][i]) for ours, name in RANX_METRICS.items()}
@@ -59,6 +59,7 @@ def _with_ir_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str,
 
 @pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.extra("interop")
 def test_ranx_and_ir_measures_read_the_json_runs_as_the_receipt(compared_heldout: Compared, exported: Path,
                                                                  mode: str, split: str) -> None:
     copy = compared_heldout.copy
@@ -72,9 +73,12 @@ def test_ranx_and_ir_measures_read_the_json_runs_as_the_receipt(compared_heldout
         assert mean_gap(found, rows, aggregate["metrics"]) <= 1e-9
 
 
+@pytest.mark.extra("interop")
 def test_pandas_reads_the_summary_as_the_receipts_and_the_comparison(compared_heldout: Compared,
                                                                      exported: Path) -> None:
     copy = compared_heldout.copy
+    import pandas
+
     table = pandas.read_csv(exported / "summary.csv")
     document = json.loads((exported / "summary.json").read_text(encoding="utf-8"))
     assert len(table) == len(document["rows"]) == len(MODES) * len(SPLITS)
@@ -173,6 +177,7 @@ def test_a_comparison_of_other_runs_refuses_the_export(run_copy: RunCopy, compar
     assert not (tmp_path / "exports").exists()
 
 
+@pytest.mark.extra("interop")
 def test_tied_scores_reach_ranx_in_the_receipt_s_order_whatever_the_key_order() -> None:
     """The receipt ranks d4 before d3 and d2 at one score. ranx breaks ties by the order it reads the documents in,
     which a JSON file need not keep (sorted keys, another writer): the exported scores do not depend on it."""
