@@ -13,6 +13,7 @@ from harness.cli.errors import Parser, report_failure
 from harness.cli.hypothesis_options import add_hypothesis_options, declared_line, hypothesis_request
 from harness.cli.paths import path_argument, text_argument
 from harness.cli.summary import after_freeze, failure_lines, next_step, result_line, shown, verdict
+from harness.cli.version import VersionAction
 from harness.corpus.contract import scifact_contract
 from harness.corpus.download import DEADLINE_VARIABLE, deadline_seconds
 from harness.embedding.embedders import make_embedder
@@ -219,8 +220,9 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="python -m harness", description=__doc__)
+def main(argv: list[str] | None = None, prog: str = "scifact-harness") -> int:
+    parser = Parser(prog=prog, description=__doc__)
+    parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     commands = parser.add_subparsers(dest="command", required=True)
     add_build_parser(commands)
@@ -239,3 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, SystemExit):
             raise
         return report_failure(exc, debug=args.debug)
+
+
+def console() -> None:
+    """The `scifact-harness` console script."""
+    sys.exit(main())

@@ -71,5 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     return report.exit_code()
 
 
+def console() -> None:
+    """The `scifact-validate` console script."""
+    sys.exit(main())
+
+
 if __name__ == "__main__":
     sys.exit(main())
