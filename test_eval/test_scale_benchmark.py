@@ -11,7 +11,7 @@ from benchmarks.scale.report import BEGIN, END, MEASURES, exponent, series, valu
 from benchmarks.scale.run import Plan, run
 from benchmarks.scale.synthetic import DIMENSIONS, generate
 
-pytestmark = pytest.mark.extra("milvus")
+MILVUS = pytest.mark.extra("milvus")  # the tests of the measured document: it holds both systems
 
 SIZES = (300, 600)
 
@@ -21,6 +21,7 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     return run(Plan(SIZES, queries=4), tmp_path_factory.mktemp("scale"))
 
 
+@MILVUS
 def test_every_phase_measured_positive(document: dict[str, object]) -> None:
     results = document["results"]
     assert isinstance(results, list)
@@ -35,6 +36,7 @@ def test_every_phase_measured_positive(document: dict[str, object]) -> None:
             assert entry["replay"]["replay_verdict"] == {"fts_only": "pass", "vector_only": "pass", "hybrid": "pass"}
 
 
+@MILVUS
 def test_every_exponent_computed(document: dict[str, object]) -> None:
     lines = series(document)
     without_milvus = [m for m in MEASURES if m.path[0] in ("replay", "corpus")]  # the replay and baseline: built-in
@@ -42,6 +44,7 @@ def test_every_exponent_computed(document: dict[str, object]) -> None:
     assert all(isinstance(line["exponent"], float) for line in lines), [ln for ln in lines if ln["exponent"] is None]
 
 
+@MILVUS
 def test_report_page_plot_and_figures(document: dict[str, object], tmp_path: Path) -> None:
     page = tmp_path / "scale.md"
     page.write_text(f"# Cost\n\nbefore\n\n{BEGIN}\nold figures\n{END}\n\nafter\n", encoding="utf-8")
