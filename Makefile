@@ -46,7 +46,7 @@ fixture: setup
 
 # The main job: the calibration evaluation of all three modes on the embedded defaults.
 calibration: setup
-	$(PY) -m pytest -m calibration -p no:xdist --work-dir=$(abspath $(WORK_DIR))
+	$(PY) -m pytest -m calibration -p no:xdist --scifact-work-dir=$(abspath $(WORK_DIR))
 
 # The report of $(RESULTS): each split with all three modes and no comparison yet is compared first, then the HTML
 # report (and report.md) is written from validated artifacts; the last line is the HTML file's path.
@@ -62,7 +62,7 @@ report: setup
 
 # The benchmark suite on the real data (README, "Benchmarks"): ratios against same-run baselines, JSON in .benchmarks/.
 bench: setup
-	$(PY) -m pytest -m benchmark -p no:xdist --benchmark-autosave --work-dir=$(abspath $(WORK_DIR))
+	$(PY) -m pytest -m benchmark -p no:xdist --benchmark-autosave --scifact-work-dir=$(abspath $(WORK_DIR))
 
 # Cost curves at scale (docs/scale.md): synthetic corpora, both systems built, opened and searched, the validator's
 # replay; figures and stores in $(WORK_DIR)/scale, the table and plot rewritten in docs/.
