@@ -26,5 +26,5 @@ def test_scifact_harness_version_is_the_distribution_and_the_source_digest() -> 
 def test_the_console_script_names_itself_in_a_usage_error() -> None:
     done = _run(str(BIN / "scifact-harness"), "no-such-command")
     assert done.returncode == 2 and not done.stdout
-    assert re.match(r"error: scifact-harness: argument command: invalid choice: 'no-such-command'", done.stderr)
+    assert re.match(r"error: scifact-harness: argument COMMAND: invalid choice: 'no-such-command'", done.stderr)
     assert done.stderr.rstrip().endswith("usage: scifact-harness --help")

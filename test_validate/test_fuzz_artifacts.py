@@ -120,10 +120,10 @@ def _refused(aggregate: Path, capsys: pytest.CaptureFixture[str], damage: str) -
 
 def test_the_undamaged_copies_fail_nothing(from_clean_checkout: CleanRun, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """The control: only the skipped embedding check stands between each case and ELIGIBLE (exit 3)."""
+    """The control: only the skipped embedding check stands between each case and ELIGIBLE (exit 7)."""
     copy = _copy(from_clean_checkout, tmp_path)
     for case in CASES:
-        assert _verdict(copy.aggregate_path(*case), capsys) == (3, set())
+        assert _verdict(copy.aggregate_path(*case), capsys) == (7, set())
 
 
 @FUZZ

@@ -52,7 +52,8 @@ def add_build_parser(commands: Commands) -> None:
                        help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE; else download from BEIR)")
     build.add_argument("--download-deadline", type=text_argument, default=None, metavar="SECONDS",
                        help=f"most seconds the whole download may take (default: ${DEADLINE_VARIABLE}, else 900)")
-    build.add_argument("--embedder", choices=BACKENDS, default="local")
+    build.add_argument("--embedder", choices=BACKENDS, default="local",
+                       help="local: the packaged all-MiniLM-L6-v2 (default); ollama: an Ollama server")
     build.add_argument("--model", type=text_argument, default=None,
                        help="model name (default: $SCIFACT_EMBED_MODEL, else the backend's default)")
     build.add_argument("--allow-unpinned", action="store_true",
@@ -108,7 +109,8 @@ def add_run_parser(commands: Commands) -> None:
     run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
     run.add_argument("--store-dir", type=path_argument, required=True, help="persisted store (built or reused)")
     run.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
-    run.add_argument("--split", choices=SPLITS, required=True)
+    run.add_argument("--split", choices=SPLITS, required=True,
+                     help="calibration (before the freeze), heldout (after it) or all (after heldout)")
     run.add_argument("--mode", choices=(*MODES, "all"), default="all", help="default: every mode the system offers")
     _system_option(run)
     run.add_argument("--replace", action="store_true",
@@ -220,18 +222,23 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None, prog: str = "scifact-harness") -> int:
+def build_parser(prog: str = "scifact-harness") -> Parser:
     parser = Parser(prog=prog, description=__doc__)
     parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     help="build, run, freeze, bundle, replay, compare, report or export")
     add_build_parser(commands)
     add_run_parser(commands)
     add_freeze_parser(commands)
     add_bundle_parser(commands)
     add_replay_parser(commands)
     publish_commands.add_all(commands)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str = "scifact-harness") -> int:
+    args = build_parser(prog).parse_args(argv)
     commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle,
                         "replay": run_replay, **publish_commands.HANDLERS}
     try:
@@ -241,8 +248,3 @@ def main(argv: list[str] | None = None, prog: str = "scifact-harness") -> int:
         if isinstance(exc, SystemExit):
             raise
         return report_failure(exc, debug=args.debug)
-
-
-def console() -> None:
-    """The `scifact-harness` console script."""
-    sys.exit(main())

@@ -4,15 +4,18 @@ import json
 import sys
 import traceback
 
-from .options import FAULT, USAGE, Parser, path_argument, usage_problem
+from .options import FAULT, USAGE, Parser, input_problem, path_argument, usage_problem
 from .pipeline import validate, validate_comparison
 from .self_test import run_self_test
+from .version import VersionAction
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="python -m harness.validator", description=__doc__)
-    parser.add_argument("aggregate", type=path_argument, nargs="?")
-    parser.add_argument("rows", type=path_argument, nargs="?")
+def build_parser(prog: str = "scifact-validate") -> Parser:
+    parser = Parser(prog=prog, description=__doc__)
+    parser.add_argument("--version", action=VersionAction, help="print the version and the validator's source digest")
+    parser.add_argument("aggregate", type=path_argument, nargs="?", help="the aggregate JSON (receipt) to validate")
+    parser.add_argument("rows", type=path_argument, nargs="?",
+                        help="its per-query rows JSONL (default: the rows file beside the aggregate)")
     parser.add_argument("--fixture", type=path_argument, help="corpus fixture (default: the one the receipt names)")
     parser.add_argument("--store-dir", type=path_argument,
                         help="the run's store, when it moved (default: the directory the receipt names)")
@@ -36,6 +39,11 @@ def main(argv: list[str] | None = None) -> int:
                              "(scifact-comparison-<split>.json) or between systems (scifact-systems-<split>.json), "
                              "as its schema field says")
     parser.add_argument("--self-test", action="store_true", help="validate a generated tiny run, then tampered copies")
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.self_test:
         return run_self_test()
@@ -44,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
                      "aggregates the comparison names, as their receipts locate them")
     if args.aggregate is None and args.comparison is None:
         parser.error("AGGREGATE is required (or --comparison, or --self-test)")
-    problem = usage_problem(args.store_dir, args.json, args.archive)
+    problem = usage_problem(args.store_dir, args.json, args.archive) or input_problem(
+        {"AGGREGATE": args.aggregate, "ROWS": args.rows, "--comparison": args.comparison})
     if problem is not None:
         parser.error(problem)
     try:
@@ -58,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                               store_dir=args.store_dir, archive=args.archive, ollama_url=args.ollama_url)
     except Exception:  # a validator fault is not a verdict on the artifact
         traceback.print_exc()
-        print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")
+        print(f"VALIDATOR ERROR: the validator itself failed; no verdict (exit {FAULT})")
         return FAULT
     print("\n".join(report.lines()))
     if args.json:
@@ -77,4 +86,4 @@ def console() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m harness.validator"))
