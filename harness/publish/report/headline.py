@@ -61,9 +61,14 @@ def headline_reading(data: ReportData) -> str:
     there is one)."""
     first = data.splits[0]
     count = first.inputs[0].aggregate["row_count"]
-    top = max(first.modes, key=lambda mode: _ndcg(first, mode))
-    leader = (f"{top} has the highest nDCG@10 ({number(_ndcg(first, top))})" if len(first.modes) > 1 else
-              f"the one mode, {top}, scores nDCG@10 {number(_ndcg(first, top))}")
+    best = max(number(_ndcg(first, mode)) for mode in first.modes)
+    top = [mode for mode in first.modes if number(_ndcg(first, mode)) == best]
+    if len(first.modes) == 1:
+        leader = f"the one mode, {top[0]}, scores nDCG@10 {best}"
+    elif len(top) == 1:
+        leader = f"{top[0]} has the highest nDCG@10 ({best})"
+    else:
+        leader = f"{', '.join(top[:-1])} and {top[-1]} share the highest nDCG@10 ({best})"
     return (f"On {SPLIT_LABELS[first.split]} ({count} queries), {leader}.{_differences(first)} {BEST} marks the "
             "highest figure of a split, not a significant difference. These are this system's configurations on BEIR "
             "SciFact, measured here; they do not show that one retrieval method is better in general, on other data, "
