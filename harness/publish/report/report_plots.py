@@ -118,7 +118,7 @@ def latency_chart(latencies: dict[str, list[float]], contended: dict[str, str]) 
         axes.set_xlabel("retrieval-call latency (ms, log scale)")
         axes.set_ylabel("fraction of queries")
         axes.set_ylim(0.0, 1.0)
-        axes.legend(loc="lower right", frameon=False)  # a CDF leaves its lower right empty
+        axes.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), frameon=False, borderaxespad=0.0)  # above: never on
         return _svg(figure, "latency CDF per mode")
 
 

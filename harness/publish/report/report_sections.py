@@ -54,8 +54,10 @@ def table_html(table: Table) -> str:
         cells = [f"<th scope=\"row\">{escape(row[0])}</th>"]
         cells += [_cell(cell, index in table.text_columns) for index, cell in enumerate(row[1:], start=1)]
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f"<div class=\"wide\"><table id=\"{escape(table.id)}\"><caption>{escape(table.caption)}</caption><thead>"
-            f"<tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+    # The caption stands above the table's box, not inside it, so it wraps to the screen when the table scrolls.
+    return (f"<p class=\"caption\" id=\"caption-{escape(table.id)}\">{escape(table.caption)}</p><div class=\"wide\">"
+            f"<table id=\"{escape(table.id)}\" aria-labelledby=\"caption-{escape(table.id)}\"><thead><tr>{head}</tr>"
+            f"</thead><tbody>{''.join(body)}</tbody></table></div>")
 
 
 def figure(svg: str, caption: str) -> str:

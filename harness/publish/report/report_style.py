@@ -6,7 +6,7 @@ CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #1a1a1a;
        background: #fff; margin: 0; line-height: 1.45; }
 main { max-width: 1060px; margin: 0 auto; padding: 20px 28px 48px; }
-main p, main li, main dd, main summary, main caption { overflow-wrap: anywhere; }
+main p, main li, main dd, main summary { overflow-wrap: anywhere; }
 h1 { font-size: 1.5rem; line-height: 1.2; margin: 0 0 6px; }
 h1 .stamp { color: #b00020; }
 h2 { font-size: 1.22rem; margin: 32px 0 8px; padding-top: 10px; border-top: 2px solid #ddd; }
@@ -19,9 +19,9 @@ ul.verdicts li { margin: 4px 0; }
 .call { display: inline-block; padding: 0 6px; border-radius: 3px; font-size: 0.85rem; font-weight: 600; }
 .call.significant { background: #e3f1e4; color: #1b5e20; }
 .call.not-significant { background: #eeeeee; color: #444; }
-div.wide { overflow-x: auto; max-width: 100%; margin: 8px 0 14px; }
+p.caption { font-weight: 600; font-size: 0.86rem; margin: 10px 0 0; }
+div.wide { overflow-x: auto; max-width: 100%; margin: 4px 0 14px; }
 table { border-collapse: collapse; font-size: 0.86rem; }
-caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border-bottom: 1px solid #e3e3e3; padding: 4px 10px; vertical-align: top; }
 thead th { border-bottom: 2px solid #999; text-align: left; background: #fafafa; }
 th[scope="row"] { text-align: left; font-weight: 600; white-space: nowrap; }

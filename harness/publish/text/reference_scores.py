@@ -24,8 +24,8 @@ MTEB_MINILM = ReferenceScore(
     "MTEB: all-MiniLM-L6-v2, dense", 0.64508,
     "BEIR SciFact test, 300 queries; title + ' ' + text and the plain query, no role prefixes, no cut beyond the "
     "model's 256 tokens; exact cosine search",
-    "MTEB's published SciFact result for the model (github.com/embeddings-benchmark/results); `pytest -m parity` "
-    "reproduces it under MTEB's encoding")
+    "MTEB's published SciFact result for the model (github.com/embeddings-benchmark/results); the harness's parity "
+    "test (pytest -m parity) reproduces it under MTEB's encoding")
 REFERENCES = (
     MTEB_MINILM,
     ReferenceScore(
