@@ -43,6 +43,9 @@ def test_a_validated_report(validated_report: ValidatedReport) -> None:
     assert text.count(verdict) == 1 and text.index(verdict) < text.index("id=\"split-heldout\"")  # once, leading
     assert "No comparison artifact for this split" in text  # calibration has none here
     notes = markdown.read_text(encoding="utf-8")
+    order = ["**nDCG@10 and Recall@10, mean over each split", "## Verdicts on held-out", "## Reference figures",
+             "## Held-out (4 queries)", "## Calibration (2 queries)", "## Provenance", "## What these results support"]
+    assert [notes.index(heading) for heading in order] == sorted(notes.index(heading) for heading in order)
     assert notes.count("- **hybrid \u2212 fts\\_only**") + notes.count("- **hybrid \u2212 fts_only**") == 1
     # the Markdown as rendered: its escapes show as the HTML's text; a group's heading row has empty cells there
     shown = [row[:1] if not any(row[1:]) else row for row in parse_markdown(markdown).rows]
