@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).parent
 # The benchmark suite's ratios, listed at the end of a run; the held-out gate (--spend-heldout) and the session's
-# own held-out record; the final test's quality bars (--quality-bar); tests that need an optional install extra.
-pytest_plugins = ["fixtures.bench_ratios", "fixtures.heldout_gate", "fixtures.quality_bars", "fixtures.extras"]
+# own held-out record; the final test's quality bars (--quality-bar); tests that need an optional install extra;
+# whether a browser test may skip (--browser).
+pytest_plugins = ["fixtures.bench_ratios", "fixtures.heldout_gate", "fixtures.quality_bars", "fixtures.extras",
+                  "fixtures.browser_gate"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
