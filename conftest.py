@@ -1,11 +1,20 @@
 """This repository's test session. The SciFact suite (options --scifact-*, session fixtures, held-out gate, quality
 bars, the evaluation tests) comes from the project's own pytest plugin, `scifact_harness`, registered by installing
 the project, exactly as another repository gets it. Beside it: the benchmark suite's ratios, listed at the end of a
-run, and the rule for tests that need an optional install extra. (Hooks imported here rather than named in
-`pytest_plugins`: a session rooted in another repository that collects the installed suite from this clone loads
-this file as a non-root conftest, where `pytest_plugins` is refused.)"""
+run, the rule for tests that need an optional install extra, and whether a browser test may skip (--browser).
+(Hooks imported here rather than named in `pytest_plugins`: a session rooted in another repository that collects
+the installed suite from this clone loads this file as a non-root conftest, where `pytest_plugins` is refused.)"""
 
+import pytest
+
+from fixtures import browser_gate, extras
 from fixtures.bench_ratios import pytest_terminal_summary
-from fixtures.extras import pytest_configure, pytest_runtest_setup
+from fixtures.browser_gate import chromium, pytest_addoption
+from fixtures.extras import pytest_runtest_setup
 
-__all__ = ["pytest_configure", "pytest_runtest_setup", "pytest_terminal_summary"]
+__all__ = ["chromium", "pytest_addoption", "pytest_configure", "pytest_runtest_setup", "pytest_terminal_summary"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    extras.pytest_configure(config)
+    browser_gate.pytest_configure(config)

@@ -11,6 +11,7 @@ from typing import Any
 
 from fixtures.paired_rows import ranked_rows
 from harness.evaluation.comparison.artifact import CompareRequest, Judgement, compare, comparison_name
+from harness.publish.report.report import write_report
 from harness.publish.verdicts import validator_judgement
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
@@ -102,6 +103,23 @@ class Compared:
         scratch = tmp_path / "scratch"
         scratch.mkdir()
         return RunCopy(self.copy.clean, out, scratch), out / self.path.name
+
+
+@dataclass(frozen=True)
+class ValidatedReport:
+    """The clean run's report, validated (held-out compared, calibration not), written once per session."""
+
+    out: Path
+    html: Path
+    markdown: Path
+    summary: dict[str, Any]
+
+
+def validated_report_once(compared: Compared, root: Path) -> ValidatedReport:
+    copy, _ = compared.fresh(root)
+    html, markdown = root / "report.html", root / "report.md"
+    summary = write_report(copy.out, html, markdown, validated=True, replace=False, known=compared.known)
+    return ValidatedReport(copy.out, html, markdown, summary)
 
 
 def compared_once(clean: CleanRun, root: Path) -> Compared:

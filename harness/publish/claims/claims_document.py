@@ -66,10 +66,21 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
               f"{inert('; '.join(sorted(verifiers)))}.", "",
               "The dataset: documents, test queries and judgements held to the validator's own pins; archive "
               f"re-derivation: {inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
-    attested = {a["name"]: a["detail"] for r in reports for a in r.get("attested", [])}
-    lines += _items([f"- {inert(name)}: {inert(detail)}" for name, detail in sorted(attested.items())],
+    lines += _items(_attested(aggregates, reports),
                     "Nothing: every check the validator ran was established from primary data.")
     return [*lines, ""]
+
+
+def _attested(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]]) -> list[str]:
+    """Every attestation of every run's report, each named with the runs it was made for: the same words for several
+    runs once, with those runs (or "every run"); different words for the same check each on its line."""
+    runs: dict[tuple[str, str], list[str]] = {}
+    for aggregate, report in zip(aggregates, reports, strict=True):
+        for attestation in report.get("attested", []):
+            runs.setdefault((attestation["name"], attestation["detail"]), []).append(
+                f"{aggregate['mode']} {aggregate['split']}")
+    return [f"- {inert(name)}, {inert('every run' if len(named) == len(aggregates) else ', '.join(named))}: "
+            f"{inert(detail)}" for (name, detail), named in sorted(runs.items())]
 
 
 def _system_line(system: dict[str, Any]) -> str:
