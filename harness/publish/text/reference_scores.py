@@ -2,7 +2,7 @@
 reader can place the report's numbers; and why the contract's dense lane sits below MTEB's figure for its model.
 
 None of these is measured here, and none is a bar the report checks: the quality bars of `pytest -m final` are
-`fixtures/quality_bars.py`, and `pytest -m parity` reproduces MTEB's figure under MTEB's own encoding. Each figure
+`harness/suite/quality_bars.py`, and `pytest -m parity` reproduces MTEB's figure under MTEB's own encoding. Each figure
 averages over all 300 BEIR SciFact test queries; of the report's splits only the all-query one holds the same
 queries.
 """
