@@ -156,7 +156,7 @@ def test_cli_reports_the_real_dirty_or_clean_state_of_the_clean_run(clean_run: C
     printed, _ = parse_cli_output(result.stdout)
     failed = {name for name, status in printed if status == FAIL}
     assert failed <= GIT_CHECKS, result.stdout
-    assert result.returncode == (1 if failed else 3), result.stdout + result.stderr
+    assert result.returncode == (1 if failed else 7), result.stdout + result.stderr
 
 
 def test_missing_inputs_are_reported_not_raised(tmp_path: Path) -> None:
