@@ -457,7 +457,7 @@ def gap_calibration_subset(copy: RunCopy) -> Edit:
     copy.write_rows("fts_only", "calibration", rows, reseal_digest=True, reseal_count=True)
 
     def change(aggregate: Json) -> None:
-        aggregate["metrics"] = aggregate_metrics(rows)
+        aggregate["metrics"] = aggregate_metrics(rows, 10)
         aggregate["receipt"]["split"].update(calibration_count=1, selected_count=1,
                                              selected_ids_sha256=sha256_canonical([rows[0]["query_id"]]))
     return Edit(copy.edit_aggregate("fts_only", "calibration", change))

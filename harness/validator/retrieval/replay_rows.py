@@ -120,7 +120,7 @@ def lane_of_hit(row: Row, lane_name: str, ranked: Ranked, index_of: dict[str, in
     return None
 
 
-def _fusion_bounds(lanes: list[Ranked], index: int, rrf_k: int) -> tuple[float, float]:
+def fusion_bounds(lanes: list[Ranked], index: int, rrf_k: int) -> tuple[float, float]:
     """Lowest and highest fused score the replay admits for a document."""
     low = high = 0.0
     for ranked in lanes:
@@ -150,7 +150,7 @@ def fused_cut(row: Row, lanes: list[Ranked], rrf_k: int, top_k: int, replay: Rep
     reported = {index_of.get(r["doc_id"]) for r in results}
     considered = {int(d) for ranked in lanes for d in ranked.within(ranked.size, certainly=False)} - reported
     for index in sorted(considered, key=lambda d: replay.id_ranks[d]):
-        low, high = _fusion_bounds(lanes, index, rrf_k)
+        low, high = fusion_bounds(lanes, index, rrf_k)
         certain_tie = low == high == cutoff and full and last is not None \
             and replay.id_ranks[index] < replay.id_ranks[last]
         if low > cutoff or certain_tie:
