@@ -120,6 +120,25 @@ def _drop_last_hybrid_result(rows: list[Row]) -> None:
     forger.reseal_row(rows[0])
 
 
+def _depth_reranked(rows: list[Row]) -> None:
+    """Two documents of a depth-100 ranking trade places while the scores stay where they were (still descending);
+    its metrics and the aggregate's account re-derived."""
+    row = next(r for r in rows if len(set(r["depth_ranking"]["scores"][1:3])) == 2)
+    ids = row["depth_ranking"]["doc_ids"]
+    ids[1], ids[2] = ids[2], ids[1]
+    forger.reseal_row(row)
+
+
+def _depth_search_said_failed(rows: list[Row]) -> None:
+    """A depth search said to have failed while its ranking is kept."""
+    rows[0]["depth_ranking"]["error"] = "depth-100 ranking: system 'builtin': said to have failed"
+
+
+def _depth_metric_restated(rows: list[Row]) -> None:
+    metrics = rows[0]["metrics"]
+    metrics["ndcg_at_100"] = 0.5 if metrics["ndcg_at_100"] != 0.5 else 0.25
+
+
 def _fixture_edit(change: Callable[[Json], object], *, receipt: Callable[[Json, Json], object] | None = None
                   ) -> Violation:
     """A private copy of the fixture, changed; the receipt's fixture digest follows it."""
@@ -320,6 +339,11 @@ VIOLATIONS: dict[str, Violation] = {
     "rows.order": _rows("fts_only", "calibration", _out_of_order).also(
         "replay.lexical", why="the replayed lane ranks by score too, so a row out of score order is out of its order"),
     "rows.fusion": _from_mutation(mutations.fused_score_changed),
+    "rows.depth_ranking": _rows("fts_only", "calibration", _depth_search_said_failed),
+    "rows.depth_metrics": _rows("vector_only", "calibration", _depth_metric_restated),
+    "aggregate.depth": _aggregate_metrics(lambda m: m["depth_ranking"].update(
+        top_k_prefix_differs=m["depth_ranking"]["top_k_prefix_differs"] + 1)),
+    "replay.depth": _rows("hybrid", "calibration", _depth_reranked),
     "aggregate.metrics": _from_mutation(mutations.metric_digit_in_aggregate),
     "aggregate.latency": _aggregate_metrics(lambda m: m["latency_ms"].update(p50=m["latency_ms"]["p50"] + 1.0)),
     "latency.contention": _receipt("fts_only", "calibration", lambda r: r["latency_measurement"].update(
