@@ -16,7 +16,7 @@ from ..core.modes import fused, has_lane
 from ..core.report import Report
 from ..retrieval.ir_metrics import DEPTH
 from ..retrieval.lanes import Replay, Replayed
-from ..retrieval.replay_rows import Ranked, Row, Tally, fused_cut, fusion_bounds, single_lane
+from ..retrieval.replay_rows import Ranked, Row, Tally, fused_cut, fusion_bounds, replayed_fusion, single_lane
 
 NAME = "replay.depth"
 
@@ -60,8 +60,11 @@ class DepthReplayer:
         reported = [(self.index_of.get(d), s) for d, s in zip(entry["doc_ids"], entry["scores"], strict=True)]
         if not fused(self.mode):
             name = "lexical" if has_lane(self.mode, "lexical") else "dense"
-            problem = single_lane(_pseudo_row(row, name), name, self._lane(name, row, DEPTH, reported),
-                                  self.index_of, self.tally)
+            ranked = self._lane(name, row, DEPTH, reported)
+            expected = [self.replay.doc_ids[i] for i in ranked.order[:ranked.size].tolist()]
+            if len(entry["doc_ids"]) != ranked.size:
+                return _first_difference(where, entry["doc_ids"], expected)
+            problem = single_lane(_pseudo_row(row, name), name, ranked, self.index_of, self.tally)
             return None if problem is None else f"{where}: depth-100 ranking: {problem}"
         lanes = [self._lane(name, row, self.depth, self._lane_scores(row, name)) for name in ("lexical", "dense")]
         return self._fused(row, lanes, where)
@@ -74,10 +77,6 @@ class DepthReplayer:
 
     def _fused(self, row: Row, lanes: list[Ranked], where: str) -> str | None:
         entry = row["depth_ranking"]
-        candidates = {int(d) for ranked in lanes for d in ranked.order[:ranked.size].tolist()}
-        if len(entry["doc_ids"]) != min(DEPTH, len(candidates)):
-            return (f"{where}: depth-100 ranking of {len(entry['doc_ids'])} documents; the replayed fusion has "
-                    f"{len(candidates)} candidates, so {min(DEPTH, len(candidates))}")
         for rank, (doc_id, score) in enumerate(zip(entry["doc_ids"], entry["scores"], strict=True), start=1):
             index = self.index_of.get(doc_id)
             low, high = (0.0, 0.0) if index is None else fusion_bounds(lanes, index, self.rrf_k)
@@ -85,8 +84,20 @@ class DepthReplayer:
             if high == 0.0 or not low - slack <= score <= high + slack:
                 return (f"{where}, depth rank {rank}: {doc_id} has fused score {score!r}; the replayed lanes admit "
                         f"{low:.9g}..{high:.9g}")
+        expected = [self.replay.doc_ids[i] for _, i in replayed_fusion(lanes, self.rrf_k, DEPTH, self.replay)]
+        if len(entry["doc_ids"]) != len(expected):
+            return _first_difference(where, entry["doc_ids"], expected)
         problem = fused_cut(_pseudo_row(row, None), lanes, self.rrf_k, DEPTH, self.replay, self.index_of)
         return None if problem is None else f"{where}: depth-100 ranking: {problem}"
+
+
+def _first_difference(where: str, found: list[str], expected: list[str]) -> str:
+    """A list of another length than the replay's, named at the first rank where the two differ."""
+    rank = next((i for i, (a, b) in enumerate(zip(found, expected, strict=False)) if a != b),
+                min(len(found), len(expected)))
+    return (f"{where}, depth rank {rank + 1}: the row has {found[rank] if rank < len(found) else 'nothing'}, the "
+            f"replay {expected[rank] if rank < len(expected) else 'nothing'} ({len(found)} documents; the replay "
+            f"ranks {len(expected)})")
 
 
 def _answered(ctx: Context) -> list[Row]:

@@ -131,7 +131,7 @@ def fusion_bounds(lanes: list[Ranked], index: int, rrf_k: int) -> tuple[float, f
     return low, high
 
 
-def _replayed_fusion(lanes: list[Ranked], rrf_k: int, top_k: int, replay: Replay) -> list[tuple[float, int]]:
+def replayed_fusion(lanes: list[Ranked], rrf_k: int, top_k: int, replay: Replay) -> list[tuple[float, int]]:
     fused: dict[int, float] = {}
     for ranked in lanes:
         for rank, index in enumerate(ranked.order[:ranked.size].tolist(), start=1):
@@ -154,7 +154,7 @@ def fused_cut(row: Row, lanes: list[Ranked], rrf_k: int, top_k: int, replay: Rep
         certain_tie = low == high == cutoff and full and last is not None \
             and replay.id_ranks[index] < replay.id_ranks[last]
         if low > cutoff or certain_tie:
-            expected = _replayed_fusion(lanes, rrf_k, top_k, replay)
+            expected = replayed_fusion(lanes, rrf_k, top_k, replay)
             rank = next((r for r, (_, i) in enumerate(expected, start=1) if i == index), None)
             return (f"query {row['query_id']}: the replay fuses {replay.doc_ids[index]} to at least {low:.9g} "
                     f"(rank {rank} of the replayed fusion), above the row's cut at {cutoff:.9g}, but the row "
