@@ -87,4 +87,4 @@ def test_ids_the_formats_cannot_carry_and_existing_exports_are_refused(run_copy:
     assert outcome.code == 2 and "is a file" in outcome.err
     outcome = run_tiny_cli(["export", "--output-dir", str(run_copy.out), "--export-dir", str(tmp_path / "new")],
                            capsys)
-    assert outcome.code == 0 and "exported 33 files" in outcome.out, outcome.err
+    assert outcome.code == 0 and "exported 45 files" in outcome.out, outcome.err
