@@ -57,6 +57,8 @@ class DepthReplayer:
         if query not in self.texts or query not in self.vectors:
             return f"{where}: not a query of the fixture, nothing to replay"
         entry = row["depth_ranking"]
+        if len(entry["doc_ids"]) != len(entry["scores"]):
+            return f"{where}: {len(entry['doc_ids'])} doc ids and {len(entry['scores'])} scores, nothing to replay"
         reported = [(self.index_of.get(d), s) for d, s in zip(entry["doc_ids"], entry["scores"], strict=True)]
         if not fused(self.mode):
             name = "lexical" if has_lane(self.mode, "lexical") else "dense"
@@ -134,8 +136,8 @@ def check_depth_through(ctx: Context, report: Report, answers: dict[str, Any] | 
     problems = []
     for row in rows:
         entry, found = row["depth_ranking"], answers.get(row["query_id"]) or {"doc_ids": [], "scores": []}
-        wanted = list(zip(entry["doc_ids"], entry["scores"], strict=True))
-        now = list(zip(found["doc_ids"], found["scores"], strict=True))
+        wanted = list(zip(entry["doc_ids"], entry["scores"], strict=False))
+        now = list(zip(found["doc_ids"], found["scores"], strict=False))
         if wanted != now:
             rank = next((i for i, (a, b) in enumerate(zip(wanted, now, strict=False)) if a != b),
                         min(len(wanted), len(now)))
