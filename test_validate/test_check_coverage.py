@@ -321,7 +321,7 @@ CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "
                   "store.mapping", "store.mapping_coverage", "store.mapping_path", "store.parts",
                   "store.unchanged_by_run", "store.vectors")
 MAPPING_READERS = ("rows.fact_ids", "store.facts", "store.mapping_coverage", "store.vectors")
-NO_STORE = "without a readable store there is nothing to replay the lexical lane over"
+NO_STORE = "without a readable store there is nothing to replay the lexical lane (and the depth-100 rankings) over"
 
 VIOLATIONS: dict[str, Violation] = {
     "inputs": Violation(_missing).stops(),
@@ -377,13 +377,13 @@ VIOLATIONS: dict[str, Violation] = {
     "split.counts": _receipt("fts_only", "calibration", lambda r: r["split"].update(total_count=999)),
     "rows.query_identity": _rows("fts_only", "calibration", _qrels),
     "store.live": Violation(_store_digest_claimed),
-    "store.manifest": _store_file(_manifest_field).also("replay.lexical", why=NO_STORE).unreached(
+    "store.manifest": _store_file(_manifest_field).also("replay.lexical", "replay.depth", why=NO_STORE).unreached(
         *MAPPING_READERS, "store.live", "store.mapping", "store.mapping_path", "store.parts", "store.unchanged_by_run"),
     "store.parts": _receipt("fts_only", "calibration", lambda r: r["store"].update(lexical_sha256=OTHER_DIGEST)),
     "store.unchanged_by_run": _receipt("fts_only", "calibration", lambda r: r["store"].update(
         before_run_sha256=OTHER_DIGEST)),
     "store.mapping_path": Violation(_mapping_elsewhere),
-    "store.mapping": _store_file(_mapping_without_schema).also("replay.lexical", why=NO_STORE).unreached(
+    "store.mapping": _store_file(_mapping_without_schema).also("replay.lexical", "replay.depth", why=NO_STORE).unreached(
         *MAPPING_READERS),
     "store.mapping_coverage": _receipt("fts_only", "calibration", lambda r: r["store"].update(document_count=99)),
     "rows.fact_ids": _from_mutation(mutations.fact_id_changed),
