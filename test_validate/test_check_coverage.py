@@ -316,9 +316,9 @@ def _config(mode: str, split: str, change: Callable[[Json], object]) -> Violatio
 
 CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.ir_datasets_id",
                   "corpus.semantic_text", "profile.contract", "corpus.source_hashes", "corpus.vectors",
-                  "replay.lexical", "rows.fact_ids", "rows.query_identity", "split.contract", "split.counts",
-                  "split.membership", "split.selected_ids", "store.facts", "store.live", "store.manifest",
-                  "store.mapping", "store.mapping_coverage", "store.mapping_path", "store.parts",
+                  "replay.lexical", "replay.depth", "rows.fact_ids", "rows.query_identity", "split.contract",
+                  "split.counts", "split.membership", "split.selected_ids", "store.facts", "store.live",
+                  "store.manifest", "store.mapping", "store.mapping_coverage", "store.mapping_path", "store.parts",
                   "store.unchanged_by_run", "store.vectors")
 MAPPING_READERS = ("rows.fact_ids", "store.facts", "store.mapping_coverage", "store.vectors")
 NO_STORE = "without a readable store there is nothing to replay the lexical lane (and the depth-100 rankings) over"
@@ -383,8 +383,8 @@ VIOLATIONS: dict[str, Violation] = {
     "store.unchanged_by_run": _receipt("fts_only", "calibration", lambda r: r["store"].update(
         before_run_sha256=OTHER_DIGEST)),
     "store.mapping_path": Violation(_mapping_elsewhere),
-    "store.mapping": _store_file(_mapping_without_schema).also("replay.lexical", "replay.depth", why=NO_STORE).unreached(
-        *MAPPING_READERS),
+    "store.mapping": _store_file(_mapping_without_schema).also(
+        "replay.lexical", "replay.depth", why=NO_STORE).unreached(*MAPPING_READERS),
     "store.mapping_coverage": _receipt("fts_only", "calibration", lambda r: r["store"].update(document_count=99)),
     "rows.fact_ids": _from_mutation(mutations.fact_id_changed),
     "store.vectors": _store_file(_dense_rows_swapped),
