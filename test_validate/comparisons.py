@@ -56,6 +56,7 @@ def _row(template: Row, source: Row, mode: str, split: str) -> Row:
     row.update(mode=mode, split=split, query_id=source["query_id"], qrels=source["qrels"],
                ranked_doc_ids=source["ranked_doc_ids"], results=results, metrics=source["metrics"], error=None)
     row["search_receipt"]["result_count"] = len(results)
+    row.pop("depth_ranking", None)  # drawn rows carry no depth-100 ranking
     return row
 
 
@@ -71,6 +72,8 @@ def varied_output(copy: RunCopy, queries: int = 40, seed: int = 3, split: str = 
         copy.rows_path(mode, split).write_bytes(data)
         aggregate = copy.aggregate(mode, split)
         aggregate.update(per_query_sha256=sha256_bytes(data), row_count=len(rows))
+        for key in ("recall_at_100", "ndcg_at_100", "depth_ranking"):
+            aggregate["metrics"].pop(key, None)
         for key in rows[0]["metrics"]:
             aggregate["metrics"][key] = math.fsum(r["metrics"][key] for r in rows) / len(rows)
         aggregate["receipt"]["split"]["selected_ids_sha256"] = sha256_canonical([r["query_id"] for r in rows])

@@ -71,6 +71,14 @@ def test_ranx_and_ir_measures_read_the_json_runs_as_the_receipt(compared_heldout
     for found in (_with_ranx(qrels, run), _with_ir_measures(qrels, run)):
         assert worst_gap(found, rows) <= 1e-9
         assert mean_gap(found, rows, aggregate["metrics"]) <= 1e-9
+    deep = json.loads((exported / f"scifact-{mode}-{split}.depth100.ranx.json").read_text(encoding="utf-8"))
+    assert all(list(deep[row["query_id"]]) == row["depth_ranking"]["doc_ids"] for row in rows)
+    found = evaluate(Qrels.from_dict(qrels), Run.from_dict(deep), ["recall@100", "ndcg@100"], return_mean=False)
+    order = list(Run.from_dict(deep).keys())
+    by_query = {query: {"recall_at_100": float(found["recall@100"][i]), "ndcg_at_100": float(found["ndcg@100"][i])}
+                for i, query in enumerate(order)}
+    assert worst_gap(by_query, rows, ("recall_at_100", "ndcg_at_100")) <= 1e-9
+    assert mean_gap(by_query, rows, aggregate["metrics"], ("recall_at_100", "ndcg_at_100")) <= 1e-9
 
 
 @pytest.mark.extra("interop")
@@ -88,8 +96,8 @@ def test_pandas_reads_the_summary_as_the_receipts_and_the_comparison(compared_he
         aggregate = copy.aggregate(line["mode"], line["split"])
         receipt = aggregate["receipt"]
         for metric, mean in aggregate["metrics"].items():
-            if not isinstance(mean, float):
-                continue
+            if not isinstance(mean, float) or metric in ("recall_at_100", "ndcg_at_100"):
+                continue  # the depth-100 metrics have no interval: comparisons hold the top-10 metrics (below)
             assert line[metric] == listed[metric] == mean
             interval = comparison["modes"][line["mode"]][metric] if line["split"] == "heldout" else None
             for end in ("ci_low", "ci_high"):
@@ -99,6 +107,8 @@ def test_pandas_reads_the_summary_as_the_receipts_and_the_comparison(compared_he
                     assert line[f"{metric}_{end}"] == listed[f"{metric}_{end}"] == interval[end]
         assert line["latency_p50_ms"] == aggregate["metrics"]["latency_ms"]["p50"]
         assert line["latency_p95_ms"] == aggregate["metrics"]["latency_ms"]["p95"]
+        assert line["recall_at_100"] == listed["recall_at_100"] == aggregate["metrics"]["recall_at_100"]
+        assert line["ndcg_at_100"] == listed["ndcg_at_100"] == aggregate["metrics"]["ndcg_at_100"]
         assert (line["verdict"] == "ELIGIBLE") is (line["split"] == "heldout")
         assert line["verdict"] in ("ELIGIBLE", "not validated") and listed["verdict"] == line["verdict"]
         assert line["aggregate_sha256"] == sha256_file(copy.aggregate_path(line["mode"], line["split"]))
@@ -120,6 +130,8 @@ def test_the_mteb_file_holds_the_aggregate_and_says_why_it_is_not_mteb_s_score(c
     (scores,) = document["scores"]["heldout"]
     assert scores["ndcg_at_10"] == scores["main_score"] == aggregate["metrics"]["ndcg_at_10"]
     assert scores["recall_at_10"] == aggregate["metrics"]["recall_at_10"] and scores["hf_subset"] == "default"
+    assert scores["recall_at_100"] == aggregate["metrics"]["recall_at_100"]
+    assert scores["ndcg_at_100"] == aggregate["metrics"]["ndcg_at_100"]
     harness = document["harness"]
     assert harness["comparable_to_mteb"] is False and harness["aggregate_sha256"] == sha256_file(
         compared_heldout.copy.aggregate_path(mode, "heldout"))

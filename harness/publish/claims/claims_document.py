@@ -16,7 +16,7 @@ from harness.publish.text.report_text import LANES_NOTE
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
-           ("S@10", "success_at_10"))
+           ("S@10", "success_at_10"), ("R@100", "recall_at_100"), ("nDCG@100", "ndcg_at_100"))
 
 
 def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
@@ -25,7 +25,7 @@ def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
     lines = [header, "|" + " --- |" * (len(METRICS) + 5)]
     for a in rows:
         m = a["metrics"]
-        values = " | ".join(f"{m[key]:.4f}" for _, key in METRICS)
+        values = " | ".join(f"{m[key]:.4f}" if key in m else "n/a" for _, key in METRICS)  # @100: depth-100 rows
         lines.append(f"| {code(a['mode'])} | {inert(a['row_count'])} | {values} | {m['latency_ms']['p50']:.3f} | "
                      f"{m['latency_ms']['p95']:.3f} | {inert(m['failures'])} |")
     return lines

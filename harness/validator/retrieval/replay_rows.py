@@ -120,7 +120,7 @@ def lane_of_hit(row: Row, lane_name: str, ranked: Ranked, index_of: dict[str, in
     return None
 
 
-def _fusion_bounds(lanes: list[Ranked], index: int, rrf_k: int) -> tuple[float, float]:
+def fusion_bounds(lanes: list[Ranked], index: int, rrf_k: int) -> tuple[float, float]:
     """Lowest and highest fused score the replay admits for a document."""
     low = high = 0.0
     for ranked in lanes:
@@ -131,7 +131,7 @@ def _fusion_bounds(lanes: list[Ranked], index: int, rrf_k: int) -> tuple[float, 
     return low, high
 
 
-def _replayed_fusion(lanes: list[Ranked], rrf_k: int, top_k: int, replay: Replay) -> list[tuple[float, int]]:
+def replayed_fusion(lanes: list[Ranked], rrf_k: int, top_k: int, replay: Replay) -> list[tuple[float, int]]:
     fused: dict[int, float] = {}
     for ranked in lanes:
         for rank, index in enumerate(ranked.order[:ranked.size].tolist(), start=1):
@@ -150,11 +150,11 @@ def fused_cut(row: Row, lanes: list[Ranked], rrf_k: int, top_k: int, replay: Rep
     reported = {index_of.get(r["doc_id"]) for r in results}
     considered = {int(d) for ranked in lanes for d in ranked.within(ranked.size, certainly=False)} - reported
     for index in sorted(considered, key=lambda d: replay.id_ranks[d]):
-        low, high = _fusion_bounds(lanes, index, rrf_k)
+        low, high = fusion_bounds(lanes, index, rrf_k)
         certain_tie = low == high == cutoff and full and last is not None \
             and replay.id_ranks[index] < replay.id_ranks[last]
         if low > cutoff or certain_tie:
-            expected = _replayed_fusion(lanes, rrf_k, top_k, replay)
+            expected = replayed_fusion(lanes, rrf_k, top_k, replay)
             rank = next((r for r, (_, i) in enumerate(expected, start=1) if i == index), None)
             return (f"query {row['query_id']}: the replay fuses {replay.doc_ids[index]} to at least {low:.9g} "
                     f"(rank {rank} of the replayed fusion), above the row's cut at {cutoff:.9g}, but the row "
