@@ -33,7 +33,7 @@ class Sentences(Sequence[str]):
     """Sentences held as word numbers and bounds; each string is joined when it is read."""
 
     def __init__(self, words: list[str], tokens: NDArray[np.uint16], bounds: NDArray[np.int64]) -> None:
-        self._words, self._tokens, self._bounds = words, tokens, bounds
+        self._words, self._tokens, self._bounds = np.array(words, dtype=object), tokens, bounds
 
     def __len__(self) -> int:
         return int(self._bounds.size - 1)
@@ -50,8 +50,7 @@ class Sentences(Sequence[str]):
         if not -len(self) <= index < len(self):
             raise IndexError(index)
         index %= len(self)
-        words = self._words
-        return " ".join([words[t] for t in self._tokens[self._bounds[index]:self._bounds[index + 1]].tolist()])
+        return " ".join(self._words[self._tokens[self._bounds[index]:self._bounds[index + 1]]].tolist())
 
 
 class Documents(Sequence[dict[str, str]]):

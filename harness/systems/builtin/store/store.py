@@ -115,7 +115,8 @@ def _ingest(directory: Path, fixture: CorpusFixture, wanted: dict[str, Any], ord
         done = facts_db.inserted_ordinals(connection)
         todo = [i for i in (order if order is not None else range(len(documents))) if i not in done]
         facts_db.insert_facts(connection, wanted["namespace"], (
-            (i, documents[i]["title"], documents[i]["text"], fixture.document_vectors[i]) for i in todo))
+            (i, document["title"], document["text"], fixture.document_vectors[i])
+            for i, document in ((i, documents[i]) for i in todo)))
         _write_derived(directory, fixture, wanted, connection)
         facts_db.checkpoint(connection)
     finally:
@@ -123,22 +124,23 @@ def _ingest(directory: Path, fixture: CorpusFixture, wanted: dict[str, Any], ord
 
 
 def _checked_facts(directory: Path, fixture: CorpusFixture,
-                   connection: sqlite3.Connection) -> Iterator[list[facts_db.Fact]]:
-    """The facts in fact-id order, a chunk at a time, each checked to be its fixture document: first that every
-    ordinal occurs exactly once, then each fact's title, text and vector bytes against the document's."""
-    if sorted(facts_db.ordinals(connection)) != list(range(len(fixture.data["documents"]))):
+                   connection: sqlite3.Connection) -> Iterator[tuple[list[facts_db.Fact], list[str]]]:
+    """The facts in fact-id order, a chunk at a time with their documents' ids, each fact checked to be its fixture
+    document: first that every ordinal occurs exactly once, then each fact's title, text and vector bytes."""
+    documents = fixture.data["documents"]
+    if sorted(facts_db.ordinals(connection)) != list(range(len(documents))):
         raise StoreIntegrityError(f"{directory / DATABASE} does not hold each fixture document exactly once; "
                                   "build a fresh store in a new --store-dir")
     for chunk in facts_db.facts_in_chunks(connection):
-        _check_facts(directory, fixture, chunk)
-        yield chunk
+        read = [documents[row[1]] for row in chunk]
+        _check_facts(directory, fixture, chunk, read)
+        yield chunk, [document["doc_id"] for document in read]
 
 
-def _check_facts(directory: Path, fixture: CorpusFixture, facts: list[facts_db.Fact]) -> None:
-    """Every fact is its fixture document: the document's title, text and vector bytes."""
-    documents = fixture.data["documents"]
-    for _, ordinal, title, body, _, vector in facts:
-        document = documents[ordinal]
+def _check_facts(directory: Path, fixture: CorpusFixture, facts: list[facts_db.Fact],
+                 documents: list[dict[str, Any]]) -> None:
+    """Every fact is its fixture document (`documents`, in the same order): its title, text and vector bytes."""
+    for (_, ordinal, title, body, _, vector), document in zip(facts, documents, strict=True):
         differing = [name for name, found, wanted in (
             ("title", title, document["title"]), ("text", body, document["text"]),
             ("vector", vector, np.ascontiguousarray(fixture.document_vectors[ordinal], dtype="<f4").tobytes()))
@@ -152,15 +154,14 @@ def _check_facts(directory: Path, fixture: CorpusFixture, facts: list[facts_db.F
 def _write_derived(directory: Path, fixture: CorpusFixture, wanted: dict[str, Any],
                    connection: sqlite3.Connection) -> None:
     """The dense matrix, the lexical index and the mapping, from one pass over the checked facts."""
-    documents = fixture.data["documents"]
     lexical = LexicalBuilder(LexicalConfig(**wanted["lexical"]))
     doc_to_fact: dict[str, int] = {}
     facts = 0
     with atomic_writer(directory / DENSE) as dense:
-        for chunk in _checked_facts(directory, fixture, connection):
+        for chunk, doc_ids in _checked_facts(directory, fixture, connection):
             lexical.add([lexical_text(row[2], row[3]) for row in chunk])
             dense.write(b"".join(row[5] for row in chunk))  # each vector's little-endian float32 bytes, checked
-            doc_to_fact.update((documents[row[1]]["doc_id"], row[0]) for row in chunk)
+            doc_to_fact.update(zip(doc_ids, (row[0] for row in chunk), strict=True))
             facts += len(chunk)
     lexical.finish().save(directory / LEXICAL)
     mapping = {"schema": MAPPING_SCHEMA, "namespace": wanted["namespace"], "fixture_sha256": wanted["fixture_sha256"],
@@ -170,15 +171,14 @@ def _write_derived(directory: Path, fixture: CorpusFixture, wanted: dict[str, An
 
 
 def _load(directory: Path, manifest: dict[str, Any], fixture: CorpusFixture) -> Store:
-    documents = fixture.data["documents"]
     fact_ids: list[int] = []
     fact_doc_ids: list[str] = []
     with unreadable_database(directory):
         connection = facts_db.connect(directory / DATABASE, read_only=True)
         try:
-            for chunk in _checked_facts(directory, fixture, connection):
+            for chunk, doc_ids in _checked_facts(directory, fixture, connection):
                 fact_ids.extend(row[0] for row in chunk)
-                fact_doc_ids.extend(documents[row[1]]["doc_id"] for row in chunk)
+                fact_doc_ids.extend(doc_ids)
         finally:
             connection.close()
     mapping = read_document(directory / MAPPING, "store mapping", "store-mapping", FRESH, StoreIntegrityError)
