@@ -40,9 +40,17 @@ class Tokenizer:
             raise ValueError(f"tokenizer record names stemmer {stemmer!r}; this replay knows PyStemmer 'english'")
         return cls(str(record["token_pattern"]), bool(record["lowercase"]), frozenset(record["stopwords"]))
 
+    def words(self, text: str) -> list[str]:
+        """What the pattern finds, lowercased as recorded; stopwords still in, nothing stemmed."""
+        found: list[str] = _compiled(self.pattern).findall(text.lower() if self.lowercase else text)
+        return found
+
+    def term(self, word: str) -> str | None:
+        """One word's token: None for a stopword, else its stem (`tokens` is this, word by word)."""
+        return None if word in self.stopwords else str(_stemmer().stemWord(word))
+
     def tokens(self, text: str) -> list[str]:
-        words = _compiled(self.pattern).findall(text.lower() if self.lowercase else text)
-        return list(_stemmer().stemWords([w for w in words if w not in self.stopwords]))
+        return list(_stemmer().stemWords([w for w in self.words(text) if w not in self.stopwords]))
 
 
 @functools.cache
@@ -64,6 +72,7 @@ class QueryScores:
 
 
 CHUNK = 4096
+STOPWORD = -1
 
 
 def _chunks(texts: Iterable[str]) -> Iterator[list[str]]:
@@ -84,19 +93,29 @@ class BM25:
     def __init__(self, texts: Iterable[str], tokenizer: Tokenizer, k1: float, b: float) -> None:
         self.tokenizer = tokenizer
         self._terms: dict[str, int] = {}
-        pairs: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]] = []  # term, document, tf
+        pairs: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]] = []  # term, document, tf
         lengths: list[NDArray[np.int64]] = []
         self.count = 0
+        known: dict[str, int] = {}  # each word met -> its term's number, STOPWORD for a stopword
+
+        def number(word: str) -> int:
+            term = tokenizer.term(word)
+            known[word] = STOPWORD if term is None else self._terms.setdefault(term, len(self._terms))
+            return known[word]
+
         for chunk in _chunks(texts):
             numbers, sizes = [], []
             for text in chunk:
-                tokens = tokenizer.tokens(text)
-                numbers.extend([self._terms.setdefault(t, len(self._terms)) for t in tokens])
-                sizes.append(len(tokens))
+                words = tokenizer.words(text)
+                numbers.extend([known[w] if w in known else number(w) for w in words])
+                sizes.append(len(words))
+            terms = np.array(numbers, dtype=np.int64)
             documents = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
-            keys, tfs = np.unique((documents << 32) | np.array(numbers, dtype=np.int64), return_counts=True)
-            pairs.append((keys & 0xFFFFFFFF, (keys >> 32) + self.count, tfs))
-            lengths.append(np.array(sizes, dtype=np.int64))
+            kept = terms != STOPWORD
+            keys, tfs = np.unique((documents[kept] << 32) | terms[kept], return_counts=True)
+            pairs.append(((keys & 0xFFFFFFFF).astype(np.int32), ((keys >> 32) + self.count).astype(np.int32),
+                          tfs.astype(np.int32)))
+            lengths.append(np.bincount(documents[kept], minlength=len(sizes)).astype(np.int64))
             self.count += len(sizes)
         self.lengths = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
         average = float(self.lengths.mean()) if self.count else 0.0
