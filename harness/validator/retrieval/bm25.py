@@ -121,8 +121,8 @@ class BM25:
         average = float(self.lengths.mean()) if self.count else 0.0
         self._norm = k1 * ((1.0 - b) + b * self.lengths / average) if average else np.full(self.count, k1 * (1.0 - b))
         frequencies = np.zeros(len(self._terms), dtype=np.int64)
-        for terms, _, _ in pairs:
-            frequencies += np.bincount(terms, minlength=len(self._terms))
+        for held, _, _ in pairs:
+            frequencies += np.bincount(held, minlength=len(self._terms))
         self._idf = [float(np.log(1.0 + (self.count - df + 0.5) / (df + 0.5))) for df in frequencies.tolist()]
         self._starts = np.zeros(len(self._terms) + 1, dtype=np.int64)
         np.cumsum(frequencies, out=self._starts[1:])
@@ -130,12 +130,12 @@ class BM25:
         self._tfs = np.empty(self._starts[-1], dtype=np.int32)
         heads = self._starts[:-1].copy()
         while pairs:
-            terms, documents, tfs = pairs.pop(0)
-            order = np.argsort(terms, kind="stable")  # a term's documents stay in ascending order
-            terms = terms[order]
-            counts = np.bincount(terms, minlength=len(self._terms))
-            position = heads[terms] + np.arange(terms.size) - (np.cumsum(counts) - counts)[terms]
-            self._docs[position], self._tfs[position] = documents[order], tfs[order]
+            held, held_documents, held_tfs = pairs.pop(0)
+            order = np.argsort(held, kind="stable")  # a term's documents stay in ascending order
+            held = held[order]
+            counts = np.bincount(held, minlength=len(self._terms))
+            position = heads[held] + np.arange(held.size) - (np.cumsum(counts) - counts)[held]
+            self._docs[position], self._tfs[position] = held_documents[order], held_tfs[order]
             heads += counts
 
     def _postings(self, term: str) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
