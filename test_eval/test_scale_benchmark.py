@@ -65,8 +65,13 @@ def test_exponent_is_the_log_log_slope() -> None:
 
 def test_synthetic_corpus_is_seeded_and_shaped() -> None:
     first, again, other = generate(200, queries=3), generate(200, queries=3), generate(200, seed=1, queries=3)
-    assert first.texts == again.texts and (first.vectors == again.vectors).all()
-    assert first.texts != other.texts
+    assert list(first.texts) == list(again.texts) and (first.vectors == again.vectors).all()
+    assert list(first.texts) != list(other.texts)
+    assert first.texts[-1] == first.texts[199] and first.texts[1:3] == [first.texts[1], first.texts[2]]
+    with pytest.raises(IndexError):
+        first.texts[200]
+    document = first.fixture(Path("synthetic.json")).data["documents"][5]
+    assert document == {"doc_id": "5", "title": first.titles[5], "text": first.texts[5]}
     assert first.vectors.shape == (200, DIMENSIONS) and first.query_vectors.shape == (3, DIMENSIONS)
     assert abs(float((first.vectors.astype("f8") ** 2).sum(axis=1).mean()) - 1.0) < 1e-6
     assert 100 < sum(len(t.split()) for t in first.texts) / 200 < 320

@@ -33,7 +33,7 @@ def _pseudo_row(row: Row, lane: str | None) -> Row:
 def _ranked(replayed: Replayed, scores: list[tuple[int | None, float]], depth: int) -> Ranked:
     """The exact replay when every reported score is the engine's bit for bit, else the bounded one."""
     exact = bool(scores) and all(index is not None and replayed.reproduces(index, score) for index, score in scores)
-    return Ranked.of(replayed.exact() if exact else replayed.bounded, depth)
+    return Ranked.of(replayed.exact() if exact else replayed.bounded(), depth)
 
 
 class DepthReplayer:
@@ -63,7 +63,7 @@ class DepthReplayer:
         if not fused(self.mode):
             name = "lexical" if has_lane(self.mode, "lexical") else "dense"
             ranked = self._lane(name, row, DEPTH, reported)
-            expected = [self.replay.doc_ids[i] for i in ranked.order[:ranked.size].tolist()]
+            expected = [self.replay.doc_ids[i] for i in ranked.head()]
             if len(entry["doc_ids"]) != ranked.size:
                 return _first_difference(where, entry["doc_ids"], expected)
             problem = single_lane(_pseudo_row(row, name), name, ranked, self.index_of, self.tally)

@@ -45,17 +45,17 @@ class RowReplayer:
             self.tallies[name].bounded_rows += not exact
             if not exact:
                 self.tallies[name].bounded_queries.append(row["query_id"])
-        return Ranked.of(replayed.exact() if exact else replayed.bounded, depth)
+        return Ranked.of(replayed.exact() if exact else replayed.bounded(), depth)
 
     def _lexical(self, row: Row, depth: int) -> Ranked | None:
         replayed, tokens = self.replay.lexical(self.query_texts[row["query_id"]])
         ranked = self._choose("lexical", replayed, row, depth)
         evidence = row["search_receipt"]["lanes"].get("lexical", {})
         recorded = (evidence.get("query_tokens"), evidence.get("candidates"), evidence.get("depth"))
-        if recorded != (tokens, ranked.order.size, ranked.size):
+        if recorded != (tokens, ranked.candidates, ranked.size):
             self.tallies["lexical"].note(
                 f"query {row['query_id']}: the replay's (query tokens, candidates, depth) are "
-                f"{(tokens, ranked.order.size, ranked.size)!r}, the search receipt says {recorded!r}")
+                f"{(tokens, ranked.candidates, ranked.size)!r}, the search receipt says {recorded!r}")
             return None
         return ranked
 
