@@ -8,17 +8,33 @@ RESULTS ?= $(WORK_DIR)/results
 COMPARE_FLAGS ?=
 REPORT_FLAGS ?=
 
-.PHONY: setup test fixture calibration report bench bench-scale lint
+.PHONY: setup setup-milvus setup-all test fixture calibration report bench bench-scale lint
+
+# PyTorch's CPU wheel index by default (a stock machine would otherwise get a multi-GB CUDA build); set TORCH_INDEX to
+# another index, or empty for the configured one. When it does not answer, the configured index is used, saying so.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# The default install: the harness, the embedded model, the example system, the report's plots and the tests' tools.
+# Milvus (make setup-milvus), the exports' readers (interop) and the linters (lint) are extras installed on demand.
+SETUP_EXTRAS := local,examples,report,test
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
-	$(VENV)/bin/pip install --quiet -c constraints.txt torch==2.13.0
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[local,dev,milvus,examples]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt $$($(PYTHON) scripts/torch_index.py $(TORCH_INDEX)) torch==2.13.0
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[$(SETUP_EXTRAS)]'
 	touch $@
 
 setup: $(VENV)/.installed
+
+$(VENV)/.installed-%: $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[$(SETUP_EXTRAS),$(subst +,$(comma),$*)]'
+	touch $@
+
+comma := ,
+# Milvus as a system under test (Milvus Lite embedded, or a server by URI): `--system milvus`.
+setup-milvus: $(VENV)/.installed-milvus
+# Every extra: what CI installs.
+setup-all: $(VENV)/.installed-milvus+interop+lint
 
 # The test command (README): the default suite on tiny fixtures, in parallel.
 test: setup
@@ -30,7 +46,7 @@ fixture: setup
 
 # The main job: the calibration evaluation of all three modes on the embedded defaults.
 calibration: setup
-	$(PY) -m pytest -m calibration -p no:xdist --work-dir=$(abspath $(WORK_DIR))
+	$(PY) -m pytest -m calibration -p no:xdist --scifact-work-dir=$(abspath $(WORK_DIR))
 
 # The report of $(RESULTS): each split with all three modes and no comparison yet is compared first, then the HTML
 # report (and report.md) is written from validated artifacts; the last line is the HTML file's path.
@@ -46,7 +62,7 @@ report: setup
 
 # The benchmark suite on the real data (README, "Benchmarks"): ratios against same-run baselines, JSON in .benchmarks/.
 bench: setup
-	$(PY) -m pytest -m benchmark -p no:xdist --benchmark-autosave --work-dir=$(abspath $(WORK_DIR))
+	$(PY) -m pytest -m benchmark -p no:xdist --benchmark-autosave --scifact-work-dir=$(abspath $(WORK_DIR))
 
 # Cost curves at scale (docs/scale.md): synthetic corpora, both systems built, opened and searched, the validator's
 # replay; figures and stores in $(WORK_DIR)/scale, the table and plot rewritten in docs/.
@@ -55,6 +71,6 @@ SCALE_FLAGS ?=
 bench-scale: setup
 	$(PY) -m benchmarks.scale --sizes $(SCALE_SIZES) --out $(WORK_DIR)/scale --docs docs $(SCALE_FLAGS)
 
-lint: setup
+lint: $(VENV)/.installed-lint
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy

@@ -1,4 +1,4 @@
-"""The real BEIR SciFact archive (../shared/data/scifact.zip via --archive or SCIFACT_ARCHIVE)."""
+"""The real BEIR SciFact archive (../shared/data/scifact.zip via --scifact-archive or SCIFACT_ARCHIVE)."""
 
 import subprocess
 import sys

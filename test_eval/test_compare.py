@@ -5,7 +5,7 @@ the independent validator's recomputation, and the TREC export evaluated by pytr
 A held-out or all-query comparison needs every aggregate ELIGIBLE; when the receipts come from another source than
 this work tree (a dirty tree, a later commit) they are not, and those splits are then compared only in memory (the
 statistics are checked all the same) and the test says so; any other failure fails the test. A split whose
-receipts are not there yet is skipped, unless --require-receipts (CI) makes that a failure.
+receipts are not there yet is skipped, unless --scifact-require-receipts (CI) makes that a failure.
 """
 
 import json
@@ -38,11 +38,11 @@ SOURCE_CHECKS = {"source.git", "source.clean", "source.harness"}
 
 
 def _present(output_dir: Path, split: str, required: bool) -> None:
-    """A split not evaluated yet is skipped; with --require-receipts (CI, after every split ran) it fails."""
+    """A split not evaluated yet is skipped; with --scifact-require-receipts (CI, after every split ran) it fails."""
     missing = [name for name in (aggregate_name(mode, split) for mode in MODES) if not (output_dir / name).is_file()]
     if missing and required:
-        pytest.fail(f"--require-receipts: {output_dir} lacks {', '.join(missing)}; run the {split} evaluation into it "
-                    "before the comparison", pytrace=False)
+        pytest.fail(f"--scifact-require-receipts: {output_dir} lacks {', '.join(missing)}; run the {split} evaluation "
+                    "into it before the comparison", pytrace=False)
     if missing:
         pytest.skip(f"the {split} receipts of all three modes are not in {output_dir} yet")
 
@@ -116,7 +116,7 @@ def _check_exports(output_dir: Path, split: str, tmp_path: Path) -> None:
 @pytest.mark.compare
 @pytest.mark.parametrize("split", ["calibration", "heldout", "all"])
 def test_compare(split: str, output_dir: Path, tmp_path: Path, pytestconfig: pytest.Config) -> None:
-    _present(output_dir, split, pytestconfig.getoption("--require-receipts"))
+    _present(output_dir, split, pytestconfig.getoption("--scifact-require-receipts"))
     document = _document(output_dir, split)
     _check_against_scipy(document, output_dir, split)
     _check_exports(output_dir, split, tmp_path)

@@ -1,7 +1,7 @@
-"""`pytest -m compare --compare-run NAME=DIR --compare-run NAME2=DIR2`: the comparison between those evaluations of
-each split they all hold, written into --output-dir (or, when one is there, recomputed and compared byte for byte),
-then checked by the independent validator. Without two --compare-run it is skipped; a split some run lacks is
-skipped, unless --require-receipts (CI) makes that a failure."""
+"""`pytest -m compare --scifact-compare-run NAME=DIR --scifact-compare-run NAME2=DIR2`: the comparison between those
+evaluations of each split they all hold, written into --scifact-output-dir (or, when one is there, recomputed and
+compared byte for byte), then checked by the independent validator. Without two --scifact-compare-run it is skipped;
+a split some run lacks is skipped, unless --scifact-require-receipts (CI) makes that a failure."""
 
 import json
 from pathlib import Path
@@ -27,18 +27,18 @@ from harness.validator.pipeline import validate_comparison
 @pytest.mark.compare
 @pytest.mark.parametrize("split", ["calibration", "heldout", "all"])
 def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Config) -> None:
-    given = pytestconfig.getoption("--compare-run")
+    given = pytestconfig.getoption("--scifact-compare-run")
     if len(given) < 2:
-        pytest.skip("give --compare-run NAME=DIR twice or more to compare evaluations of different systems")
+        pytest.skip("give --scifact-compare-run NAME=DIR twice or more to compare evaluations of different systems")
     runs = [parse_run(value) for value in given]
     absent = [f"{spec.name}={spec.output_dir}" for spec in runs if not spec.output_dir.is_dir()]
     if absent:  # a mistyped run is an error, never a skip
-        pytest.fail(f"--compare-run {', '.join(absent)}: not a directory", pytrace=False)
+        pytest.fail(f"--scifact-compare-run {', '.join(absent)}: not a directory", pytrace=False)
     try:
         loaded = comparable_runs(runs, split)
     except (ComparisonInputError, MissingModeError) as exc:
-        if pytestconfig.getoption("--require-receipts"):
-            pytest.fail(f"--require-receipts: {exc}", pytrace=False)
+        if pytestconfig.getoption("--scifact-require-receipts"):
+            pytest.fail(f"--scifact-require-receipts: {exc}", pytrace=False)
         pytest.skip(f"not every run holds its {split} receipts yet: {exc}")
     request = SystemsRequest(output_dir=output_dir, split=split, runs=runs)
     target = output_dir / systems_comparison_name(split)

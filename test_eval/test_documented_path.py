@@ -1,6 +1,6 @@
 """The README's publishing path is a test: the block between its documented-path markers is run as written.
 
-The default suite checks the block's shape; `pytest -m documented_path --spend-heldout` (CI, on a fresh clone)
+The default suite checks the block's shape; `pytest -m documented_path --scifact-spend-heldout` (CI, on a fresh clone)
 runs it with bash from the clone's root, relative paths as printed, so a README that drifts from what works fails.
 """
 
@@ -43,7 +43,7 @@ def test_the_block_walks_the_flow_in_order_with_relative_paths() -> None:
     positions = [next(i for i, line in enumerate(lines) if step in line) for step in STEPS]
     assert positions == sorted(positions), dict(zip(STEPS, positions, strict=True))
     spending = [line for line in lines if re.search(r"-m pytest -m (heldout|final|parity)\b", line)]
-    assert len(spending) == 2 and all("--spend-heldout" in line.split() for line in spending), spending
+    assert len(spending) == 2 and all("--scifact-spend-heldout" in line.split() for line in spending), spending
     for line in lines:
         words = shlex.split(line.split("#")[0]) if "for " not in line else line.split()
         absolute = [w for w in words if w.startswith("/") or "=/" in w]
@@ -60,7 +60,7 @@ def test_the_plugin_block_runs_the_whole_flow_with_relative_paths() -> None:
     lines = commands(block)
     steps = ("PYTHONPATH=examples", "$BASELINE --split calibration", "$TFIDF --split calibration",
              "-m harness freeze $BASELINE", "--hypothesis-baseline", "$BASELINE --split heldout",
-             "$TFIDF --split heldout", "-m final --spend-heldout", "harness.validator", "--split heldout --run",
+             "$TFIDF --split heldout", "-m final --scifact-spend-heldout", "harness.validator", "--split heldout --run",
              "-m harness export", "-m harness report", "-m harness bundle")
     positions = [next(i for i, line in enumerate(lines) if step in line) for step in steps]
     assert positions == sorted(positions)

@@ -1,5 +1,5 @@
 """Held-out is never spent by accident: the tests that look at the held-out split (heldout, final, parity,
-documented_path) run only with --spend-heldout, whatever -m says. Each case is pytest on this repository, in a
+documented_path) run only with --scifact-spend-heldout, whatever -m says. Each case is pytest on this repository, in a
 subprocess, as a user would type it."""
 
 import os
@@ -25,7 +25,7 @@ def _collected(result: subprocess.CompletedProcess[str]) -> set[str]:
 def test_a_marker_expression_never_collects_the_held_out_tests() -> None:
     """`-m "not benchmark"` replaces pytest.ini's deselection; the held-out tests stay held back all the same,
     and one line says how many and which option runs them."""
-    spending = _collected(_pytest("-p", "no:xdist", "--collect-only", "-q", "-m", SPENDING, "--spend-heldout"))
+    spending = _collected(_pytest("-p", "no:xdist", "--collect-only", "-q", "-m", SPENDING, "--scifact-spend-heldout"))
     assert any("test_scifact.py::test_split[" in item and "heldout" in item for item in spending), spending
     assert any("test_final_and_quality_bars" in item for item in spending)
     assert any("test_mteb_parity" in item for item in spending)
@@ -36,19 +36,19 @@ def test_a_marker_expression_never_collects_the_held_out_tests() -> None:
     assert any("test_scifact.py::test_split[" in item and "calibration" in item for item in collected)
     assert not collected & spending, sorted(collected & spending)
     held = f"{len(spending)} tests that look at the held-out split (heldout, final, parity, documented_path) held " \
-           "back: pass --spend-heldout to run them"
+           "back: pass --scifact-spend-heldout to run them"
     assert held in result.stdout, result.stdout[-2000:]
 
 
 def test_selecting_only_held_out_tests_without_the_option_is_a_usage_error() -> None:
     result = _pytest("-p", "no:xdist", "-m", "heldout")
     assert result.returncode == 4, result.stdout[-2000:] + result.stderr[-2000:]
-    assert re.search(r"ERROR: 3 tests that look at the held-out split .* held back: pass --spend-heldout to run them",
-                     result.stderr), result.stderr
+    assert re.search(r"ERROR: 3 tests that look at the held-out split .* held back: pass --scifact-spend-heldout to "
+                     r"run them", result.stderr), result.stderr
     assert "passed" not in result.stdout and "no tests ran" not in result.stdout
 
 
 def test_under_xdist_too_the_usage_error_is_named_not_exit_5() -> None:
-    result = _pytest("-n", "2", "-m", "final", "test_eval/test_scifact.py")
+    result = _pytest("-n", "2", "-m", "final", "harness/suite/test_scifact.py")
     assert result.returncode == 4, result.stdout[-2000:] + result.stderr[-2000:]
-    assert "pass --spend-heldout to run it" in result.stderr, result.stderr
+    assert "pass --scifact-spend-heldout to run it" in result.stderr, result.stderr

@@ -23,6 +23,8 @@ from harness.modes import MODES
 from harness.systems.milvus import settings
 from harness.validator.pipeline import validate
 
+pytestmark = pytest.mark.extra("milvus")
+
 GIT = {"source.git", "source.clean"}
 TOKEN = "root:a-secret-that-must-not-be-recorded"
 

@@ -11,11 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.scale.synthetic import generate
 from harness.corpus.contract import Contract
+from harness.evaluation.measures.aggregate import aggregate_metrics
+from harness.evaluation.measures.metrics import depth_metrics
+from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.evaluation.system_replay import ReplayInputError, replay
 from harness.fixture.corpus_fixture import CorpusFixture
+from harness.hashing import sha256_bytes
 from harness.modes import MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.milvus import settings
@@ -26,6 +31,8 @@ from harness.systems.registry.select import make_builder
 from harness.validator.pipeline import validate
 
 from .test_plugin_system import _forge_first_row
+
+pytestmark = pytest.mark.extra("milvus")
 
 GIT = {"source.git", "source.clean"}
 
@@ -57,6 +64,8 @@ def test_every_mode_runs_and_validates(milvus_runs: dict[str, ModeRun]) -> None:
         assert receipt["system"]["engine"]["name"] == "milvus-lite" and set(receipt["store"]["parts"]) == {
             "milvus-lite"}
         assert run.aggregate["metrics"]["failures"] == 0
+        assert run.aggregate["metrics"]["depth_ranking"] == {"depth": 100, "failures": 0, "top_k_prefix_differs": 0}
+        assert next(c for c in report.checks if c.name == "replay.depth").status == "pass"
 
 
 def test_the_dense_lane_is_the_builtin_systems_exact_ranking(milvus_runs: dict[str, ModeRun], tiny: Contract,
@@ -96,7 +105,44 @@ def test_without_the_live_system_the_lexical_lane_is_not_verified(milvus_runs: d
     shutil.copytree(store, moved)
     shutil.rmtree(moved / settings.LITE_FILE)
     report = validate(milvus_runs["fts_only"].aggregate_path, store_dir=moved)
-    assert "replay.lexical" in {c.name for c in report.not_verified} and not report.eligible
+    assert {"replay.lexical", "replay.depth"} <= {c.name for c in report.not_verified} and not report.eligible
+
+
+def test_a_forged_depth_ranking_is_refused_through_the_live_system(milvus_runs: dict[str, ModeRun],
+                                                                   tmp_path: Path) -> None:
+    original = milvus_runs["hybrid"]
+    copy = tmp_path / "out"
+    shutil.copytree(original.aggregate_path.parent, copy)
+    rows_path, aggregate_path = copy / original.rows_path.name, copy / original.aggregate_path.name
+    rows = [json.loads(line) for line in rows_path.read_text(encoding="utf-8").splitlines()]
+    depth = rows[0]["depth_ranking"]
+    depth["doc_ids"][1], depth["doc_ids"][2] = depth["doc_ids"][2], depth["doc_ids"][1]
+    rows[0]["metrics"].update(depth_metrics(depth["doc_ids"], rows[0]["qrels"]))
+    data = rows_bytes(rows)
+    rows_path.write_bytes(data)
+    aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))
+    aggregate.update(per_query_sha256=sha256_bytes(data), metrics=aggregate_metrics(rows, 10))
+    aggregate_path.write_text(json.dumps(aggregate), encoding="utf-8")
+    failed = next(c for c in validate(aggregate_path).failed if c.name == "replay.depth")
+    assert f"mode hybrid, query {rows[0]['query_id']}, depth rank 2: the row has" in str(failed.found), failed.found
+    assert "the live system answers" in str(failed.found)
+
+
+def test_milvus_depth_100_list_begins_with_its_top_10(tmp_path: Path) -> None:
+    """On 400 synthetic documents, deeper than the top 10: the engine's own lanes and hybrid_search at top_k 100."""
+    corpus = generate(400, seed=3, queries=6)
+    system = MilvusSystem()
+    (tmp_path / "milvus").mkdir()
+    system.build(corpus.corpus(), tmp_path / "milvus")
+    try:
+        for mode in MODES:
+            for text, vector in zip(corpus.query_texts, corpus.query_vectors, strict=True):
+                given = vector if mode != "fts_only" else None
+                top, deep = system.search(mode, text, given, 10), system.search(mode, text, given, 100)
+                assert deep[:10] == top, (mode, text)
+                assert len(deep) > 10 or len(top) < 10, (mode, len(deep))
+    finally:
+        system.close()
 
 
 def test_a_rebuild_changes_nothing_and_another_configuration_is_refused(

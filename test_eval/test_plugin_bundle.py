@@ -83,7 +83,8 @@ def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: Corpu
         assert looks in text or looks.replace("'", "&#x27;") in text
     written = export(out, tmp_path / "exports")
     assert sorted(p.name for p in written if p.suffix == ".run") == [
-        "scifact-vector_only-calibration.run", "scifact-vector_only-heldout.run"]
+        "scifact-vector_only-calibration.depth100.run", "scifact-vector_only-calibration.run",
+        "scifact-vector_only-heldout.depth100.run", "scifact-vector_only-heldout.run"]
     with pytest.raises(HarnessError, match="a comparison needs two modes or more"):
         compare(CompareRequest(output_dir=out, split="heldout"), validator_judgement)
 

@@ -17,7 +17,7 @@ from harness.corpus.contract import Contract
 from harness.errors import HarnessError
 from harness.evaluation.gates.freeze import FreezeError, freeze_configuration
 from harness.evaluation.measures.aggregate import aggregate_metrics
-from harness.evaluation.measures.metrics import query_metrics
+from harness.evaluation.measures.metrics import depth_metrics, query_metrics
 from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
@@ -115,13 +115,15 @@ def _forge_first_row(run: ModeRun) -> None:
     row = rows[0]
     row["ranked_doc_ids"] = [r["doc_id"] for r in results]
     row["metrics"] = query_metrics(row["ranked_doc_ids"], row["qrels"])
+    if "depth_ranking" in row:
+        row["metrics"].update(depth_metrics(row["depth_ranking"]["doc_ids"], row["qrels"]))
     row["search_receipt"]["results_sha256"] = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]]
                                                                 for r in results])
     row["search_receipt_sha256"] = sha256_canonical(row["search_receipt"])
     data = rows_bytes(rows)
     run.rows_path.write_bytes(data)
     aggregate: dict[str, Any] = json.loads(run.aggregate_path.read_text(encoding="utf-8"))
-    aggregate.update(per_query_sha256=sha256_bytes(data), metrics=aggregate_metrics(rows))
+    aggregate.update(per_query_sha256=sha256_bytes(data), metrics=aggregate_metrics(rows, 10))
     run.aggregate_path.write_text(json.dumps(aggregate), encoding="utf-8")
 
 

@@ -1,7 +1,7 @@
-"""The final test's quality bars (fixtures/quality_bars.py), in a pytest session of their own: MTEB's bars hold the
-built-in system only; a system of its own meets the bars declared with --quality-bar MODE=VALUE, and with none the
-test is skipped saying "no quality bar", never passed. The final test itself needs the real SciFact data, so the
-session runs a test that hands the same fixture the system's name and its all-query nDCG@10, as the final test
+"""The final test's quality bars (harness/suite/quality_bars.py), in a pytest session of their own: MTEB's bars hold the
+built-in system only; a system of its own meets the bars declared with --scifact-quality-bar MODE=VALUE, and with
+none the test is skipped saying "no quality bar", never passed. The final test itself needs the real SciFact data, so
+the session runs a test that hands the same fixture the system's name and its all-query nDCG@10, as the final test
 does."""
 
 import subprocess
@@ -23,8 +23,8 @@ PLUGIN = {"vector_only": 0.658}  # the example plugin's figure, below the 0.687 
 def _session(tmp_path: Path, system: str, ndcg: dict[str, float], *bars: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (tmp_path / "test_final.py").write_text(FINAL.format(system=system, ndcg=ndcg), encoding="utf-8")
-    options = [f"--quality-bar={bar}" for bar in bars]
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "fixtures.quality_bars", "-p", "no:cacheprovider",
+    options = [x for bar in bars for x in ("--scifact-quality-bar", bar)]
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "scifact_harness", "-p", "no:cacheprovider",
                            "-p", "no:xdist", "-rs", "-q", "-c", str(tmp_path / "pytest.ini"), "--rootdir",
                            str(tmp_path), *options, str(tmp_path / "test_final.py")],
                           cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=300)
@@ -33,7 +33,8 @@ def _session(tmp_path: Path, system: str, ndcg: dict[str, float], *bars: str) ->
 def test_a_system_of_its_own_without_a_bar_is_skipped_saying_so(tmp_path: Path) -> None:
     done = _session(tmp_path, "numpy-dense", PLUGIN)
     assert done.returncode == 0 and "1 skipped" in done.stdout, done.stdout + done.stderr
-    assert "no quality bar for system 'numpy-dense'" in done.stdout and "--quality-bar MODE=VALUE" in done.stdout
+    assert "no quality bar for system 'numpy-dense'" in done.stdout
+    assert "--scifact-quality-bar MODE=VALUE" in done.stdout
 
 
 @pytest.mark.parametrize(("bar", "passes"), [("vector_only=0.687", False), ("vector_only=0.65", True)])
@@ -47,7 +48,7 @@ def test_a_declared_bar_holds_a_system_of_its_own(tmp_path: Path, bar: str, pass
 def test_a_bar_for_a_mode_the_system_did_not_run_fails_naming_it(tmp_path: Path) -> None:
     done = _session(tmp_path, "numpy-dense", PLUGIN, "hybrid=0.7")
     assert "1 failed" in done.stdout, done.stdout + done.stderr
-    assert "--quality-bar sets a bar for hybrid, which system 'numpy-dense' did not run" in done.stdout
+    assert "--scifact-quality-bar sets a bar for hybrid, which system 'numpy-dense' did not run" in done.stdout
 
 
 def test_the_builtin_system_is_held_to_mteb_and_to_declared_bars(tmp_path: Path) -> None:
@@ -60,4 +61,4 @@ def test_the_builtin_system_is_held_to_mteb_and_to_declared_bars(tmp_path: Path)
 def test_a_malformed_bar_is_a_usage_error(tmp_path: Path) -> None:
     done = _session(tmp_path, "numpy-dense", PLUGIN, "vector_only=high")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    assert "--quality-bar 'vector_only=high': write MODE=VALUE" in done.stderr
+    assert "--scifact-quality-bar 'vector_only=high': write MODE=VALUE" in done.stderr

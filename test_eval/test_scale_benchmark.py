@@ -11,6 +11,8 @@ from benchmarks.scale.report import BEGIN, END, MEASURES, exponent, series, valu
 from benchmarks.scale.run import Plan, run
 from benchmarks.scale.synthetic import DIMENSIONS, generate
 
+MILVUS = pytest.mark.extra("milvus")  # the tests of the measured document: it holds both systems
+
 SIZES = (300, 600)
 
 
@@ -19,6 +21,7 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     return run(Plan(SIZES, queries=4), tmp_path_factory.mktemp("scale"))
 
 
+@MILVUS
 def test_every_phase_measured_positive(document: dict[str, object]) -> None:
     results = document["results"]
     assert isinstance(results, list)
@@ -33,6 +36,7 @@ def test_every_phase_measured_positive(document: dict[str, object]) -> None:
             assert entry["replay"]["replay_verdict"] == {"fts_only": "pass", "vector_only": "pass", "hybrid": "pass"}
 
 
+@MILVUS
 def test_every_exponent_computed(document: dict[str, object]) -> None:
     lines = series(document)
     without_milvus = [m for m in MEASURES if m.path[0] in ("replay", "corpus")]  # the replay and baseline: built-in
@@ -40,6 +44,7 @@ def test_every_exponent_computed(document: dict[str, object]) -> None:
     assert all(isinstance(line["exponent"], float) for line in lines), [ln for ln in lines if ln["exponent"] is None]
 
 
+@MILVUS
 def test_report_page_plot_and_figures(document: dict[str, object], tmp_path: Path) -> None:
     page = tmp_path / "scale.md"
     page.write_text(f"# Cost\n\nbefore\n\n{BEGIN}\nold figures\n{END}\n\nafter\n", encoding="utf-8")
@@ -60,8 +65,13 @@ def test_exponent_is_the_log_log_slope() -> None:
 
 def test_synthetic_corpus_is_seeded_and_shaped() -> None:
     first, again, other = generate(200, queries=3), generate(200, queries=3), generate(200, seed=1, queries=3)
-    assert first.texts == again.texts and (first.vectors == again.vectors).all()
-    assert first.texts != other.texts
+    assert list(first.texts) == list(again.texts) and (first.vectors == again.vectors).all()
+    assert list(first.texts) != list(other.texts)
+    assert first.texts[-1] == first.texts[199] and first.texts[1:3] == [first.texts[1], first.texts[2]]
+    with pytest.raises(IndexError):
+        first.texts[200]
+    document = first.fixture(Path("synthetic.json")).data["documents"][5]
+    assert document == {"doc_id": "5", "title": first.titles[5], "text": first.texts[5]}
     assert first.vectors.shape == (200, DIMENSIONS) and first.query_vectors.shape == (3, DIMENSIONS)
     assert abs(float((first.vectors.astype("f8") ** 2).sum(axis=1).mean()) - 1.0) < 1e-6
     assert 100 < sum(len(t.split()) for t in first.texts) / 200 < 320

@@ -12,6 +12,7 @@ from typing import Any
 
 from fixtures.paired_rows import ranked_rows
 from harness.evaluation.comparison.artifact import CompareRequest, Judged, Judgement, compare, comparison_name
+from harness.publish.report.report import write_report
 from harness.publish.verdicts import validator_judgement
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
@@ -56,6 +57,7 @@ def _row(template: Row, source: Row, mode: str, split: str) -> Row:
     row.update(mode=mode, split=split, query_id=source["query_id"], qrels=source["qrels"],
                ranked_doc_ids=source["ranked_doc_ids"], results=results, metrics=source["metrics"], error=None)
     row["search_receipt"]["result_count"] = len(results)
+    row.pop("depth_ranking", None)  # drawn rows carry no depth-100 ranking
     return row
 
 
@@ -71,6 +73,8 @@ def varied_output(copy: RunCopy, queries: int = 40, seed: int = 3, split: str = 
         copy.rows_path(mode, split).write_bytes(data)
         aggregate = copy.aggregate(mode, split)
         aggregate.update(per_query_sha256=sha256_bytes(data), row_count=len(rows))
+        for key in ("recall_at_100", "ndcg_at_100", "depth_ranking"):
+            aggregate["metrics"].pop(key, None)
         for key in rows[0]["metrics"]:
             aggregate["metrics"][key] = math.fsum(r["metrics"][key] for r in rows) / len(rows)
         aggregate["receipt"]["split"]["selected_ids_sha256"] = sha256_canonical([r["query_id"] for r in rows])
@@ -103,6 +107,23 @@ class Compared:
         scratch = tmp_path / "scratch"
         scratch.mkdir()
         return RunCopy(self.copy.clean, out, scratch), out / self.path.name
+
+
+@dataclass(frozen=True)
+class ValidatedReport:
+    """The clean run's report, validated (held-out compared, calibration not), written once per session."""
+
+    out: Path
+    html: Path
+    markdown: Path
+    summary: dict[str, Any]
+
+
+def validated_report_once(compared: Compared, root: Path) -> ValidatedReport:
+    copy, _ = compared.fresh(root)
+    html, markdown = root / "report.html", root / "report.md"
+    summary = write_report(copy.out, html, markdown, validated=True, replace=False, known=compared.known)
+    return ValidatedReport(copy.out, html, markdown, summary)
 
 
 def compared_once(clean: CleanRun, root: Path) -> Compared:

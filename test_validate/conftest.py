@@ -21,7 +21,7 @@ from harness.systems.builtin.system import BuiltinSystem
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_systems_comparison
 
-from .comparisons import Compared, compared_once
+from .comparisons import Compared, ValidatedReport, compared_once, validated_report_once
 from .support import CleanRun, RunCopy
 from .systems_compared import SystemsCompared, systems_compared
 
@@ -56,6 +56,12 @@ def run_copy(clean_run: CleanRun, tmp_path: Path) -> RunCopy:
 def compared_heldout(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -> Compared:
     """The clean run's held-out comparison (receipts from a clean HEAD) and the validator's reports on its inputs."""
     return compared_once(clean_run, tmp_path_factory.mktemp("compared-heldout"))
+
+
+@pytest.fixture(scope="session")
+def validated_report(compared_heldout: Compared, tmp_path_factory: pytest.TempPathFactory) -> ValidatedReport:
+    """The report of the compared clean run, through the validator, written once: the tests read it, never write it."""
+    return validated_report_once(compared_heldout, tmp_path_factory.mktemp("validated-report"))
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.evaluation.measures.aggregate import aggregate_metrics
-from harness.evaluation.measures.metrics import query_metrics
+from harness.evaluation.measures.metrics import depth_metrics, query_metrics
 from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.systems.builtin.store.manifest import part_digests
@@ -27,6 +27,8 @@ def reseal_row(row: Row) -> None:
     for rank, result in enumerate(row["results"], start=1):
         result["rank"] = rank
     row["metrics"] = query_metrics(row["ranked_doc_ids"], row["qrels"])
+    if "depth_ranking" in row:
+        row["metrics"].update(depth_metrics(row["depth_ranking"]["doc_ids"], row["qrels"]))
     receipt = row["search_receipt"]
     if row["error"] is None:
         receipt["results_sha256"] = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]]
@@ -42,7 +44,7 @@ def write_forged(copy: RunCopy, mode: str, split: str, rows: list[Row], *,
     copy.rows_path(mode, split).write_bytes(data)
 
     def reseal(aggregate: Json) -> None:
-        aggregate.update(row_count=len(rows), per_query_sha256=sha256_bytes(data), metrics=aggregate_metrics(rows))
+        aggregate.update(row_count=len(rows), per_query_sha256=sha256_bytes(data), metrics=aggregate_metrics(rows, 10))
         if change_aggregate is not None:
             change_aggregate(aggregate)
     copy.edit_aggregate(mode, split, reseal)

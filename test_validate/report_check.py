@@ -9,6 +9,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from .headline_check import check_headline, check_references
 from .support import MODES
 
 LABELS = {"nDCG@10": "ndcg_at_10", "Recall@1": "recall_at_1", "Recall@5": "recall_at_5", "Recall@10": "recall_at_10",
@@ -112,6 +113,12 @@ class Checker:
             assert abs(value - target) <= half_unit, (cell, value, target)
             self.checked += 1
 
+    def text(self, cell: str, expected: str) -> None:
+        """A cell of words, equal to what it must say; the numbers in it count as shown and checked."""
+        assert cell == expected, (cell, expected)
+        self.seen += len(numbers(cell))
+        self.checked += len(numbers(expected))
+
 
 def load(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
@@ -190,7 +197,8 @@ def check_split(tables: Tables, checker: Checker, out: Path, split: str) -> None
     for row in body:
         a = aggregates[row[0]]
         latency = a["metrics"]["latency_ms"]
-        for cell, value in zip(row[1:], [a["row_count"], latency["p50"], latency["p95"], latency["max"],
+        assert row[1] == contention_flag(a), (row, a["receipt"].get("latency_measurement"))
+        for cell, value in zip(row[2:], [a["row_count"], latency["p50"], latency["p95"], latency["max"],
                                          latency["mean"], a["metrics"]["failures"]], strict=True):
             checker.cell(cell, [value])
     if comparison is not None:
@@ -215,11 +223,23 @@ def check_split(tables: Tables, checker: Checker, out: Path, split: str) -> None
             checker.cell(cell, [value])
 
 
+def contention_flag(aggregate: dict[str, Any]) -> str:
+    """What the latency table must say of a run: quiet only when its receipt records that no rule fired and every
+    measurement was read."""
+    measured = aggregate["receipt"].get("latency_measurement")
+    if measured is None:
+        return "\u26a0 not recorded"
+    return {True: "\u26a0 contended", None: "\u26a0 contention unknown", False: "quiet"}[measured["contended"]]
+
+
 def check_report(html: Path, out: Path) -> list[str]:
     """Every number of every table checked; returns the splits the report shows."""
     tables = parse(html)
     splits = [name.removeprefix("metrics-") for name in tables.tables if name.startswith("metrics-")]
+    assert list(tables.tables)[:2] == ["headline", "reference"], list(tables.tables)  # the answer comes first
     checker = Checker()
+    check_headline(tables.tables["headline"][1], checker, out, splits)
+    check_references(tables.tables["reference"][1], checker)
     for split in splits:
         check_split(tables, checker, out, split)
     shown = sum(len(numbers(cell)) for _, body in tables.tables.values() for row in body for cell in row[1:])

@@ -62,11 +62,16 @@ def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
     for text in ("## What they do not prove", "superiority over another system", "matryoshka:",
                  "Latency scope:", "### heldout", "`hybrid`", "Freeze:", "## What the validator established",
                  "replay.fusion: all 4 answered rows agree", "every one of", "bit for bit",
-                 '"scope": "full"', "## What was taken on the run's word", "- latency: measured by the run",
-                 "- history:", "- machine:", "## Comparisons", "### held-out (4 queries)",
+                 '"scope": "full"', "## What was taken on the run's word", "- history, ", "- machine, ",
+                 "## Comparisons", "### held-out (4 queries)",
                  "- hybrid \u2212 fts_only on held-out: +0.0000 nDCG@10", "not significant after Holm",
                  "superiority of one retrieval method", "other hosts"):
         assert text in claims, text
+    # one latency attestation per bundled run, each naming its run (a run's own figures and contention verdict)
+    latency = [line for line in claims.splitlines() if line.startswith("- latency, ")]
+    named = [run for line in latency for run in line.split(":", 1)[0].removeprefix("- latency, ").split(", ")]
+    assert sorted(named) == sorted(f"{m} {s}" for m in MODES for s in SPLITS), latency
+    assert all("measured by the run and not re-measurable" in line for line in latency)
     assert "documents" not in json.loads((bundle / "fixture-metadata.json").read_text())
     assert not list(tmp_path.glob(".bundle.partial-*"))
 

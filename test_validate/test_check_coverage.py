@@ -120,6 +120,25 @@ def _drop_last_hybrid_result(rows: list[Row]) -> None:
     forger.reseal_row(rows[0])
 
 
+def _depth_reranked(rows: list[Row]) -> None:
+    """Two documents of a depth-100 ranking trade places while the scores stay where they were (still descending);
+    its metrics and the aggregate's account re-derived."""
+    row = next(r for r in rows if len(set(r["depth_ranking"]["scores"][1:3])) == 2)
+    ids = row["depth_ranking"]["doc_ids"]
+    ids[1], ids[2] = ids[2], ids[1]
+    forger.reseal_row(row)
+
+
+def _depth_search_said_failed(rows: list[Row]) -> None:
+    """A depth search said to have failed while its ranking is kept."""
+    rows[0]["depth_ranking"]["error"] = "depth-100 ranking: system 'builtin': said to have failed"
+
+
+def _depth_metric_restated(rows: list[Row]) -> None:
+    metrics = rows[0]["metrics"]
+    metrics["ndcg_at_100"] = 0.5 if metrics["ndcg_at_100"] != 0.5 else 0.25
+
+
 def _fixture_edit(change: Callable[[Json], object], *, receipt: Callable[[Json, Json], object] | None = None
                   ) -> Violation:
     """A private copy of the fixture, changed; the receipt's fixture digest follows it."""
@@ -297,12 +316,12 @@ def _config(mode: str, split: str, change: Callable[[Json], object]) -> Violatio
 
 CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.ir_datasets_id",
                   "corpus.semantic_text", "profile.contract", "corpus.source_hashes", "corpus.vectors",
-                  "replay.lexical", "rows.fact_ids", "rows.query_identity", "split.contract", "split.counts",
-                  "split.membership", "split.selected_ids", "store.facts", "store.live", "store.manifest",
-                  "store.mapping", "store.mapping_coverage", "store.mapping_path", "store.parts",
+                  "replay.lexical", "replay.depth", "rows.fact_ids", "rows.query_identity", "split.contract",
+                  "split.counts", "split.membership", "split.selected_ids", "store.facts", "store.live",
+                  "store.manifest", "store.mapping", "store.mapping_coverage", "store.mapping_path", "store.parts",
                   "store.unchanged_by_run", "store.vectors")
 MAPPING_READERS = ("rows.fact_ids", "store.facts", "store.mapping_coverage", "store.vectors")
-NO_STORE = "without a readable store there is nothing to replay the lexical lane over"
+NO_STORE = "without a readable store there is nothing to replay the lexical lane (and the depth-100 rankings) over"
 
 VIOLATIONS: dict[str, Violation] = {
     "inputs": Violation(_missing).stops(),
@@ -320,6 +339,11 @@ VIOLATIONS: dict[str, Violation] = {
     "rows.order": _rows("fts_only", "calibration", _out_of_order).also(
         "replay.lexical", why="the replayed lane ranks by score too, so a row out of score order is out of its order"),
     "rows.fusion": _from_mutation(mutations.fused_score_changed),
+    "rows.depth_ranking": _rows("fts_only", "calibration", _depth_search_said_failed),
+    "rows.depth_metrics": _rows("vector_only", "calibration", _depth_metric_restated),
+    "aggregate.depth": _aggregate_metrics(lambda m: m["depth_ranking"].update(
+        top_k_prefix_differs=m["depth_ranking"]["top_k_prefix_differs"] + 1)),
+    "replay.depth": _rows("hybrid", "calibration", _depth_reranked),
     "aggregate.metrics": _from_mutation(mutations.metric_digit_in_aggregate),
     "aggregate.latency": _aggregate_metrics(lambda m: m["latency_ms"].update(p50=m["latency_ms"]["p50"] + 1.0)),
     "latency.contention": _receipt("fts_only", "calibration", lambda r: r["latency_measurement"].update(
@@ -353,14 +377,14 @@ VIOLATIONS: dict[str, Violation] = {
     "split.counts": _receipt("fts_only", "calibration", lambda r: r["split"].update(total_count=999)),
     "rows.query_identity": _rows("fts_only", "calibration", _qrels),
     "store.live": Violation(_store_digest_claimed),
-    "store.manifest": _store_file(_manifest_field).also("replay.lexical", why=NO_STORE).unreached(
+    "store.manifest": _store_file(_manifest_field).also("replay.lexical", "replay.depth", why=NO_STORE).unreached(
         *MAPPING_READERS, "store.live", "store.mapping", "store.mapping_path", "store.parts", "store.unchanged_by_run"),
     "store.parts": _receipt("fts_only", "calibration", lambda r: r["store"].update(lexical_sha256=OTHER_DIGEST)),
     "store.unchanged_by_run": _receipt("fts_only", "calibration", lambda r: r["store"].update(
         before_run_sha256=OTHER_DIGEST)),
     "store.mapping_path": Violation(_mapping_elsewhere),
-    "store.mapping": _store_file(_mapping_without_schema).also("replay.lexical", why=NO_STORE).unreached(
-        *MAPPING_READERS),
+    "store.mapping": _store_file(_mapping_without_schema).also(
+        "replay.lexical", "replay.depth", why=NO_STORE).unreached(*MAPPING_READERS),
     "store.mapping_coverage": _receipt("fts_only", "calibration", lambda r: r["store"].update(document_count=99)),
     "rows.fact_ids": _from_mutation(mutations.fact_id_changed),
     "store.vectors": _store_file(_dense_rows_swapped),

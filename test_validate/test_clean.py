@@ -29,6 +29,7 @@ COMMON = (
     "system.source", "system.modules",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "embeddings.model",
     "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze", "freeze.history", "heldout.record",
+    "rows.depth_ranking", "rows.depth_metrics", "aggregate.depth", "replay.depth",
 )
 DENSE = ("rows.exact_backend", "rows.query_vectors", "receipt.exact_backend")
 BY_MODE = {"fts_only": ("rows.order", "replay.lexical"), "vector_only": (*DENSE, "rows.order", "replay.dense"),
@@ -129,14 +130,14 @@ def test_cli_prints_one_line_per_check_then_the_verdict_and_writes_json(run_copy
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_cli_exit_code_is_3_when_only_not_verified(run_copy: RunCopy) -> None:
+def test_cli_exit_code_is_7_when_only_not_verified(run_copy: RunCopy) -> None:
     aggregate = as_from_clean_checkout(run_copy, "fts_only", "calibration")
     result = run_cli(aggregate, "--no-embedding-check")
     printed, verdict = parse_cli_output(result.stdout)
     assert [name for name, status in printed if status not in (PASS, ATTESTED)] == ["embeddings.model"], result.stdout
     assert dict(printed)["embeddings.model"] == NOT_VERIFIED
     assert verdict.startswith("NOT ELIGIBLE for a claim: 0 failed, 1 not verified")
-    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.returncode == 7, result.stdout + result.stderr
 
 
 def test_cli_exit_code_is_1_when_a_check_fails(run_copy: RunCopy, tmp_path: Path) -> None:
@@ -151,13 +152,13 @@ def test_cli_exit_code_is_1_when_a_check_fails(run_copy: RunCopy, tmp_path: Path
 
 
 def test_cli_reports_the_real_dirty_or_clean_state_of_the_clean_run(clean_run: CleanRun) -> None:
-    """Unedited artifacts: exit 3 from a clean checkout (embeddings skipped), 1 if the tree was dirty."""
+    """Unedited artifacts: exit 7 from a clean checkout (embeddings skipped), 1 if the tree was dirty."""
     aggregate = clean_run.aggregate_path("vector_only", "heldout")
     result = run_cli(aggregate, "--no-embedding-check")
     printed, _ = parse_cli_output(result.stdout)
     failed = {name for name, status in printed if status == FAIL}
     assert failed <= GIT_CHECKS, result.stdout
-    assert result.returncode == (1 if failed else 3), result.stdout + result.stderr
+    assert result.returncode == (1 if failed else 7), result.stdout + result.stderr
 
 
 def test_missing_inputs_are_reported_not_raised(tmp_path: Path) -> None:

@@ -135,8 +135,9 @@ def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.Capt
     assert "inputs NOT validated (--no-validate)" in outcome.out and "vector_only \u2212 fts_only" in outcome.out
     document = json.loads(comparison_path(run_copy, "calibration").read_text(encoding="utf-8"))
     assert document["inputs_validation"]["validated"] is False
-    assert validator_main(["--comparison", str(tmp_path / "nothing.json")]) == 1
-    assert "FAIL         inputs" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as missing:  # a comparison file that does not exist is a usage error
+        validator_main(["--comparison", str(tmp_path / "nothing.json")])
+    assert missing.value.code == 2 and "--comparison" in capsys.readouterr().err
     with pytest.raises(SystemExit) as usage:
         validator_main(["--comparison", str(tmp_path / "x.json"), str(tmp_path / "a.aggregate.json")])
     assert usage.value.code == 2

@@ -70,7 +70,7 @@ def test_a_doctored_embedding_server_is_never_asked_and_never_vouches_for_itself
 
         unnamed = validate(aggregate, full_embedding=True)
         check = check_named(unnamed, "embeddings.model")
-        assert check.status == NOT_VERIFIED and not unnamed.eligible and unnamed.exit_code() == 3, describe(unnamed)
+        assert check.status == NOT_VERIFIED and not unnamed.eligible and unnamed.exit_code() == 7, describe(unnamed)
         assert "--ollama-url" in check.detail and doctored.url in check.detail
         assert doctored.embeds_answered == asked_during_the_run  # the fixture's endpoint was not asked
         assert unnamed.notes["embedding_verification"]["fixture_endpoint"] == doctored.url

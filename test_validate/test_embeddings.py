@@ -109,7 +109,7 @@ def test_an_unavailable_model_is_not_verified_and_not_eligible(run_copy: RunCopy
     assert not report.failed, describe(report)
     assert [c.name for c in report.not_verified] == ["embeddings.model"]
     assert not report.eligible
-    assert report.exit_code() == 3
+    assert report.exit_code() == 7
     assert report.verdict().startswith("NOT ELIGIBLE for a claim: 0 failed, 1 not verified")
 
 

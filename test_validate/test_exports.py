@@ -13,7 +13,7 @@ from harness.publish.exports.exports import ExportRefused, export
 from harness.publish.exports.trec_export import ExportError, qrels_text, run_text
 
 from .support import MODES, SPLITS, RunCopy
-from .trec_check import mean_gap, read_qrels, read_run, with_ir_measures, with_pytrec_eval, worst_gap
+from .trec_check import DEPTH_TREC_NAMES, mean_gap, read_qrels, read_run, with_ir_measures, with_pytrec_eval, worst_gap
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -28,6 +28,11 @@ def test_exported_runs_evaluate_to_the_receipt(run_copy: RunCopy, tmp_path: Path
     for found in (with_pytrec_eval(read_qrels(qrels_path), read_run(run_path)), with_ir_measures(qrels_path, run_path)):
         assert worst_gap(found, rows) <= 1e-9
         assert mean_gap(found, rows, aggregate["metrics"]) <= 1e-9
+    depth_path = exports / f"scifact-{mode}-{split}.depth100.run"
+    for found in (with_pytrec_eval(read_qrels(qrels_path), read_run(depth_path), depth=True),
+                  with_ir_measures(qrels_path, depth_path, depth=True)):
+        assert worst_gap(found, rows, DEPTH_TREC_NAMES) <= 1e-9
+        assert mean_gap(found, rows, aggregate["metrics"], DEPTH_TREC_NAMES) <= 1e-9
     scores = list(csv.DictReader((exports / f"scifact-{mode}-{split}.scores.tsv").open(encoding="utf-8"),
                                  delimiter="\t"))
     assert [(s["query_id"], int(s["rank"]), s["doc_id"], float(s["score"])) for s in scores] == [
@@ -82,4 +87,4 @@ def test_ids_the_formats_cannot_carry_and_existing_exports_are_refused(run_copy:
     assert outcome.code == 2 and "is a file" in outcome.err
     outcome = run_tiny_cli(["export", "--output-dir", str(run_copy.out), "--export-dir", str(tmp_path / "new")],
                            capsys)
-    assert outcome.code == 0 and "exported 33 files" in outcome.out, outcome.err
+    assert outcome.code == 0 and "exported 45 files" in outcome.out, outcome.err

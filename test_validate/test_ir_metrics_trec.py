@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping
 import pytest
 import pytrec_eval
 
-from harness.evaluation.measures.metrics import query_metrics
-from harness.validator.retrieval.ir_metrics import KEYS, compute
+from harness.evaluation.measures.metrics import depth_metrics, query_metrics
+from harness.validator.retrieval.ir_metrics import KEYS, compute, compute_depth
 
 Qrels = dict[str, dict[str, int]]
 Rankings = dict[str, list[str]]
@@ -192,3 +192,28 @@ def test_random_graded_queries_agree_with_trec_eval(name: str) -> None:
                for q in graded) >= 20
     assert sum(_differs(metrics(rankings[q], qrels[q])["map_at_10"], theirs[q]["plain_map_cut_10"])
                for q in many) >= 20
+
+
+DEPTH_IMPLEMENTATIONS: dict[str, Metrics] = {"validator": compute_depth, "runner": depth_metrics}
+
+
+@pytest.mark.parametrize("name", DEPTH_IMPLEMENTATIONS)
+def test_recall_and_ndcg_at_100_agree_with_trec_eval(name: str) -> None:
+    """Rankings of up to 150 documents with up to 120 relevant (graded): trec_eval's recall_100 and ndcg_cut_100."""
+    rng = random.Random(20250101)
+    rankings: Rankings = {}
+    qrels: Qrels = {}
+    for number in range(200):
+        qid, pool = f"q{number}", [f"d{i}" for i in range(300)]
+        qrels[qid] = {doc: rng.choice((0, 1, 1, 2, 3)) for doc in rng.sample(pool, rng.randint(1, 120))}
+        rankings[qid] = rng.sample(pool, rng.choice((0, 5, 60, 100, 150)))
+    theirs = pytrec_eval.RelevanceEvaluator(_exponential(qrels), {"recall.100", "ndcg_cut.100"},
+                                            relevance_level=1).evaluate(_run(rankings))
+    deeper = 0
+    for qid, ranking in rankings.items():
+        ours = DEPTH_IMPLEMENTATIONS[name](ranking, qrels[qid])
+        found = theirs.get(qid, {"recall_100": 0.0, "ndcg_cut_100": 0.0})
+        assert abs(ours["recall_at_100"] - found["recall_100"]) <= TOLERANCE, (qid, ours, found)
+        assert abs(ours["ndcg_at_100"] - found["ndcg_cut_100"]) <= TOLERANCE, (qid, ours, found)
+        deeper += ours["recall_at_100"] > compute(ranking, qrels[qid])["recall_at_10"]
+    assert deeper >= 50  # the sample reaches below rank 10

@@ -46,7 +46,7 @@ from .support import (
 
 Apply = Callable[[RunCopy], "Edit"]
 AGGREGATE_SIDE = frozenset({"aggregate.metrics", "aggregate.latency", "aggregate.failures", "aggregate.result_counts",
-                            "aggregate.unique_docs", "aggregate.repeated_top1"})
+                            "aggregate.unique_docs", "aggregate.repeated_top1", "aggregate.depth"})
 
 
 @dataclass(frozen=True)
@@ -337,7 +337,8 @@ MUTATIONS = [
              AGGREGATE_SIDE),
     Mutation("rows-reordered", rows_reordered, ("rows.sha256",)),
     Mutation("rows-reordered-digest-resealed", rows_reordered_digest_resealed, ("split.membership",)),
-    Mutation("row-qrels", qrels_altered, ("rows.query_identity",), frozenset({"rows.metrics"}) | AGGREGATE_SIDE),
+    Mutation("row-qrels", qrels_altered, ("rows.query_identity",),
+             frozenset({"rows.metrics", "rows.depth_metrics"}) | AGGREGATE_SIDE),
     Mutation("split-membership-flipped", split_membership_flipped, ("split.membership",),
              frozenset({"rows.request_ids"}) | AGGREGATE_SIDE),
     Mutation("row-duplicate-key", duplicate_key_in_row, ("json.strict",)),
@@ -356,7 +357,8 @@ MUTATIONS = [
     Mutation("config-edited-calibration", config_edited("calibration"), ("config.sha256",)),
     Mutation("config-edited-heldout", config_edited("heldout"), ("config.sha256", "freeze.match")),
     Mutation("config-edited-digest-updated-heldout", config_edited_digest_updated,
-             ("freeze.match", "rows.search_receipts", "rows.fusion", "heldout.record")),
+             ("freeze.match", "rows.search_receipts", "rows.fusion", "heldout.record"),
+             frozenset({"replay.depth"})),  # the depth-100 lists were fused at the run's rrf_k, not the edited one
     Mutation("config-unknown-field", unknown_config_field, ("aggregate.schema",)),
     Mutation("store-stale", stale_store, ("store.parts", "store.live"), frozenset({"store.vectors"})),
     Mutation("freeze-edited", freeze_record_edited, ("freeze.digest",), frozenset({"freeze.match"})),
@@ -457,7 +459,7 @@ def gap_calibration_subset(copy: RunCopy) -> Edit:
     copy.write_rows("fts_only", "calibration", rows, reseal_digest=True, reseal_count=True)
 
     def change(aggregate: Json) -> None:
-        aggregate["metrics"] = aggregate_metrics(rows)
+        aggregate["metrics"] = aggregate_metrics(rows, 10)
         aggregate["receipt"]["split"].update(calibration_count=1, selected_count=1,
                                              selected_ids_sha256=sha256_canonical([rows[0]["query_id"]]))
     return Edit(copy.edit_aggregate("fts_only", "calibration", change))

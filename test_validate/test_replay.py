@@ -13,7 +13,7 @@ from harness.systems.builtin.store.store import lexical_text
 from harness.validator.pipeline import validate
 from harness.validator.retrieval.bm25 import BM25, Tokenizer
 from harness.validator.retrieval.lanes import dense_tolerance, lexical_tolerance
-from harness.validator.retrieval.ranking import Lane, groups_of, id_ranks
+from harness.validator.retrieval.ranking import Lane, fixed_groups, groups_of, id_ranks
 
 from . import forger
 from .support import CleanRun, Row, RunCopy, check_named, describe, failed_names
@@ -23,7 +23,7 @@ def lane(scores: list[float], tolerance: float, groups: list[int] | None = None,
          candidates: list[int] | None = None) -> Lane:
     ids = [f"d{i}" for i in range(len(scores))]
     return Lane(ids, id_ranks(ids), np.array(scores, dtype=np.float64), tolerance,
-                np.array(groups if groups is not None else range(len(scores)), dtype=np.int64),
+                fixed_groups(np.array(groups if groups is not None else range(len(scores)), dtype=np.int64)),
                 np.array(candidates if candidates is not None else range(len(scores)), dtype=np.intp))
 
 
@@ -51,7 +51,8 @@ def test_only_candidates_are_ranked() -> None:
 
 def test_replayed_order_breaks_equal_scores_by_doc_id_in_code_point_order() -> None:
     ids = ["b", "a", "B", "ä"]
-    replayed = Lane(ids, id_ranks(ids), np.full(4, 0.3), 0.0, groups_of(np.zeros((4, 1))), np.arange(4))
+    replayed = Lane(ids, id_ranks(ids), np.full(4, 0.3), 0.0, fixed_groups(groups_of(np.zeros((4, 1)))),
+                    np.arange(4))
     assert [ids[i] for i in replayed.order()] == sorted(ids)
 
 

@@ -1,6 +1,7 @@
 """`python -m harness report`: one self-contained HTML file and its Markdown version, from validated artifacts only
 (or stamped UNVALIDATED), every number of every table equal to the artifacts it came from."""
 
+import json
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.publish.report.report import ReportRefused, write_report
 from harness.publish.verdicts import validator_judgement
 
-from .comparisons import Compared, varied_output
+from .comparisons import ValidatedReport, varied_output
 from .report_check import check_report, parse, parse_markdown
 from .support import RunCopy
 
@@ -30,20 +31,24 @@ def _self_contained(html: Path) -> None:
 
 
 @pytest.mark.real_model
-def test_a_validated_report(compared_heldout: Compared, tmp_path: Path) -> None:
-    copy, _ = compared_heldout.fresh(tmp_path)
-    html, markdown = tmp_path / "report.html", tmp_path / "report.md"
-    summary = write_report(copy.out, html, markdown, validated=True, replace=False, known=compared_heldout.known)
-    assert summary["splits"] == ["heldout", "calibration"]
-    assert check_report(html, copy.out) == ["heldout", "calibration"]
+def test_a_validated_report(validated_report: ValidatedReport) -> None:
+    html, markdown = validated_report.html, validated_report.markdown
+    assert validated_report.summary["splits"] == ["heldout", "calibration"]
+    assert check_report(html, validated_report.out) == ["heldout", "calibration"]
     _self_contained(html)
     text = html.read_text(encoding="utf-8")
     assert "<title>SciFact retrieval evaluation</title>" in text and "UNVALIDATED" not in text
     assert "passed the independent validator" in text
-    assert "<strong>hybrid \u2212 fts_only on held-out</strong>: +0.0000 nDCG@10" in text
+    verdict = "<strong>hybrid \u2212 fts_only</strong>: +0.0000 nDCG@10"
+    assert text.count(verdict) == 1 and text.index(verdict) < text.index("id=\"split-heldout\"")  # once, leading
     assert "No comparison artifact for this split" in text  # calibration has none here
     notes = markdown.read_text(encoding="utf-8")
-    shown = parse_markdown(markdown).rows  # the Markdown as rendered: its escapes show as the HTML's text
+    order = ["**nDCG@10 and Recall@10, mean over each split", "## Verdicts on held-out", "## Reference figures",
+             "## Held-out (4 queries)", "## Calibration (2 queries)", "## Provenance", "## What these results support"]
+    assert [notes.index(heading) for heading in order] == sorted(notes.index(heading) for heading in order)
+    assert notes.count("- **hybrid \u2212 fts\\_only**") + notes.count("- **hybrid \u2212 fts_only**") == 1
+    # the Markdown as rendered: its escapes show as the HTML's text; a group's heading row has empty cells there
+    shown = [row[:1] if not any(row[1:]) else row for row in parse_markdown(markdown).rows]
     for _, body in parse(html).tables.values():
         for row in body:
             assert row in shown, row
@@ -58,6 +63,14 @@ def test_an_unvalidated_report_of_varied_rows(run_copy: RunCopy, tmp_path: Path)
     assert check_report(html, run_copy.out) == ["heldout", "calibration"]
     _self_contained(html)
     text = html.read_text(encoding="utf-8")
+    # the answer first: held-out's modes tie in the clean run, and the reading says so rather than naming one
+    assert text.index("id=\"headline\"") < text.index("id=\"references\"") < text.index("id=\"split-heldout\"")
+    assert "fts_only, vector_only and hybrid share the highest nDCG@10 (1.0000)" in text
+    assert "No comparison between its modes was made" in text  # held-out has none in this copy
+    for comparison in json.loads((run_copy.out / "scifact-comparison-calibration.json").read_bytes())["comparisons"]:
+        pair = f"<strong>{comparison['a']} \u2212 {comparison['b']}</strong>: "
+        assert text.count(pair) == 1 and text.index(pair) > text.index("id=\"split-calibration\""), pair
+    assert "the contract embeds documents as &#x27;search_document: &#x27;" in text  # why dense sits below MTEB
     assert "<title>SciFact retrieval evaluation \u2014 UNVALIDATED</title>" in text
     assert '<h1>SciFact retrieval evaluation <span class="stamp">UNVALIDATED</span></h1>' in text
     assert markdown.read_text(encoding="utf-8").startswith("# SciFact retrieval evaluation \u2014 UNVALIDATED")

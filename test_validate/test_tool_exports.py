@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import ir_measures
-import pandas
 import pytest
-from ranx import Qrels, Run, evaluate
 
 from harness.evaluation.comparison.inputs import load_inputs
 from harness.publish.exports.exports import export
@@ -39,10 +37,13 @@ def exported(compared_heldout: Compared, tmp_path_factory: pytest.TempPathFactor
     return target
 
 
-def _with_ranx(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> "PerQuery":
-    found = evaluate(Qrels.from_dict(qrels), Run.from_dict(run), list(RANX_METRICS.values()), return_mean=False)
+def _with_ranx(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]],
+               metrics: dict[str, str] = RANX_METRICS) -> "PerQuery":
+    from ranx import Qrels, Run, evaluate
+
+    found = evaluate(Qrels.from_dict(qrels), Run.from_dict(run), list(metrics.values()), return_mean=False)
     order = list(Run.from_dict(run).keys())
-    return {query: {ours: float(found[name][i]) for ours, name in RANX_METRICS.items()}
+    return {query: {ours: float(found[name][i]) for ours, name in metrics.items()}
             for i, query in enumerate(order)}
 
 
@@ -59,6 +60,7 @@ def _with_ir_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str,
 
 @pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.extra("interop")
 def test_ranx_and_ir_measures_read_the_json_runs_as_the_receipt(compared_heldout: Compared, exported: Path,
                                                                  mode: str, split: str) -> None:
     copy = compared_heldout.copy
@@ -70,11 +72,19 @@ def test_ranx_and_ir_measures_read_the_json_runs_as_the_receipt(compared_heldout
     for found in (_with_ranx(qrels, run), _with_ir_measures(qrels, run)):
         assert worst_gap(found, rows) <= 1e-9
         assert mean_gap(found, rows, aggregate["metrics"]) <= 1e-9
+    deep = json.loads((exported / f"scifact-{mode}-{split}.depth100.ranx.json").read_text(encoding="utf-8"))
+    assert all(list(deep[row["query_id"]]) == row["depth_ranking"]["doc_ids"] for row in rows)
+    by_query = _with_ranx(qrels, deep, {"recall_at_100": "recall@100", "ndcg_at_100": "ndcg@100"})
+    assert worst_gap(by_query, rows, ("recall_at_100", "ndcg_at_100")) <= 1e-9
+    assert mean_gap(by_query, rows, aggregate["metrics"], ("recall_at_100", "ndcg_at_100")) <= 1e-9
 
 
+@pytest.mark.extra("interop")
 def test_pandas_reads_the_summary_as_the_receipts_and_the_comparison(compared_heldout: Compared,
                                                                      exported: Path) -> None:
     copy = compared_heldout.copy
+    import pandas
+
     table = pandas.read_csv(exported / "summary.csv")
     document = json.loads((exported / "summary.json").read_text(encoding="utf-8"))
     assert len(table) == len(document["rows"]) == len(MODES) * len(SPLITS)
@@ -84,8 +94,8 @@ def test_pandas_reads_the_summary_as_the_receipts_and_the_comparison(compared_he
         aggregate = copy.aggregate(line["mode"], line["split"])
         receipt = aggregate["receipt"]
         for metric, mean in aggregate["metrics"].items():
-            if not isinstance(mean, float):
-                continue
+            if not isinstance(mean, float) or metric in ("recall_at_100", "ndcg_at_100"):
+                continue  # the depth-100 metrics have no interval: comparisons hold the top-10 metrics (below)
             assert line[metric] == listed[metric] == mean
             interval = comparison["modes"][line["mode"]][metric] if line["split"] == "heldout" else None
             for end in ("ci_low", "ci_high"):
@@ -95,6 +105,8 @@ def test_pandas_reads_the_summary_as_the_receipts_and_the_comparison(compared_he
                     assert line[f"{metric}_{end}"] == listed[f"{metric}_{end}"] == interval[end]
         assert line["latency_p50_ms"] == aggregate["metrics"]["latency_ms"]["p50"]
         assert line["latency_p95_ms"] == aggregate["metrics"]["latency_ms"]["p95"]
+        assert line["recall_at_100"] == listed["recall_at_100"] == aggregate["metrics"]["recall_at_100"]
+        assert line["ndcg_at_100"] == listed["ndcg_at_100"] == aggregate["metrics"]["ndcg_at_100"]
         assert (line["verdict"] == "ELIGIBLE") is (line["split"] == "heldout")
         assert line["verdict"] in ("ELIGIBLE", "not validated") and listed["verdict"] == line["verdict"]
         assert line["aggregate_sha256"] == sha256_file(copy.aggregate_path(line["mode"], line["split"]))
@@ -116,6 +128,8 @@ def test_the_mteb_file_holds_the_aggregate_and_says_why_it_is_not_mteb_s_score(c
     (scores,) = document["scores"]["heldout"]
     assert scores["ndcg_at_10"] == scores["main_score"] == aggregate["metrics"]["ndcg_at_10"]
     assert scores["recall_at_10"] == aggregate["metrics"]["recall_at_10"] and scores["hf_subset"] == "default"
+    assert scores["recall_at_100"] == aggregate["metrics"]["recall_at_100"]
+    assert scores["ndcg_at_100"] == aggregate["metrics"]["ndcg_at_100"]
     harness = document["harness"]
     assert harness["comparable_to_mteb"] is False and harness["aggregate_sha256"] == sha256_file(
         compared_heldout.copy.aggregate_path(mode, "heldout"))
@@ -173,6 +187,7 @@ def test_a_comparison_of_other_runs_refuses_the_export(run_copy: RunCopy, compar
     assert not (tmp_path / "exports").exists()
 
 
+@pytest.mark.extra("interop")
 def test_tied_scores_reach_ranx_in_the_receipt_s_order_whatever_the_key_order() -> None:
     """The receipt ranks d4 before d3 and d2 at one score. ranx breaks ties by the order it reads the documents in,
     which a JSON file need not keep (sorted keys, another writer): the exported scores do not depend on it."""

@@ -93,8 +93,16 @@ def merged(documents: list[dict[str, Any]]) -> dict[str, Any]:
             "results": sorted(entries.values(), key=lambda e: (int(e["size"]), e["system"]))}
 
 
+def _stopped(phase: dict[str, Any]) -> str:
+    """The stop as the watchdog saw it, with the CPU time the phase had had by then (a stop on a loaded machine
+    shows as far less CPU than wall time) and what it had measured before it was stopped."""
+    done = [f"{mode} p50 {figures['p50']:.3g} ms" for mode, figures in phase.get("latency_ms", {}).items()]
+    return (f"{phase['failed']}; {phase.get('cpu_seconds', 0.0):.0f} s of CPU time by then"
+            + (f"; measured before the stop: {', '.join(done)}" if done else ""))
+
+
 def failures(document: dict[str, Any]) -> list[str]:
-    return [f"{e['system']} at {e['size']:,} documents, {phase}: {e[phase]['failed']}" for e in document["results"]
+    return [f"{e['system']} at {e['size']:,} documents, {phase}: {_stopped(e[phase])}" for e in document["results"]
             for phase in ("corpus", "build", "query", "replay") if "failed" in e.get(phase, {})]
 
 

@@ -2,12 +2,15 @@
 
 Nothing here embeds text: the vectors are random unit vectors (384 dimensions, float32), so the dense lane costs
 what it costs on real vectors while the lexical lane sees a Zipf vocabulary. The same size and seed give the same
-corpus in every process, so each measured phase regenerates it instead of reading it from disk.
+corpus in every process, so each measured phase regenerates it instead of reading it from disk. Titles and texts are
+held as word numbers (two bytes a word) and each string is made when it is read, so holding a million documents
+costs their vectors and about 400 MB, not millions of Python strings.
 """
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,13 +29,61 @@ _SYLLABLES = [c + v for c in "bcdfghjklmnprstvwxz" for v in "aeiou"]
 _CHUNK = 20_000
 
 
+class Sentences(Sequence[str]):
+    """Sentences held as word numbers and bounds; each string is joined when it is read."""
+
+    def __init__(self, words: list[str], tokens: NDArray[np.uint16], bounds: NDArray[np.int64]) -> None:
+        self._words, self._tokens, self._bounds = np.array(words, dtype=object), tokens, bounds
+
+    def __len__(self) -> int:
+        return int(self._bounds.size - 1)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        index %= len(self)
+        return " ".join(self._words[self._tokens[self._bounds[index]:self._bounds[index + 1]]].tolist())
+
+
+class Documents(Sequence[dict[str, str]]):
+    """The fixture's documents, each made when it is read (the fields the store reads of a fixture document)."""
+
+    def __init__(self, doc_ids: list[str], titles: Sentences, texts: Sentences) -> None:
+        self._doc_ids, self._titles, self._texts = doc_ids, titles, texts
+
+    def __len__(self) -> int:
+        return len(self._doc_ids)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, str]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, str]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, str] | list[dict[str, str]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return {"doc_id": self._doc_ids[index], "title": self._titles[index], "text": self._texts[index]}
+
+    def __iter__(self) -> Iterator[dict[str, str]]:
+        return (self[i] for i in range(len(self)))
+
+
 @dataclass(frozen=True)
 class SyntheticCorpus:
     size: int
     seed: int
     doc_ids: list[str]
-    titles: list[str]
-    texts: list[str]
+    titles: Sentences
+    texts: Sentences
     vectors: NDArray[np.float32]  # one unit row per document
     query_ids: list[str]
     query_texts: list[str]
@@ -47,24 +98,24 @@ class SyntheticCorpus:
         """The corpus as the built-in store reads a fixture, held in memory: the fields the store binds to and
         checks its facts against (no file is written, so no JSON parsing or schema check is measured)."""
         digest = sha256_canonical(self.parameters())
-        data = {"documents": [{"doc_id": d, "title": t, "text": x}
-                              for d, t, x in zip(self.doc_ids, self.titles, self.texts, strict=True)],
+        data = {"documents": Documents(self.doc_ids, self.titles, self.texts),
                 "queries": [{"query_id": q, "text": t} for q, t in zip(self.query_ids, self.query_texts, strict=True)],
                 "vectors": {"dimensions": DIMENSIONS},
                 "embedding": {"identity_sha256": sha256_canonical({"synthetic": "random unit vectors"})}}
         return CorpusFixture(path, digest, data, self.vectors, self.query_vectors)
 
     def corpus(self) -> Corpus:
-        """The corpus as a system of its own receives it (the plugin interface's Corpus)."""
-        return Corpus(tuple(self.doc_ids), tuple(self.titles), tuple(self.texts), self.vectors, NAMESPACE,
-                      sha256_canonical(self.parameters()))
+        """The corpus as a system of its own receives it (the plugin interface's Corpus; titles and texts are read by
+        index, so they stay joined on demand rather than copied into tuples of strings)."""
+        return Corpus(tuple(self.doc_ids), cast(tuple[str, ...], self.titles), cast(tuple[str, ...], self.texts),
+                      self.vectors, NAMESPACE, sha256_canonical(self.parameters()))
 
 
-def vocabulary(rng: np.random.Generator) -> NDArray[np.object_]:
+def vocabulary(rng: np.random.Generator) -> list[str]:
     """VOCABULARY distinct pronounceable words in a seeded random order of frequency rank."""
     base = len(_SYLLABLES)
     words = ["".join(_SYLLABLES[(i // base ** k) % base] for k in range(3)) for i in range(VOCABULARY)]
-    return np.array(rng.permutation(np.array(words, dtype=object)), dtype=object)
+    return [str(word) for word in rng.permutation(np.array(words, dtype=object))]
 
 
 def _unit_rows(rng: np.random.Generator, rows: int) -> NDArray[np.float32]:
@@ -75,18 +126,17 @@ def _unit_rows(rng: np.random.Generator, rows: int) -> NDArray[np.float32]:
     return matrix
 
 
-def _sentences(rng: np.random.Generator, words: NDArray[np.object_], lengths: NDArray[np.int64]) -> list[str]:
+def _sentences(rng: np.random.Generator, words: list[str], lengths: NDArray[np.int64]) -> Sentences:
     ranks = np.arange(1, VOCABULARY + 1, dtype=np.float64)
     weights = ranks ** -ZIPF_EXPONENT
     cumulative = np.cumsum(weights / weights.sum())
-    out: list[str] = []
+    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    tokens = np.empty(int(bounds[-1]), dtype=np.uint16)  # VOCABULARY fits in two bytes
     for start in range(0, lengths.size, _CHUNK):
         chunk = lengths[start:start + _CHUNK]
         drawn = np.minimum(np.searchsorted(cumulative, rng.random(int(chunk.sum()))), VOCABULARY - 1)
-        tokens = words[drawn]
-        bounds = np.concatenate(([0], np.cumsum(chunk)))
-        out.extend(" ".join(tokens[bounds[i]:bounds[i + 1]]) for i in range(chunk.size))
-    return out
+        tokens[bounds[start]:bounds[start] + drawn.size] = drawn
+    return Sentences(words, tokens, bounds)
 
 
 def generate(size: int, *, seed: int = 0, queries: int = QUERY_COUNT) -> SyntheticCorpus:
@@ -99,4 +149,4 @@ def generate(size: int, *, seed: int = 0, queries: int = QUERY_COUNT) -> Synthet
     titles = _sentences(rng, words, rng.integers(5, 20, size))
     query_texts = _sentences(rng, words, rng.integers(5, 20, queries))
     return SyntheticCorpus(size, seed, [str(i) for i in range(size)], titles, texts, _unit_rows(rng, size),
-                           [f"q{i}" for i in range(queries)], query_texts, _unit_rows(rng, queries))
+                           [f"q{i}" for i in range(queries)], list(query_texts), _unit_rows(rng, queries))

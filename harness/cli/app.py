@@ -13,6 +13,7 @@ from harness.cli.errors import Parser, report_failure
 from harness.cli.hypothesis_options import add_hypothesis_options, declared_line, hypothesis_request
 from harness.cli.paths import path_argument, text_argument
 from harness.cli.summary import after_freeze, failure_lines, next_step, result_line, shown, verdict
+from harness.cli.version import VersionAction
 from harness.corpus.contract import scifact_contract
 from harness.corpus.download import DEADLINE_VARIABLE, deadline_seconds
 from harness.embedding.embedders import make_embedder
@@ -51,7 +52,8 @@ def add_build_parser(commands: Commands) -> None:
                        help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE; else download from BEIR)")
     build.add_argument("--download-deadline", type=text_argument, default=None, metavar="SECONDS",
                        help=f"most seconds the whole download may take (default: ${DEADLINE_VARIABLE}, else 900)")
-    build.add_argument("--embedder", choices=BACKENDS, default="local")
+    build.add_argument("--embedder", choices=BACKENDS, default="local",
+                       help="local: the packaged all-MiniLM-L6-v2 (default); ollama: an Ollama server")
     build.add_argument("--model", type=text_argument, default=None,
                        help="model name (default: $SCIFACT_EMBED_MODEL, else the backend's default)")
     build.add_argument("--allow-unpinned", action="store_true",
@@ -107,7 +109,8 @@ def add_run_parser(commands: Commands) -> None:
     run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
     run.add_argument("--store-dir", type=path_argument, required=True, help="persisted store (built or reused)")
     run.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
-    run.add_argument("--split", choices=SPLITS, required=True)
+    run.add_argument("--split", choices=SPLITS, required=True,
+                     help="calibration (before the freeze), heldout (after it) or all (after heldout)")
     run.add_argument("--mode", choices=(*MODES, "all"), default="all", help="default: every mode the system offers")
     _system_option(run)
     run.add_argument("--replace", action="store_true",
@@ -221,17 +224,23 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="python -m harness", description=__doc__)
+def build_parser(prog: str = "scifact-harness") -> Parser:
+    parser = Parser(prog=prog, description=__doc__)
+    parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     help="build, run, freeze, bundle, replay, compare, report or export")
     add_build_parser(commands)
     add_run_parser(commands)
     add_freeze_parser(commands)
     add_bundle_parser(commands)
     add_replay_parser(commands)
     publish_commands.add_all(commands)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str = "scifact-harness") -> int:
+    args = build_parser(prog).parse_args(argv)
     commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle,
                         "replay": run_replay, **publish_commands.HANDLERS}
     try:

@@ -129,9 +129,9 @@ def run_export(args: argparse.Namespace) -> int:
             raise PathArgumentError(f"--split {split}: {args.output_dir} holds no {split} aggregate; run that split "
                                     "first, or leave --split out to export every split that is there")
     written = export(args.output_dir, target, args.split, replace=args.replace)
-    print(f"exported {len(written)} files to {target}: TREC and ranx runs (score = n - rank + 1, the receipt's order) "
-          "and qrels, the original scores (.scores.tsv), per-query CSVs, MTEB result files (.mteb.json), summary.csv "
-          "and summary.json, and a LaTeX table")
+    print(f"exported {len(written)} files to {target}: TREC and ranx runs (score = n - rank + 1, the receipt's order; "
+          ".depth100 runs: the depth-100 rankings) and qrels, the original scores (.scores.tsv), per-query CSVs, "
+          "MTEB result files (.mteb.json), summary.csv and summary.json, and a LaTeX table")
     return 0
 
 

@@ -13,7 +13,7 @@ from harness.validator.core.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
-SPEND_HELDOUT = "--spend-heldout"  # the pytest opt-in without which held-out tests are held back (conftest.py)
+SPEND_HELDOUT = "--scifact-spend-heldout"  # the pytest opt-in without which held-out tests are held back
 
 def shown(path: Path | str) -> str:
     """A path as the user would type it: relative to the working directory when it lies inside it (symbolic
@@ -103,19 +103,21 @@ def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, outp
     if split == "heldout":
         final = command(python(), "-m", "pytest", "-m", "final", SPEND_HELDOUT,
                         *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
-        bars = "" if system == BUILTIN else " (add --quality-bar=MODE=VALUE for each bar your system must reach)"
+        bars = "" if system == BUILTIN else (" (add --scifact-quality-bar MODE=VALUE for each bar your system must "
+                                             "reach)")
         return (f"next: optionally the all-query receipts and quality bars{bars}:\n  {final}\nthen the bundle:\n  "
                 f"{bundle}")
     return f"next: the bundle:\n  {bundle}"
 
 
 def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path, system: str = BUILTIN) -> list[str]:
-    """--work-dir, plus --store-dir, --output-dir and --system where they are not the defaults."""
-    options = [f"--work-dir={shown(work_dir)}"] + ([] if system == BUILTIN else [f"--system={system}"])
+    """--scifact-work-dir, plus --scifact-store-dir, --scifact-output-dir and --scifact-system where they are not the
+    defaults."""
+    options = ["--scifact-work-dir", shown(work_dir)] + ([] if system == BUILTIN else ["--scifact-system", system])
     if store_dir.resolve() != (work_dir / "store").resolve():
-        options.append(f"--store-dir={shown(store_dir)}")
+        options += ["--scifact-store-dir", shown(store_dir)]
     if output_dir.resolve() != (work_dir / "results").resolve():
-        options.append(f"--output-dir={shown(output_dir)}")
+        options += ["--scifact-output-dir", shown(output_dir)]
     return options
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
+from harness.evaluation.depth_ranking import add_depth_rankings
 from harness.evaluation.history import heldout_record, ledger
 from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.evaluation.measures.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
@@ -198,6 +199,7 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     rows = [row for row, _ in answered]
     latency = measurement(timing, Snapshot.take(workers), warmup_calls=min(WARMUP_CALLS, len(selected)),
                           repeats=REPEATS, blas=provenance.machine()["blas"], workers=len(workers))
+    add_depth_rankings(rows, queries, system, mode, vectors)  # untimed, after every timed call
     system.verify_bound()
     after = system.part_digests()
     finished_at = _now()
@@ -211,7 +213,7 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         "row_count": len(rows),
         "per_query_path": pair.rows_path.name,
         "per_query_sha256": sha256_bytes(data),
-        "metrics": aggregate_metrics(rows),
+        "metrics": aggregate_metrics(rows, top_k),
         "receipt": {**run_receipt(mode=mode, split=split, top_k=top_k, fixture=fixture, contract=contract,
                                   system=system, argv=argv, freeze=freeze, ticket=ticket, selected=selected,
                                   before=before, after=after, started_at=started_at, finished_at=finished_at),

@@ -14,11 +14,12 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.evaluation.gates.frozen_difference import first_difference
+from harness.evaluation.measures.metrics import DEPTH
 from harness.evaluation.measures.query_vectors import QueryVectors
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import mode as declared_mode
 from harness.systems.builtin.config.search_config import SearchConfig
-from harness.systems.protocol import SearchFailed, SearchStopped, SystemUnderTest
+from harness.systems.protocol import Hit, SearchFailed, SearchStopped, SystemUnderTest
 from harness.systems.registry.select import make_builder
 
 # what must equal the receipt's, besides the source's digest
@@ -43,8 +44,9 @@ def _read(path: Path) -> dict[str, Any]:
     return value
 
 
-def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, list[dict[str, Any]]]:
-    """query id -> the system's hits now: doc id, score and lane evidence, best first."""
+def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, dict[str, Any]]:
+    """`top_k`: query id -> the system's hits now (doc id, score and lane evidence, best first); `depth`: query id
+    -> its depth-100 ranking now ({doc_ids, scores}), for each row that carries one answered."""
     aggregate = _read(aggregate_path)
     try:
         receipt, mode = aggregate["receipt"], aggregate["mode"]
@@ -78,24 +80,33 @@ def _same_system(now: dict[str, Any], recorded: dict[str, Any]) -> None:
                                "made the run")
 
 
+def _ask(system: SystemUnderTest, mode: str, text: str, vectors: QueryVectors | None, top_k: int, query_id: str
+         ) -> list[Hit]:
+    """The system's hits now; the system is handed the query's text (and vector), nothing of its judgements."""
+    name = system.identity().name
+    try:
+        return system.search(mode, text, vectors(text) if vectors is not None else None, top_k).hits
+    except SearchStopped as exc:
+        raise exc.at(name, query_id, "the replay") from exc
+    except SearchFailed as exc:
+        raise ReplayAnswerError(f"system {name!r} failed query {query_id} (top_k {top_k}) when asked again, which it "
+                                f"answered in the run: {exc.error}") from exc
+
+
 def _answers(system: SystemUnderTest, fixture: CorpusFixture, mode: str, top_k: int, rows_path: Path
-             ) -> dict[str, list[dict[str, Any]]]:
+             ) -> dict[str, dict[str, Any]]:
     texts = {q["query_id"]: q["text"] for q in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
-    answers: dict[str, list[dict[str, Any]]] = {}
-    name = system.identity().name
+    answers: dict[str, Any] = {}
+    depth: dict[str, Any] = {}
     for line in rows_path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         query_id = row["query_id"]
         if query_id not in texts or row.get("error") is not None:  # a failed row has no ranking to compare
             continue
-        text = texts[query_id]  # the system is handed the query's text (and vector), nothing of its judgements
-        try:
-            outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
-        except SearchStopped as exc:
-            raise exc.at(name, query_id, "the replay") from exc
-        except SearchFailed as exc:
-            raise ReplayAnswerError(f"system {name!r} failed query {query_id} when asked again, which it answered in "
-                                    f"the run: {exc.error}") from exc
-        answers[query_id] = [{"doc_id": hit.doc_id, "score": hit.score, "lanes": hit.lanes} for hit in outcome.hits]
-    return answers
+        hits = _ask(system, mode, texts[query_id], vectors, top_k, query_id)
+        answers[query_id] = [{"doc_id": hit.doc_id, "score": hit.score, "lanes": hit.lanes} for hit in hits]
+        if (row.get("depth_ranking") or {}).get("error", "absent") is None:
+            deep = _ask(system, mode, texts[query_id], vectors, DEPTH, query_id)
+            depth[query_id] = {"doc_ids": [hit.doc_id for hit in deep], "scores": [hit.score for hit in deep]}
+    return {"top_k": answers, "depth": depth}

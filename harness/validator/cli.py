@@ -6,16 +6,29 @@ import traceback
 from pathlib import Path
 
 from .core.report import Report
-from .options import FAULT, USAGE, Parser, path_argument, subjects_of, usage_problem
+from .options import (
+    ELIGIBLE,
+    FAILED,
+    FAULT,
+    NOT_VERIFIED,
+    USAGE,
+    Parser,
+    input_problem,
+    path_argument,
+    subjects_of,
+    usage_problem,
+)
 from .pipeline import validate_comparison
 from .self_test import run_self_test
 from .stored import Options, Subject, validate_all
+from .version import VersionAction
 
-EXIT_ORDER = (0, 3, 1)  # eligible, not verified, failed: several aggregates exit with the worst
+EXIT_ORDER = (ELIGIBLE, NOT_VERIFIED, FAILED)  # eligible, not verified, failed: several aggregates exit with the worst
 
 
-def _parser() -> Parser:
-    parser = Parser(prog="python -m harness.validator", description=__doc__)
+def build_parser(prog: str = "scifact-validate") -> Parser:
+    parser = Parser(prog=prog, description=__doc__)
+    parser.add_argument("--version", action=VersionAction, help="print the version and the validator's source digest")
     parser.add_argument("inputs", type=path_argument, nargs="*", metavar="AGGREGATE [ROWS]",
                         help="aggregates to validate, each optionally followed by its rows (a .jsonl file); several "
                              "are validated in one process (the model loaded once)")
@@ -61,8 +74,8 @@ def _write(path: Path, report: Report) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.self_test:
         return run_self_test()
@@ -74,7 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     pairs, problem = subjects_of(args.inputs)
     subjects = [Subject(aggregate, rows, args.freeze, args.verdicts) for aggregate, rows in pairs]
     several = len(subjects) > 1
-    problem = problem or usage_problem(args.store_dir, args.json, args.archive, several=several)
+    named: list[tuple[str, Path | None]] = [("--comparison", args.comparison)]
+    for aggregate, rows in pairs:
+        named += [("AGGREGATE", aggregate), ("ROWS", rows)]
+    problem = problem or usage_problem(args.store_dir, args.json, args.archive, several=several) or next(
+        (found for name, path in named if (found := input_problem({name: path})) is not None), None)
     if problem is not None:
         parser.error(problem)
     options = Options(embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
@@ -88,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             reports = validate_all(subjects, options, reuse=not args.revalidate)
     except Exception:  # a validator fault is not a verdict on the artifact
         traceback.print_exc()
-        print("VALIDATOR ERROR: the validator itself failed; no verdict (exit 4)")
+        print(f"VALIDATOR ERROR: the validator itself failed; no verdict (exit {FAULT})")
         return FAULT
     for report in reports:
         print("\n".join(([f"== {report.subject}"] if several else []) + report.lines()))
@@ -103,5 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     return max((report.exit_code() for report in reports), key=EXIT_ORDER.index)
 
 
-if __name__ == "__main__":
+def console() -> None:
+    """The `scifact-validate` console script."""
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    sys.exit(main(prog="python -m harness.validator"))

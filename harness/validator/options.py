@@ -1,8 +1,9 @@
 """The validator's command line: paths checked before any work, and a usage error in two lines.
 
-Exit codes: 0 eligible for a claim, 1 a check failed, 2 usage (bad arguments, a --json or --store-dir
-path of the wrong kind, a report that could not be written), 3 nothing failed but something could not
-be verified, 4 the validator itself failed (no verdict).
+Exit codes (docs/exit-codes.md, one table with the harness's): 0 eligible for a claim, 1 a check failed, 2 usage
+(bad arguments, an aggregate, --json, --store-dir or --archive path of the wrong kind or missing, a report that could
+not be written), 4 the environment, 5 the validator itself failed (no verdict), 7 nothing failed but something could
+not be verified.
 """
 
 import argparse
@@ -10,7 +11,7 @@ import os
 from pathlib import Path
 from typing import NoReturn
 
-USAGE, FAULT = 2, 4
+ELIGIBLE, FAILED, USAGE, ENVIRONMENT, FAULT, NOT_VERIFIED = 0, 1, 2, 4, 5, 7
 
 
 class Parser(argparse.ArgumentParser):
@@ -26,6 +27,15 @@ def path_argument(value: str) -> Path:
     if not value:
         raise argparse.ArgumentTypeError("an empty path; name a file or directory")
     return Path(os.path.abspath(value))
+
+
+def input_problem(inputs: dict[str, Path | None]) -> str | None:
+    """What is wrong with the files to validate (AGGREGATE, ROWS, --comparison) before any work starts, if anything."""
+    for name, path in inputs.items():
+        if path is not None and not path.is_file():
+            what = "is a directory" if path.is_dir() else "does not exist"
+            return f"{name} {path} {what}; name the file to validate"
+    return None
 
 
 def subjects_of(inputs: list[Path]) -> tuple[list[tuple[Path, Path | None]], str | None]:

@@ -11,6 +11,10 @@ Conventions (fixed here, tested against trec_eval through ir_measures):
 - a query with no relevant document scores 0 on every metric; an empty ranking scores 0.
 On binary grades with at most 10 relevant documents per query (SciFact) these equal trec_eval's
 ndcg_cut_10, recall_k, recip_rank (cut at 10), map_cut_10 and success_k.
+
+Recall@100 and nDCG@100 (`depth_metrics`) are the same definitions at k = 100, over the row's depth-100
+ranking (a diagnostic beside the top-10 claim, harness/evaluation/depth_ranking.py); they equal trec_eval's
+recall_100 and ndcg_cut_100 over that ranking.
 """
 
 import math
@@ -20,6 +24,8 @@ METRIC_KEYS = (
     "ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10",
     "map_at_10", "success_at_1", "success_at_5", "success_at_10",
 )
+DEPTH = 100  # the depth of the diagnostic ranking, and the k of its metrics
+DEPTH_METRIC_KEYS = ("recall_at_100", "ndcg_at_100")
 
 
 def _check_unique(ranking: Sequence[str]) -> None:
@@ -93,8 +99,15 @@ def query_metrics(ranking: Sequence[str], qrels: Mapping[str, int]) -> dict[str,
     }
 
 
+def depth_metrics(ranking: Sequence[str], qrels: Mapping[str, int]) -> dict[str, float]:
+    """Recall@100 and nDCG@100 of a depth-100 ranking."""
+    return {"recall_at_100": recall_at_k(ranking, qrels, DEPTH), "ndcg_at_100": ndcg_at_k(ranking, qrels, DEPTH)}
+
+
 def mean_metrics(per_query: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Mean over every selected query; a failed query is passed in with its zeros, never dropped."""
+    """Mean over every selected query; a failed query is passed in with its zeros, never dropped. Recall@100 and
+    nDCG@100 are averaged when every query has them (rows with a depth-100 ranking), and left out otherwise."""
     if not per_query:
         raise ValueError("no queries to average")
-    return {key: math.fsum(row[key] for row in per_query) / len(per_query) for key in METRIC_KEYS}
+    keys = METRIC_KEYS + tuple(key for key in DEPTH_METRIC_KEYS if all(key in row for row in per_query))
+    return {key: math.fsum(row[key] for row in per_query) / len(per_query) for key in keys}

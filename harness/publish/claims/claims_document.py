@@ -16,7 +16,7 @@ from harness.publish.text.report_text import LANES_NOTE
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
-           ("S@10", "success_at_10"))
+           ("S@10", "success_at_10"), ("R@100", "recall_at_100"), ("nDCG@100", "ndcg_at_100"))
 
 
 def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
@@ -25,7 +25,7 @@ def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
     lines = [header, "|" + " --- |" * (len(METRICS) + 5)]
     for a in rows:
         m = a["metrics"]
-        values = " | ".join(f"{m[key]:.4f}" for _, key in METRICS)
+        values = " | ".join(f"{m[key]:.4f}" if key in m else "n/a" for _, key in METRICS)  # @100: depth-100 rows
         lines.append(f"| {code(a['mode'])} | {inert(a['row_count'])} | {values} | {m['latency_ms']['p50']:.3f} | "
                      f"{m['latency_ms']['p95']:.3f} | {inert(m['failures'])} |")
     return lines
@@ -66,8 +66,7 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
               f"{inert('; '.join(sorted(verifiers)))}.", "", *_kept(reports),
               "The dataset: documents, test queries and judgements held to the validator's own pins; archive "
               f"re-derivation: {inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
-    attested = {a["name"]: a["detail"] for r in reports for a in r.get("attested", [])}
-    lines += _items([f"- {inert(name)}: {inert(detail)}" for name, detail in sorted(attested.items())],
+    lines += _items(_attested(aggregates, reports),
                     "Nothing: every check the validator ran was established from primary data.")
     return [*lines, ""]
 
@@ -84,6 +83,18 @@ def _kept(reports: list[dict[str, Any]]) -> list[str]:
             f"this machine's stored verdicts: {len(reused)} of {len(reports)} (each for the same bytes read, the same "
             "validator source and options, sealed with the bundling machine's key: this attests that its validator "
             "ran on these bytes; anyone else re-validates on their own machine).", ""]
+
+
+def _attested(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]]) -> list[str]:
+    """Every attestation of every run's report, each named with the runs it was made for: the same words for several
+    runs once, with those runs (or "every run"); different words for the same check each on its line."""
+    runs: dict[tuple[str, str], list[str]] = {}
+    for aggregate, report in zip(aggregates, reports, strict=True):
+        for attestation in report.get("attested", []):
+            runs.setdefault((attestation["name"], attestation["detail"]), []).append(
+                f"{aggregate['mode']} {aggregate['split']}")
+    return [f"- {inert(name)}, {inert('every run' if len(named) == len(aggregates) else ', '.join(named))}: "
+            f"{inert(detail)}" for (name, detail), named in sorted(runs.items())]
 
 
 def _system_line(system: dict[str, Any]) -> str:

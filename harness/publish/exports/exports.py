@@ -1,5 +1,6 @@
-"""`python -m harness export`: TREC runs, original scores, qrels and per-query CSVs, ranx JSON runs and qrels, MTEB
-result files, summary.csv and summary.json, and a LaTeX table, written beside the results.
+"""`python -m harness export`: TREC runs (and depth-100 runs where the rows carry them), original scores, qrels and
+per-query CSVs, ranx JSON runs and qrels, MTEB result files, summary.csv and summary.json, and a LaTeX table, written
+beside the results.
 
 Every file is derived from rows whose digest is their aggregate's per_query_sha256 (the same reading a comparison
 does); nothing existing is overwritten without --replace, and the files are written together: a failure while
@@ -19,7 +20,14 @@ from harness.evaluation.gates.split_modes import complete_splits, split_modes
 from harness.publish.exports.latex_table import LATEX_NAME, latex_text
 from harness.publish.exports.mteb_result import mteb_document, mteb_name
 from harness.publish.exports.per_query_csv import per_query_name, per_query_text
-from harness.publish.exports.ranx_json import ranx_qrels_name, ranx_qrels_text, ranx_run_name, ranx_run_text
+from harness.publish.exports.ranx_json import (
+    ranx_depth_run_name,
+    ranx_depth_run_text,
+    ranx_qrels_name,
+    ranx_qrels_text,
+    ranx_run_name,
+    ranx_run_text,
+)
 from harness.publish.exports.summary_table import (
     Judge,
     split_comparison,
@@ -27,7 +35,16 @@ from harness.publish.exports.summary_table import (
     summary_texts,
     verdict_of_comparison,
 )
-from harness.publish.exports.trec_export import qrels_name, qrels_text, run_name, run_text, scores_name, scores_text
+from harness.publish.exports.trec_export import (
+    depth_run_name,
+    depth_run_text,
+    qrels_name,
+    qrels_text,
+    run_name,
+    run_text,
+    scores_name,
+    scores_text,
+)
 
 
 class ExportRefused(RefusedError):
@@ -52,6 +69,9 @@ def export_texts(split: str, inputs: Sequence[ModeInput]) -> dict[str, str]:
         files[scores_name(entry.mode, split)] = scores_text(entry.rows)
         files[ranx_run_name(entry.mode, split)] = ranx_run_text(entry.rows)
         files[mteb_name(entry.mode, split)] = json.dumps(mteb_document(entry), ensure_ascii=False, indent=1) + "\n"
+        if all("depth_ranking" in row for row in entry.rows):
+            files[depth_run_name(entry.mode, split)] = depth_run_text(entry.rows, f"scifact-{entry.mode}-{split}")
+            files[ranx_depth_run_name(entry.mode, split)] = ranx_depth_run_text(entry.rows)
     return files
 
 

@@ -2,7 +2,8 @@
 
 MTEB writes one JSON per task and model: the task's name, the Hugging Face dataset's revision, and under `scores`
 one list per split of `{metric: value, "main_score", "hf_subset", "languages"}` (main_score is nDCG@10 for
-retrieval). The file here carries the receipt's own means under MTEB's metric names, and a `harness` block, which
+retrieval). The file here carries the receipt's own means under MTEB's metric names (recall_at_100 and ndcg_at_100
+from the depth-100 rankings, when the rows carry them), and a `harness` block, which
 MTEB ignores, saying whether the number is comparable to MTEB's SciFact score and, when not, why.
 
 It is comparable only when the run measured what MTEB measures: the embedding model's dense ranking
@@ -14,6 +15,7 @@ other run is filed under the harness's split name, which MTEB's leaderboard does
 from typing import Any
 
 from harness.evaluation.comparison.inputs import ModeInput
+from harness.evaluation.measures.metrics import DEPTH_METRIC_KEYS
 
 TASK_NAME = "SciFact"
 HF_DATASET = "mteb/scifact"
@@ -61,7 +63,7 @@ def mteb_document(entry: ModeInput) -> dict[str, Any]:
     aggregate, receipt = entry.aggregate, entry.aggregate["receipt"]
     metrics = aggregate["metrics"]
     reasons = comparability(entry)
-    scores = {metric: float(metrics[metric]) for metric in MTEB_METRICS}
+    scores = {metric: float(metrics[metric]) for metric in MTEB_METRICS + DEPTH_METRIC_KEYS if metric in metrics}
     split_key = "test" if not reasons else aggregate["split"]
     return {
         "dataset_revision": HF_REVISION,

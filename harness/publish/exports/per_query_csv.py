@@ -1,4 +1,5 @@
-"""One CSV per split: a line per query and mode with every metric, as the rows state them (full precision)."""
+"""One CSV per split: a line per query and mode with every metric, as the rows state them (full precision); Recall@100
+and nDCG@100 blank for rows without a depth-100 ranking."""
 
 import csv
 import io
@@ -6,8 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.evaluation.comparison.inputs import METRICS
+from harness.evaluation.measures.metrics import DEPTH_METRIC_KEYS
 
-COLUMNS = ("query_id", "mode", "split", *METRICS, "latency_ms", "failed")
+COLUMNS = ("query_id", "mode", "split", *METRICS, *DEPTH_METRIC_KEYS, "latency_ms", "failed")
 
 
 def per_query_name(split: str) -> str:
@@ -21,6 +23,8 @@ def per_query_text(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> str:
     writer.writerow(COLUMNS)
     for mode, rows in runs:
         for row in rows:
-            writer.writerow([row["query_id"], mode, row["split"], *(repr(float(row["metrics"][m])) for m in METRICS),
+            metrics = row["metrics"]
+            writer.writerow([row["query_id"], mode, row["split"], *(repr(float(metrics[m])) for m in METRICS),
+                             *(repr(float(metrics[m])) if m in metrics else "" for m in DEPTH_METRIC_KEYS),
                              repr(float(row["latency_ms"])), "true" if row["error"] is not None else "false"])
     return buffer.getvalue()

@@ -4,7 +4,8 @@
 ranx, like trec_eval, ranks each query's documents by score alone, so the run carries the TREC export's
 rank-derived score (n - rank + 1 for a query with n results, `trec_export`): strictly decreasing in the receipt's
 rank, so any tool that sorts by score sees the receipt's ranking whatever its tie rule. The original scores are in
-the `.scores.tsv` file beside. A query that returned nothing has an empty object in the run.
+the `.scores.tsv` file beside. A query that returned nothing has an empty object in the run. Rows that carry a
+depth-100 ranking also give `<mode>-<split>.depth100.ranx.json` over it, by the same rule.
 """
 
 import json
@@ -14,6 +15,18 @@ from typing import Any
 
 def ranx_run_name(mode: str, split: str) -> str:
     return f"scifact-{mode}-{split}.ranx.json"
+
+
+def ranx_depth_run_name(mode: str, split: str) -> str:
+    return f"scifact-{mode}-{split}.depth100.ranx.json"
+
+
+def ranx_depth_run_text(rows: Sequence[dict[str, Any]]) -> str:
+    run = {}
+    for row in rows:
+        doc_ids = row["depth_ranking"]["doc_ids"]
+        run[str(row["query_id"])] = {str(doc_id): len(doc_ids) - rank + 1 for rank, doc_id in enumerate(doc_ids, 1)}
+    return _text(run)
 
 
 def ranx_qrels_name(split: str) -> str:

@@ -1,9 +1,10 @@
 """`summary.csv` and `summary.json`: one row per system, mode and split, for a leaderboard or a paper.
 
 Each row holds every metric (the aggregate's mean), its bootstrap interval when the split's comparison exists
-(blank, or null, without one), latency p50/p95, failures, the validator's verdict and who gave it, and the digests
-that identify the run: fixture, configuration, store, aggregate and rows. A comparison is used only when it was
-computed from exactly these aggregates (by digest); a stale one is refused, naming it and the fix.
+(blank, or null, without one), Recall@100 and nDCG@100 (blank, or null, for a run without depth-100 rankings; no
+interval: comparisons hold the top-10 metrics), latency p50/p95, failures, the validator's verdict and who gave it,
+and the digests that identify the run: fixture, configuration, store, aggregate and rows. A comparison is used only
+when it was computed from exactly these aggregates (by digest); a stale one is refused, naming it and the fix.
 """
 
 import csv
@@ -17,6 +18,7 @@ from typing import Any
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.comparison.inputs import METRICS, ModeInput
+from harness.evaluation.measures.metrics import DEPTH_METRIC_KEYS
 from harness.json_input import parse_document
 
 SUMMARY_CSV = "summary.csv"
@@ -24,7 +26,7 @@ SUMMARY_JSON = "summary.json"
 SCHEMA = "scifact-harness/summary/1"
 COLUMNS = ("system", "system_version", "mode", "split", "ir_datasets_id", "profile", "query_count",
            *(column for metric in METRICS for column in (metric, f"{metric}_ci_low", f"{metric}_ci_high")),
-           "ci_confidence", "latency_p50_ms", "latency_p95_ms", "failures", "verdict", "verdict_by",
+           *DEPTH_METRIC_KEYS, "ci_confidence", "latency_p50_ms", "latency_p95_ms", "failures", "verdict", "verdict_by",
            "fixture_sha256", "config_sha256", "store_sha256", "aggregate_sha256", "rows_sha256")
 
 
@@ -77,6 +79,7 @@ def _row(split: str, entry: ModeInput, comparison: dict[str, Any] | None, verdic
         row[metric] = float(metrics[metric])
         row[f"{metric}_ci_low"] = intervals[metric]["ci_low"] if intervals else None
         row[f"{metric}_ci_high"] = intervals[metric]["ci_high"] if intervals else None
+    row.update({key: float(metrics[key]) if key in metrics else None for key in DEPTH_METRIC_KEYS})
     row.update({
         "ci_confidence": comparison["procedure"]["confidence"] if comparison is not None else None,
         "latency_p50_ms": float(metrics["latency_ms"]["p50"]), "latency_p95_ms": float(metrics["latency_ms"]["p95"]),

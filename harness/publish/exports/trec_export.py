@@ -8,6 +8,10 @@ The score column is therefore derived from the rank, score = n - rank + 1 for a 
 The original scores are kept beside, in `<run name>.scores.tsv` (query id, rank, doc id, score as written
 in the rows), so nothing of the receipt is lost. A query with no results has no line in the run file;
 count it as zero (trec_eval -c) to get the receipt's mean over every query.
+
+Rows that carry a depth-100 ranking (the diagnostic beside the top-10 claim) also give
+`<run name>.depth100.run`, by the same rule over that ranking: trec_eval's recall_100 and ndcg_cut_100 over it
+are the rows' Recall@100 and nDCG@100. The top-10 run stays the claim's ranking.
 """
 
 from collections.abc import Sequence
@@ -41,6 +45,15 @@ def qrels_name(split: str) -> str:
     return f"scifact-{split}.qrels"
 
 
+def depth_run_name(mode: str, split: str) -> str:
+    return f"scifact-{mode}-{split}.depth100.run"
+
+
+def _lines(query: str, doc_ids: Sequence[str], tag: str) -> list[str]:
+    return [f"{query} Q0 {_plain(str(doc_id), 'doc id')} {rank} {len(doc_ids) - rank + 1} {_plain(tag, 'run tag')}"
+            for rank, doc_id in enumerate(doc_ids, start=1)]
+
+
 def run_text(rows: Sequence[dict[str, Any]], tag: str) -> str:
     """`qid Q0 docid rank score tag`, one line per result, in rank order."""
     lines = []
@@ -51,8 +64,15 @@ def run_text(rows: Sequence[dict[str, Any]], tag: str) -> str:
             if result["rank"] != expected:
                 raise ExportError(f"query {query}: result ranks are not 1..n in order (found {result['rank']} at "
                                   f"position {expected})")
-            lines.append(f"{query} Q0 {_plain(str(result['doc_id']), 'doc id')} {expected} "
-                         f"{len(results) - expected + 1} {_plain(tag, 'run tag')}")
+        lines += _lines(query, [result["doc_id"] for result in results], tag)
+    return "".join(line + "\n" for line in lines)
+
+
+def depth_run_text(rows: Sequence[dict[str, Any]], tag: str) -> str:
+    """The depth-100 rankings as a TREC run, by the rule of `run_text`."""
+    lines = []
+    for row in rows:
+        lines += _lines(_plain(str(row["query_id"]), "query id"), row["depth_ranking"]["doc_ids"], tag)
     return "".join(line + "\n" for line in lines)
 
 

@@ -23,6 +23,7 @@ from harness.publish.text.report_text import SPLIT_ORDER
 CUTOFFS = tuple(range(1, 11))
 LANE_KINDS = ("lexical only", "dense only", "both", "neither")
 CANDIDATE_DEPTH, TOP_DEPTH = 100, 10
+NO_COMPARISON = "no comparison artifact for"  # how a note on a split without its comparison begins
 
 
 class ReportInputError(HarnessError):
@@ -68,6 +69,10 @@ class ReportData:
         return None if self.freeze_file is None else self.freeze_file.record
 
     @property
+    def aggregates(self) -> list[dict[str, Any]]:
+        return [entry.aggregate for split in self.splits for entry in split.inputs]
+
+    @property
     def receipt(self) -> dict[str, Any]:
         receipt: dict[str, Any] = self.splits[0].inputs[0].aggregate["receipt"]
         return receipt
@@ -89,7 +94,7 @@ def load_report_data(directory: Path, *, validated: bool, freeze: FreezeFile | N
                       if raw is not None else None)
         loaded.append(SplitData(split, load_inputs(directory, split, splits[split]), comparison,
                                 path if raw is not None else None, raw))
-    notes = [f"no comparison artifact for {s.split}: run `python -m harness compare --output-dir {directory} --split "
+    notes = [f"{NO_COMPARISON} {s.split}: run `python -m harness compare --output-dir {directory} --split "
              f"{s.split}`" for s in loaded if s.comparison is None and len(s.modes) > 1]
     looks = looks_statement([entry.aggregate for split in loaded for entry in split.inputs])
     return ReportData(loaded, validated, freeze, notes, heldout_looks=looks,

@@ -29,7 +29,7 @@ def systems_table(document: dict[str, Any]) -> Table:
                      optional(stats["effect_size"]), wins_ties_losses(stats)])
     return Table(f"systems-{document['split']}", "nDCG@10 differences between systems, paired over the same queries",
                  ["difference", "status", "mean", "95% CI", "p (randomization)", "p (Holm)", "effect size d_z",
-                  "wins / ties / losses"], rows)
+                  "wins / ties / losses"], rows, text_columns=(1,))
 
 
 def _sentences(document: dict[str, Any]) -> tuple[str, list[str], list[str]]:

@@ -14,6 +14,7 @@ from harness.publish.report.report_data import (
     curves,
     lane_counts,
 )
+from harness.publish.text.latency_notes import contention_flag
 from harness.publish.text.report_text import (
     METRIC_LABELS,
     SPLIT_LABELS,
@@ -32,7 +33,8 @@ class Table:
     id: str
     caption: str
     headers: list[str]
-    rows: list[list[str]]  # the first cell of each row is its label
+    rows: list[list[str]]  # the first cell of each row is its label; a row of its label alone heads a group of rows
+    text_columns: tuple[int, ...] = ()  # columns of sentences, which wrap (the others are numbers, which do not)
 
 
 def metrics_table(split: SplitData) -> Table:
@@ -57,10 +59,13 @@ def latency_table(split: SplitData) -> Table:
     for mode in split.modes:
         aggregate = split.aggregate(mode)
         latency = aggregate["metrics"]["latency_ms"]
-        rows.append([mode, str(aggregate["row_count"]), *(number(latency[k], 3) for k in ("p50", "p95", "max", "mean")),
+        rows.append([mode, contention_flag(aggregate), str(aggregate["row_count"]),
+                     *(number(latency[k], 3) for k in ("p50", "p95", "max", "mean")),
                      str(aggregate["metrics"]["failures"])])
-    return Table(f"latency-{split.split}", "Latency of the retrieval call (ms, this machine only) and failures",
-                 ["mode", "queries", "p50 ms", "p95 ms", "max ms", "mean ms", "failures"], rows)
+    return Table(f"latency-{split.split}", "Latency of the retrieval call (ms, this machine only), how it was "
+                 "measured, and failures",
+                 ["mode", "measured", "queries", "p50 ms", "p95 ms", "max ms", "mean ms", "failures"], rows,
+                 text_columns=(1,))
 
 
 def comparison_table(split: SplitData) -> Table | None:
@@ -131,7 +136,7 @@ def verification_table(data: ReportData) -> Table | None:
             rows.append([f"{SPLIT_LABELS[split.split]}, {entry.mode}",
                          *(found.get(name, "\u2014") for name in ("lexical", "dense", "fusion"))])
     return Table("verification", "What the independent validator verified, lane by lane (\u2014: the mode has no "
-                 "such lane)", ["split, mode", "lexical lane", "dense lane", "fusion"], rows)
+                 "such lane)", ["split, mode", "lexical lane", "dense lane", "fusion"], rows, text_columns=(1, 2, 3))
 
 
 def receipt_items(data: ReportData) -> list[tuple[str, list[str]]]:

@@ -95,3 +95,16 @@ LANES_NOTE = ("A lane recomputed independently was replayed by the validator fro
               "engine ranks correctly, nor that it did not read the relevance judgements from disk (the harness keeps "
               "them out of the system's process, not off the machine). A lane not verified is not eligible for a "
               "claim.")
+
+
+def short_verdict(comparison: dict[str, Any], metric: str = "ndcg_at_10") -> tuple[str, str, bool]:
+    """(the pair, its difference with interval and Holm-adjusted p, significant after Holm): a verdict in a list under
+    the split it belongs to; the full statistics are in the comparison table."""
+    stats = comparison["metrics"][metric]
+    return (pair_label(comparison), f"{signed(stats['mean_difference'])} {METRIC_LABELS[metric]}, 95% CI "
+            f"{interval(stats['ci_low'], stats['ci_high'], sign=True)}, Holm-adjusted p = "
+            f"{p_value(stats['holm_p_value'])}", bool(stats["significant_after_holm"]))
+
+
+def called(significant: bool) -> str:
+    return "significant after Holm" if significant else "not significant after Holm"

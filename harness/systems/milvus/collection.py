@@ -32,8 +32,8 @@ def connect(uri: str, token: str | None, *, lite: bool) -> "Collection":
     try:
         from pymilvus import MilvusClient
     except ImportError as exc:
-        raise MilvusUnavailableError("the Milvus system needs pymilvus: pip install -e '.[milvus]' "
-                                     "(Milvus Lite comes with it)") from exc
+        raise MilvusUnavailableError("the Milvus system needs the milvus extra: make setup-milvus (or pip install -e "
+                                     "'.[milvus]'; Milvus Lite comes with it)") from exc
     try:
         client = MilvusClient(uri, token=token or "")
     except Exception as exc:

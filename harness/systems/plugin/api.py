@@ -20,7 +20,11 @@ and optionally:
 
 - `declarations` (dict): what the validator may replay on its own. `{"dense": "exact_inner_product"}` states that
   the dense lane scores every document by the float32 inner product of the fixture's vectors; `{"fusion": {"method":
-  "rrf", "k": 60, "candidate_depth": 100}}` states the hybrid fusion (required to run hybrid);
+  "rrf", "k": 60, "candidate_depth": 100}}` states the hybrid fusion (required to run hybrid). After the timed calls
+  of a run the harness asks every answered query once more with top_k 100, untimed, for the depth-100 ranking that
+  Recall@100 and nDCG@100 are computed from (the same rules of search hold; a broken one is named in the row and
+  scores zero, the top-10 claim unchanged); `{"depth_ranking": False}` states that the system answers no top_k
+  beyond the contract's, so none is asked and those metrics are absent;
 - `engine() -> dict[str, str]`: the engine's own name and version (default: the plugin's);
 - `attested() -> dict`: what cannot be hashed (a remote server's storage): what was asked of it, recorded as
   attested, not proven;

@@ -19,6 +19,12 @@ CHECKS: dict[str, str] = {
     "rows.exact_backend": "a dense lane does not record an exact scan of every document",
     "rows.order": "results are not in score order with the doc-id tie rule",
     "rows.fusion": "a fused score is not the RRF of its lane ranks, or fused order is broken",
+    "rows.depth_ranking": "some rows carry a depth-100 ranking and others not (or any, when the system declares "
+                          "none), or one is malformed: more than 100 or repeated documents, scores out of order, a "
+                          "failed query or depth search that ranks documents or does not say why",
+    "rows.depth_metrics": "a row's Recall@100 or nDCG@100 is not the metric of its depth-100 ranking and qrels",
+    "aggregate.depth": "the Recall@100 or nDCG@100 mean, the failed depth searches or the depth-100 lists not "
+                       "beginning with the top-k ranking do not recompute from the rows (or are stated without them)",
     "aggregate.metrics": "a mean is not the mean over every row",
     "aggregate.latency": "the latency summary does not recompute from the rows",
     "latency.contention": "the contention verdict does not follow from the recorded CPU time, run-queue wait, load "
@@ -63,6 +69,8 @@ CHECKS: dict[str, str] = {
     "replay.lexical": "a BM25 lane disagrees with the independent replay from the fixture's text",
     "replay.dense": "a dense lane disagrees with the float64 replay over every stored vector",
     "replay.fusion": "a document the replayed fusion certainly ranks inside the cut is missing",
+    "replay.depth": "a depth-100 ranking disagrees with the replay to depth 100 (a score, a rank, a missing "
+                    "document; named by mode, query and rank), or with the live system asked again",
     "receipt.identity": "the receipt's mode or split is not the aggregate's",
     "receipt.embedding": "the receipt's embedding block (model, identity, dimensions, truncation, text rules) or "
                          "text profile is not the fixture's",

@@ -103,7 +103,8 @@ class Report:
                 f"{len(self.checks) - len(self.failed) - len(self.not_verified)} passed")
 
     def exit_code(self) -> int:
-        return 0 if self.eligible else (1 if self.failed else 3)
+        """0 eligible, 1 a check failed, 7 nothing failed but something was not verified (docs/exit-codes.md)."""
+        return 0 if self.eligible else (1 if self.failed else 7)
 
     def to_dict(self) -> dict[str, Any]:
         return {"subject": self.subject, "eligible": self.eligible, "verdict": self.verdict(),

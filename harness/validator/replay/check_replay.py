@@ -23,6 +23,7 @@ from ..retrieval.live_store import LiveStore
 from ..retrieval.ranking import id_ranks
 from ..retrieval.replay_rows import Ranked, Row, Tally, fused_cut, lane_of_hit, single_lane
 from ..system.check_through_system import check_through_system, lane_status
+from .check_depth_replay import check_depth_replay, check_depth_through
 
 
 class RowReplayer:
@@ -44,17 +45,17 @@ class RowReplayer:
             self.tallies[name].bounded_rows += not exact
             if not exact:
                 self.tallies[name].bounded_queries.append(row["query_id"])
-        return Ranked.of(replayed.exact() if exact else replayed.bounded, depth)
+        return Ranked.of(replayed.exact() if exact else replayed.bounded(), depth)
 
     def _lexical(self, row: Row, depth: int) -> Ranked | None:
         replayed, tokens = self.replay.lexical(self.query_texts[row["query_id"]])
         ranked = self._choose("lexical", replayed, row, depth)
         evidence = row["search_receipt"]["lanes"].get("lexical", {})
         recorded = (evidence.get("query_tokens"), evidence.get("candidates"), evidence.get("depth"))
-        if recorded != (tokens, ranked.order.size, ranked.size):
+        if recorded != (tokens, ranked.candidates, ranked.size):
             self.tallies["lexical"].note(
                 f"query {row['query_id']}: the replay's (query tokens, candidates, depth) are "
-                f"{(tokens, ranked.order.size, ranked.size)!r}, the search receipt says {recorded!r}")
+                f"{(tokens, ranked.candidates, ranked.size)!r}, the search receipt says {recorded!r}")
             return None
         return ranked
 
@@ -117,7 +118,8 @@ def check_replay(ctx: Context, report: Report, replay: Replay | None, query_vect
         # The system's own lexical engine is asked again, not recomputed; a dense lane it declares exact over the
         # fixture's vectors is still replayed independently, inside its hybrid too.
         independent = ("dense",) if replay is not None and has_lane(ctx.mode, "dense") else ()
-        check_through_system(ctx, report, tuple(n for n in names if n not in independent))
+        check_depth_through(ctx, report, check_through_system(ctx, report,
+                                                              tuple(n for n in names if n not in independent)))
         if replay is not None and independent:
             replayer = RowReplayer(ctx, replay, query_vectors, query_texts)
             for row in ctx.rows:
@@ -129,11 +131,13 @@ def check_replay(ctx: Context, report: Report, replay: Replay | None, query_vect
             lane_status(report, name, "not verified (nothing to replay from)")
             report.fail(f"replay.{name}", f"{WHAT[name]}: no live store and fixture to replay from", "a store",
                         None)
+        check_depth_replay(ctx, report, None, query_vectors, query_texts)
         return
     replayer = RowReplayer(ctx, replay, query_vectors, query_texts)
     for row in ctx.rows:
         replayer.row(row)
     _report(ctx, report, replayer, names)
+    check_depth_replay(ctx, report, replay, query_vectors, query_texts)
 
 
 def _report(ctx: Context, report: Report, replayer: RowReplayer, names: tuple[str, ...]) -> None:

@@ -10,7 +10,8 @@ another BLAS): the replay in float64, and a bound on how far the run's float32 s
 
 Dense: the run scores a unit query vector against every stored document vector in float32 (any
 summation order, with or without fused multiply-add); the replay computes the same dot products in
-float64. For n-term dot products, |fl(x.y) - x.y| <= gamma_n * sum|x_i y_i| with
+float64, a block of documents at a time (identical vectors sharing the first one's score here too).
+For n-term dot products, |fl(x.y) - x.y| <= gamma_n * sum|x_i y_i| with
 gamma_n = n u / (1 - n u) (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5),
 u = 2^-24 for float32 and 2^-53 for float64. The tolerance of a query is that bound for both
 computations, at the largest sum|x_i y_i| over its documents (at most about 1: the vectors are unit).
@@ -22,6 +23,7 @@ weights are positive, so |run - replay| <= (m + 9) u * score; the tolerance of a
 at its highest score.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +31,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .bm25 import BM25
-from .ranking import Lane, groups_of
+from .duplicates import first_identical
+from .ranking import Lane, fixed_groups, groups_of
 
 FLOAT32_UNIT = 2.0 ** -24
 FLOAT64_UNIT = 2.0 ** -53
+CHUNK = 16384  # documents per block of the float64 replay: no float64 copy of the whole matrix is held
 
 
 def _gamma(n: int, unit: float) -> float:
@@ -47,17 +51,30 @@ def lexical_tolerance(terms: int, largest_score: float) -> float:
     return (terms + 9) * FLOAT32_UNIT * largest_score
 
 
+def _bit_groups(engine: NDArray[np.float32]) -> Callable[[NDArray[np.intp]], NDArray[np.int64]]:
+    """Equal float32 bytes, one group: the exact lane's ties."""
+    def of(indices: NDArray[np.intp]) -> NDArray[np.int64]:
+        return np.ascontiguousarray(engine[indices]).view(np.int32).astype(np.int64)
+    return of
+
+
 @dataclass(frozen=True)
 class Replayed:
-    """One lane for one query: the float64 replay with its bound, and the engine's float32 scores."""
+    """One lane for one query: the engine's float32 scores, and the float64 replay with its bound, computed only
+    when asked for (a run whose scores are the engine's bit for bit never needs it)."""
 
-    bounded: Lane
+    doc_ids: list[str]
+    id_ranks: NDArray[np.int64]
+    candidates: NDArray[np.intp]
     engine: NDArray[np.float32]
+    replay_bounded: Callable[[], Lane]
+
+    def bounded(self) -> Lane:
+        return self.replay_bounded()
 
     def exact(self) -> Lane:
-        lane = self.bounded
-        return Lane(lane.doc_ids, lane.id_ranks, self.engine.astype(np.float64), 0.0,
-                    groups_of(self.engine.reshape(-1, 1)), lane.candidates)
+        return Lane(self.doc_ids, self.id_ranks, self.engine.astype(np.float64), 0.0, _bit_groups(self.engine),
+                    self.candidates)
 
     def reproduces(self, index: int, score: float | None) -> bool:
         return score is not None and float(self.engine[index]) == score
@@ -70,32 +87,41 @@ class Replay:
                  bm25: BM25 | None) -> None:
         self.doc_ids = doc_ids
         self.id_ranks = id_ranks
-        self._matrix = np.array(documents, dtype=np.float32, order="C")
-        self._documents = documents.astype(np.float64)
-        self._abs_documents = np.abs(self._documents)
-        self._dense_groups = groups_of(documents)
-        _, first = np.unique(self._dense_groups, return_index=True)
-        self._representative = first[self._dense_groups]  # identical vectors share the first one's score
+        self._matrix = np.ascontiguousarray(documents, dtype=np.float32)
+        self._representative = first_identical(self._matrix)  # identical vectors share the first one's score
         self.bm25 = bm25
         self._everything = np.arange(len(doc_ids), dtype=np.intp)
 
     def dense(self, query_vector: NDArray[np.float32]) -> Replayed:
-        query = query_vector.astype(np.float64)
-        scores = self._documents @ query
-        tolerance = dense_tolerance(query.size, float((self._abs_documents @ np.abs(query)).max(initial=0.0)))
         engine = (self._matrix @ np.asarray(query_vector, dtype=np.float32))[self._representative]
-        lane = Lane(self.doc_ids, self.id_ranks, scores, tolerance, self._dense_groups, self._everything)
-        return Replayed(lane, engine)
+        return Replayed(self.doc_ids, self.id_ranks, self._everything, engine,
+                        lambda: self._dense_bounded(query_vector))
+
+    def _dense_bounded(self, query_vector: NDArray[np.float32]) -> Lane:
+        query = query_vector.astype(np.float64)
+        magnitudes = np.abs(query)
+        scores = np.empty(self._matrix.shape[0], dtype=np.float64)
+        largest = 0.0
+        for start in range(0, scores.size, CHUNK):
+            block = self._matrix[start:start + CHUNK].astype(np.float64)
+            scores[start:start + CHUNK] = block @ query
+            largest = max(largest, float((np.abs(block) @ magnitudes).max(initial=0.0)))
+        tolerance = dense_tolerance(query.size, largest)
+        return Lane(self.doc_ids, self.id_ranks, scores[self._representative], tolerance,
+                    fixed_groups(self._representative), self._everything)
 
     def lexical(self, text: str) -> tuple[Replayed, list[str]]:
         if self.bm25 is None:
             raise ValueError("no lexical index to replay")
-        scored = self.bm25.score(text)
+        bm25, scored = self.bm25, self.bm25.score(text)
         candidates = np.flatnonzero(scored.scores > 0)
-        keys = np.column_stack([self.bm25.lengths, scored.term_frequencies])
+
+        def groups(indices: NDArray[np.intp]) -> NDArray[np.int64]:
+            return groups_of(np.column_stack([bm25.lengths[indices], bm25.term_frequencies(scored.distinct, indices)]))
+
         tolerance = lexical_tolerance(len(scored.tokens), float(scored.scores.max(initial=0.0)))
-        lane = Lane(self.doc_ids, self.id_ranks, scored.scores, tolerance, groups_of(keys), candidates)
-        return Replayed(lane, scored.engine), scored.tokens
+        lane = Lane(self.doc_ids, self.id_ranks, scored.scores, tolerance, groups, candidates)
+        return Replayed(self.doc_ids, self.id_ranks, candidates, scored.engine, lambda: lane), scored.tokens
 
 
 def describe(lane: Lane, index: int) -> str:

@@ -10,10 +10,23 @@ scores are within the tolerance of each other, the interval is one rank and the 
 ranking exactly.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+
+# The group number of each given document. Documents of one group the run is bound to score identically, and
+# their replayed scores are identical too (so a document's group lies among the documents of its own score).
+Groups = Callable[[NDArray[np.intp]], NDArray[np.int64]]
+
+
+def fixed_groups(groups: NDArray[np.int64]) -> Groups:
+    """Groups given for every document at once."""
+    def of(indices: NDArray[np.intp]) -> NDArray[np.int64]:
+        found: NDArray[np.int64] = groups[indices]
+        return found
+    return of
 
 
 @dataclass(frozen=True)
@@ -22,8 +35,8 @@ class Lane:
     id_ranks: NDArray[np.int64]  # position of each document in doc id order (the tie rule's key)
     scores: NDArray[np.float64]  # replayed, one per document
     tolerance: float  # bound on |run score - replayed score| for every document of this query
-    groups: NDArray[np.int64]  # equal group: the run is bound to give equal scores
-    candidates: NDArray[np.intp]  # indices the lane may return, e.g. documents sharing a term with the query
+    groups: Groups  # equal group: the run is bound to give equal scores
+    candidates: NDArray[np.intp]  # ascending indices the lane may return, e.g. documents sharing a term with the query
 
     def order(self) -> NDArray[np.intp]:
         """The replayed ranking of the candidates: score descending, then doc id ascending."""
@@ -32,26 +45,37 @@ class Lane:
 
     def admissible(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Lowest and highest admissible rank of each candidate (arrays aligned with `candidates`)."""
-        scores = self.scores[self.candidates]
-        ordered = np.sort(scores)
-        n, window = scores.size, 2.0 * self.tolerance
+        return self.bounds(self.candidates, self.candidates)
+
+    def bounds(self, members: NDArray[np.intp], pool: NDArray[np.intp]) -> tuple[NDArray[np.int64],
+                                                                               NDArray[np.int64]]:
+        """Lowest and highest admissible rank of each of `members`, counted among `pool`: ascending candidates that
+        include the members and every candidate scoring at least a member's score less twice the tolerance (all
+        candidates will do; fewer give the same answer for less)."""
+        ordered = np.sort(self.scores[pool])
+        scores = self.scores[members]
+        n, window = ordered.size, 2.0 * self.tolerance
         surely_above = n - np.searchsorted(ordered, scores + window, side="right")
         maybe_at_or_above = n - np.searchsorted(ordered, scores - window, side="left")
-        before, after = self._group_neighbours()
+        before, after = self._group_neighbours(members, pool)
         return (surely_above + before + 1).astype(np.int64), (maybe_at_or_above - after).astype(np.int64)
 
-    def _group_neighbours(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """For each candidate, how many candidates of its group have a smaller / larger doc id."""
-        groups = self.groups[self.candidates]
-        before = np.zeros(groups.size, dtype=np.int64)
-        after = np.zeros(groups.size, dtype=np.int64)
-        _, inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
-        for group in np.flatnonzero(counts > 1):
-            members = np.flatnonzero(inverse == group)
-            ranked = members[np.argsort(self.id_ranks[self.candidates[members]])]
-            before[ranked] = np.arange(ranked.size)
-            after[ranked] = ranked.size - 1 - np.arange(ranked.size)
-        return before, after
+    def _group_neighbours(self, members: NDArray[np.intp], pool: NDArray[np.intp]) -> tuple[NDArray[np.int64],
+                                                                                         NDArray[np.int64]]:
+        """For each member, how many documents of the pool in its group have a smaller / larger doc id."""
+        groups = self.groups(pool)
+        order = np.lexsort((self.id_ranks[pool], groups))
+        ranked = groups[order]
+        starts = np.ones(ranked.size, dtype=bool)
+        starts[1:] = ranked[1:] != ranked[:-1]
+        run = np.cumsum(starts) - 1
+        first = np.flatnonzero(starts)
+        sizes = np.diff(np.append(first, ranked.size))
+        position = np.arange(ranked.size) - first[run]
+        before, after = np.empty(ranked.size, dtype=np.int64), np.empty(ranked.size, dtype=np.int64)
+        before[order], after[order] = position, sizes[run] - 1 - position
+        where = np.searchsorted(pool, members)
+        return before[where], after[where]
 
 
 def id_ranks(doc_ids: list[str]) -> NDArray[np.int64]:

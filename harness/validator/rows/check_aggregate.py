@@ -9,6 +9,7 @@ from ..core.digests import sha256_file
 from ..core.report import Report
 from ..core.schemas import violation
 from ..retrieval import ir_metrics
+from .check_depth import check_depth_aggregate
 
 
 def check_artifact_files(ctx: Context, report: Report) -> None:
@@ -53,3 +54,4 @@ def check_aggregate(ctx: Context, report: Report) -> None:
                  metrics.get("unique_retrieved_docs"), "unique retrieved documents")
     report.equal("aggregate.repeated_top1", _repeated_top1(rows), metrics.get("repeated_top1"),
                  "most repeated top-1 document, count and frequency")
+    check_depth_aggregate(ctx, report)

@@ -10,6 +10,7 @@ from ..core.modes import fused, has_lane
 from ..core.report import Report
 from ..core.schemas import violation
 from ..retrieval import ir_metrics
+from .check_depth import check_depth_rows
 
 Row = dict[str, Any]
 EXACT_BACKENDS = {"numpy-exact-inner-product"}
@@ -69,9 +70,9 @@ def _metrics(row: Row) -> tuple[Any, Any] | None:
         expected = ir_metrics.compute(row["ranked_doc_ids"], row["qrels"])
     except ValueError as exc:
         return "qrels whose metrics can be computed", str(exc)
-    found = row["metrics"]
+    found = {key: value for key, value in row["metrics"].items() if key not in ir_metrics.DEPTH_KEYS}
     if set(found) != set(expected) or not all(ir_metrics.close(expected[k], found[k]) for k in expected):
-        return expected, found
+        return expected, found  # Recall@100 and nDCG@100 are the depth-100 ranking's (rows.depth_metrics)
     return None
 
 
@@ -185,6 +186,7 @@ def check_rows(ctx: Context, report: Report) -> None:
     _each(report, "rows.search_receipts", rows, _receipt_digest(ctx),
           "search receipt digests recomputed; request, mode, query, results, config and store bound")
     _request_ids(ctx, report)
+    check_depth_rows(ctx, report)
     document_count = ctx.receipt["store"]["document_count"]
     if has_lane(ctx.mode, "dense"):
         _each(report, "rows.exact_backend", rows, _exactness(document_count, exact_backends(ctx)),

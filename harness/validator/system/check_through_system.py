@@ -64,15 +64,18 @@ def lane_status(report: Report, name: str, status: str) -> None:
     report.notes.setdefault("lane_verification", {})[name] = status
 
 
-def check_through_system(ctx: Context, report: Report, names: tuple[str, ...]) -> None:
-    """`names`: the lanes (and fusion) of the mode that are checked only through the live system."""
-    answers, problem = _ask(ctx)
-    if answers is None:
+def check_through_system(ctx: Context, report: Report, names: tuple[str, ...]) -> dict[str, Any] | None:
+    """`names`: the lanes (and fusion) of the mode that are checked only through the live system. Returns the live
+    system's depth-100 rankings (query id -> {doc_ids, scores}), None when it could not be asked."""
+    replayed, problem = _ask(ctx)
+    answers = None if replayed is None else replayed.get("top_k")
+    if replayed is None or not isinstance(answers, dict) or not isinstance(replayed.get("depth"), dict):
+        problem = problem or "the replay printed no top_k and depth answers"
         for name in names:
             lane_status(report, name, "not verified (the live system could not be asked again)")
             report.unverified(f"replay.{name}", f"the {name} lane is the system's own engine; the live system could "
                               f"not be asked again ({problem}): not verified")
-        return
+        return None
     differing = [d for row in ctx.rows if row["error"] is None
                  for d in [_difference(row, answers.get(row["query_id"]))] if d is not None]
     answered = sum(row["error"] is None for row in ctx.rows)
@@ -82,3 +85,5 @@ def check_through_system(ctx: Context, report: Report, names: tuple[str, ...]) -
         report.expect(f"replay.{name}", not differing, f"{name} lane {THROUGH} ({answered} rows)", [], differing[:5])
     if not differing:
         report.attest("replay.through_system", f"the {', '.join(names)} lanes of this run were {THROUGH}")
+    depth: dict[str, Any] = replayed["depth"]
+    return depth

@@ -12,12 +12,32 @@ from numpy.typing import NDArray
 BACKEND = "numpy-exact-inner-product"
 
 
+_HASH_CHUNK = 8192
+
+
+def _row_hashes(words: NDArray[np.uint32]) -> NDArray[np.uint64]:
+    """A 64-bit hash of each row's bytes (a fixed random linear form, wrapping): equal rows hash equally."""
+    weights = np.random.default_rng(384).integers(1, 2 ** 63, size=words.shape[1], dtype=np.uint64) | np.uint64(1)
+    hashes = np.empty(words.shape[0], dtype=np.uint64)
+    for start in range(0, words.shape[0], _HASH_CHUNK):
+        hashes[start:start + _HASH_CHUNK] = words[start:start + _HASH_CHUNK].astype(np.uint64) @ weights
+    return hashes
+
+
 def _representatives(matrix: NDArray[np.float32]) -> NDArray[np.intp] | None:
-    """For each row, the first row with identical bytes; None when all rows are distinct."""
-    rows = np.ascontiguousarray(matrix).view(np.dtype((np.void, matrix.dtype.itemsize * matrix.shape[1]))).ravel()
-    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
-    representative = first[inverse.ravel()]
-    return None if np.array_equal(representative, np.arange(matrix.shape[0])) else representative
+    """For each row, the first row with identical bytes; None when all rows are distinct. Rows are grouped by a
+    hash and every grouping is then confirmed byte for byte, so a hash collision is found and the rows are compared
+    whole instead (the slow, memory-hungry way: a sorted copy of the matrix)."""
+    words = np.ascontiguousarray(matrix).view(np.uint32)
+    _, first, inverse = np.unique(_row_hashes(words), return_index=True, return_inverse=True)
+    representative: NDArray[np.intp] = first[inverse.ravel()]
+    moved = np.flatnonzero(representative != np.arange(matrix.shape[0]))
+    if moved.size and not np.array_equal(words[moved], words[representative[moved]]):
+        rows = words.view(np.dtype((np.void, words.dtype.itemsize * words.shape[1]))).ravel()
+        _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+        representative = first[inverse.ravel()]
+        moved = np.flatnonzero(representative != np.arange(matrix.shape[0]))
+    return representative if moved.size else None
 
 
 class DenseIndex:

@@ -27,9 +27,17 @@ class Tokenizer:
         self._stopwords = frozenset(STOPWORDS_EN)
         self._stemmer = Stemmer.Stemmer("english")
 
+    def words(self, text: str) -> list[str]:
+        """What the token pattern finds, lowercased as configured; stopwords still in, nothing stemmed."""
+        found: list[str] = self._pattern.findall(text.lower() if self.config.lowercase else text)
+        return found
+
+    def term(self, word: str) -> str | None:
+        """One word's token: None for a stopword, else its stem (`tokens` is this, word by word)."""
+        return None if word in self._stopwords else str(self._stemmer.stemWord(word))
+
     def tokens(self, text: str) -> list[str]:
-        words = self._pattern.findall(text.lower() if self.config.lowercase else text)
-        return list(self._stemmer.stemWords([w for w in words if w not in self._stopwords]))
+        return list(self._stemmer.stemWords([w for w in self.words(text) if w not in self._stopwords]))
 
     def record(self) -> dict[str, Any]:
         return {

@@ -5,7 +5,7 @@ the mapping sidecar pairs BEIR ids with fact ids.
 """
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -75,11 +75,21 @@ def _commit(connection: sqlite3.Connection, batch: list[tuple[str, int, str, str
         )
 
 
-def all_facts(connection: sqlite3.Connection) -> list[tuple[int, int, str, str, int, bytes]]:
-    """(fact_id, ordinal, title, body, dims, vector) in fact-id order."""
-    return connection.execute(
-        "SELECT fact_id, ordinal, title, body, dims, vector FROM facts ORDER BY fact_id"
-    ).fetchall()
+Fact = tuple[int, int, str, str, int, bytes]
+READ_CHUNK = 4096
+
+
+def ordinals(connection: sqlite3.Connection) -> list[int]:
+    """Every fact's ordinal, in fact-id order."""
+    return [row[0] for row in connection.execute("SELECT ordinal FROM facts ORDER BY fact_id")]
+
+
+def facts_in_chunks(connection: sqlite3.Connection) -> Iterator[list[Fact]]:
+    """(fact_id, ordinal, title, body, dims, vector) in fact-id order, READ_CHUNK at a time: a store of any size is
+    read without holding it whole."""
+    cursor = connection.execute("SELECT fact_id, ordinal, title, body, dims, vector FROM facts ORDER BY fact_id")
+    while chunk := cursor.fetchmany(READ_CHUNK):
+        yield chunk
 
 
 def checkpoint(connection: sqlite3.Connection) -> None:

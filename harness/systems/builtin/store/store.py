@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.atomic import write_bytes_atomic
+from harness.atomic import atomic_writer, write_bytes_atomic
 from harness.errors import HarnessError
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import canonical_json
@@ -31,6 +31,7 @@ from harness.schema_check import validate
 from harness.systems.builtin.config.search_config import LexicalConfig
 from harness.systems.builtin.index.dense import DenseIndex
 from harness.systems.builtin.index.lexical import LexicalIndex
+from harness.systems.builtin.index.lexical_build import LexicalBuilder
 from harness.systems.builtin.index.ranking import tie_ranks
 from harness.systems.builtin.store import facts_db
 from harness.systems.builtin.store.manifest import DATABASE as DATABASE
@@ -114,22 +115,32 @@ def _ingest(directory: Path, fixture: CorpusFixture, wanted: dict[str, Any], ord
         done = facts_db.inserted_ordinals(connection)
         todo = [i for i in (order if order is not None else range(len(documents))) if i not in done]
         facts_db.insert_facts(connection, wanted["namespace"], (
-            (i, documents[i]["title"], documents[i]["text"], fixture.document_vectors[i]) for i in todo))
-        facts = facts_db.all_facts(connection)
-        _write_derived(directory, fixture, wanted, facts)
+            (i, document["title"], document["text"], fixture.document_vectors[i])
+            for i, document in ((i, documents[i]) for i in todo)))
+        _write_derived(directory, fixture, wanted, connection)
         facts_db.checkpoint(connection)
     finally:
         connection.close()
 
 
-def _check_facts(directory: Path, fixture: CorpusFixture, facts: list[tuple[int, int, str, str, int, bytes]]) -> None:
-    """Every fact is its fixture document: each ordinal once, with the document's title, text and vector bytes."""
+def _checked_facts(directory: Path, fixture: CorpusFixture,
+                   connection: sqlite3.Connection) -> Iterator[tuple[list[facts_db.Fact], list[str]]]:
+    """The facts in fact-id order, a chunk at a time with their documents' ids, each fact checked to be its fixture
+    document: first that every ordinal occurs exactly once, then each fact's title, text and vector bytes."""
     documents = fixture.data["documents"]
-    if sorted(row[1] for row in facts) != list(range(len(documents))):
+    if sorted(facts_db.ordinals(connection)) != list(range(len(documents))):
         raise StoreIntegrityError(f"{directory / DATABASE} does not hold each fixture document exactly once; "
                                   "build a fresh store in a new --store-dir")
-    for _, ordinal, title, body, _, vector in facts:
-        document = documents[ordinal]
+    for chunk in facts_db.facts_in_chunks(connection):
+        read = [documents[row[1]] for row in chunk]
+        _check_facts(directory, fixture, chunk, read)
+        yield chunk, [document["doc_id"] for document in read]
+
+
+def _check_facts(directory: Path, fixture: CorpusFixture, facts: list[facts_db.Fact],
+                 documents: list[dict[str, Any]]) -> None:
+    """Every fact is its fixture document (`documents`, in the same order): its title, text and vector bytes."""
+    for (_, ordinal, title, body, _, vector), document in zip(facts, documents, strict=True):
         differing = [name for name, found, wanted in (
             ("title", title, document["title"]), ("text", body, document["text"]),
             ("vector", vector, np.ascontiguousarray(fixture.document_vectors[ordinal], dtype="<f4").tobytes()))
@@ -141,39 +152,46 @@ def _check_facts(directory: Path, fixture: CorpusFixture, facts: list[tuple[int,
 
 
 def _write_derived(directory: Path, fixture: CorpusFixture, wanted: dict[str, Any],
-                   facts: list[tuple[int, int, str, str, int, bytes]]) -> None:
-    documents = fixture.data["documents"]
-    _check_facts(directory, fixture, facts)
-    matrix = np.vstack([np.frombuffer(row[5], dtype="<f4") for row in facts])
-    LexicalIndex.build([lexical_text(row[2], row[3]) for row in facts], LexicalConfig(**wanted["lexical"])).save(
-        directory / LEXICAL)
-    write_bytes_atomic(directory / DENSE, np.ascontiguousarray(matrix, dtype="<f4").tobytes())
+                   connection: sqlite3.Connection) -> None:
+    """The dense matrix, the lexical index and the mapping, from one pass over the checked facts."""
+    lexical = LexicalBuilder(LexicalConfig(**wanted["lexical"]))
+    doc_to_fact: dict[str, int] = {}
+    facts = 0
+    with atomic_writer(directory / DENSE) as dense:
+        for chunk, doc_ids in _checked_facts(directory, fixture, connection):
+            lexical.add([lexical_text(row[2], row[3]) for row in chunk])
+            dense.write(b"".join(row[5] for row in chunk))  # each vector's little-endian float32 bytes, checked
+            doc_to_fact.update(zip(doc_ids, (row[0] for row in chunk), strict=True))
+            facts += len(chunk)
+    lexical.finish().save(directory / LEXICAL)
     mapping = {"schema": MAPPING_SCHEMA, "namespace": wanted["namespace"], "fixture_sha256": wanted["fixture_sha256"],
-               "documents": len(facts), "doc_to_fact": {documents[row[1]]["doc_id"]: row[0] for row in facts}}
+               "documents": facts, "doc_to_fact": doc_to_fact}
     validate(mapping, "store-mapping")
     write_bytes_atomic(directory / MAPPING, canonical_json(mapping) + b"\n")
 
 
 def _load(directory: Path, manifest: dict[str, Any], fixture: CorpusFixture) -> Store:
+    fact_ids: list[int] = []
+    fact_doc_ids: list[str] = []
     with unreadable_database(directory):
         connection = facts_db.connect(directory / DATABASE, read_only=True)
         try:
-            facts = facts_db.all_facts(connection)
+            for chunk, doc_ids in _checked_facts(directory, fixture, connection):
+                fact_ids.extend(row[0] for row in chunk)
+                fact_doc_ids.extend(doc_ids)
         finally:
             connection.close()
-    _check_facts(directory, fixture, facts)
     mapping = read_document(directory / MAPPING, "store mapping", "store-mapping", FRESH, StoreIntegrityError)
     pairs = sorted(mapping["doc_to_fact"].items(), key=lambda item: item[1])
     doc_ids = [doc_id for doc_id, _ in pairs]
-    if [fact_id for _, fact_id in pairs] != [row[0] for row in facts] or set(doc_ids) != set(
-            fixture.data["documents"][row[1]]["doc_id"] for row in facts):
+    if [fact_id for _, fact_id in pairs] != fact_ids or set(doc_ids) != set(fact_doc_ids):
         raise StoreIntegrityError(f"store mapping {directory / MAPPING} does not pair each fact of "
                                   f"{directory / DATABASE} with its document; {FRESH}")
     dims = int(manifest["binding"]["dimensions"])
     size = (directory / DENSE).stat().st_size
-    if size != 4 * dims * len(facts):
-        raise StoreIntegrityError(f"store part {directory / DENSE} holds {size} bytes, not {len(facts)} vectors of "
-                                  f"{dims} dimensions; {FRESH}")
+    if size != 4 * dims * len(fact_ids):
+        raise StoreIntegrityError(f"store part {directory / DENSE} holds {size} bytes, not {len(fact_ids)} vectors "
+                                  f"of {dims} dimensions; {FRESH}")
     matrix = np.fromfile(directory / DENSE, dtype="<f4").reshape(-1, dims)
     return Store(directory, manifest, doc_ids, np.array([f for _, f in pairs], dtype=np.int64), tie_ranks(doc_ids),
                  LexicalIndex.load(directory / LEXICAL, LexicalConfig(**manifest["binding"]["lexical"])),

@@ -1,14 +1,15 @@
 """The SciFact evaluation itself: one test per mode and split, emitting the artifacts.
 
-`pytest -m calibration` diagnoses; `pytest -m heldout --spend-heldout` runs once the configuration is frozen;
-`pytest -m final --spend-heldout` writes the all-query receipts after the held-out ones and checks the
-quality bars; `pytest -m parity --spend-heldout` checks the harness against MTEB's published numbers (without
---spend-heldout the last three are held back, fixtures/heldout_gate.py).
-Uses the archive given by --archive=PATH or SCIFACT_ARCHIVE, else downloads BEIR's.
+`pytest -m calibration` diagnoses; `pytest -m heldout --scifact-spend-heldout` runs once the configuration is frozen;
+`pytest -m final --scifact-spend-heldout` writes the all-query receipts after the held-out ones and checks the
+quality bars; `pytest -m parity --scifact-spend-heldout` checks the harness against MTEB's published numbers (without
+--scifact-spend-heldout the last three are held back, heldout_gate.py).
+Uses the archive given by --scifact-archive PATH or SCIFACT_ARCHIVE, else downloads BEIR's.
 
 A calibration rerun moves the earlier artifact pair to OUTPUT/superseded/. A held-out (or all-query)
 rerun does not: the store's history allows one held-out run per mode after the freeze, so a second
-`pytest -m heldout --spend-heldout` on the same store fails each test with the refusal, before anything is written.
+`pytest -m heldout --scifact-spend-heldout` on the same store fails each test with the refusal, before anything is
+written.
 """
 
 import json
@@ -19,8 +20,6 @@ from typing import Any
 
 import pytest
 
-from fixtures.quality_bars import MTEB_MINILM_NDCG10, QualityBars
-from fixtures.session import locked_build
 from harness.cli.summary import SUMMARY_PROPERTY, result_line, verdict
 from harness.corpus.contract import scifact_contract
 from harness.embedding.embedders import make_embedder
@@ -33,6 +32,9 @@ from harness.fixture.build import BuildReport
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_bytes
 from harness.modes import MODES
+from harness.suite import options
+from harness.suite.quality_bars import MTEB_MINILM_NDCG10, QualityBars
+from harness.suite.session import locked_build
 from harness.systems.builtin.search.fusion import rrf_score
 from harness.systems.protocol import SystemUnderTest
 from harness.validator.stored import Subject, validate_stored
@@ -72,10 +74,9 @@ def check_validates(run: ModeRun, record_property: RecordProperty) -> None:
         assert report.eligible, report.verdict() + "\n" + "\n".join(c.line() for c in report.failed)
 
 
-def _fused_as_declared(reported: float, recomputed: float, system: SystemUnderTest) -> bool:
+def _fused_as_declared(reported: float, recomputed: float, float32_fusion: bool) -> bool:
     """Exactly the RRF sum, or within two float32 ulps for a system that declares float32 fusion (Milvus)."""
-    fusion = system.identity().declarations.get("fusion") or {}
-    if fusion.get("score_dtype") == "float32":
+    if float32_fusion:
         return abs(reported - recomputed) <= 2.0 ** -23 * recomputed
     return reported == recomputed
 
@@ -95,7 +96,9 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, system: SystemUnderTes
     assert metrics["result_count_distribution"] == {"10": len(rows)}
     store_receipt = aggregate["receipt"]["store"]
     assert store_receipt["before_run_sha256"] == store_receipt["after_run_sha256"] == system.sha256
-    assert aggregate["receipt"]["system"] == system.identity().record()
+    identity = system.identity()  # hashes the system's source: once per run, not once per result
+    assert aggregate["receipt"]["system"] == identity.record()
+    float32_fusion = (identity.declarations.get("fusion") or {}).get("score_dtype") == "float32"
     assert aggregate["receipt"]["profile"]["is_contract"] is True
     assert metrics["ndcg_at_10"] > 0.3, "a degenerate run"
     for row in rows:
@@ -108,7 +111,7 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, system: SystemUnderTes
             for result in row["results"]:
                 ranks = {lane: result["lanes"][lane]["rank"] for lane in ("lexical", "dense")}
                 assert result["lanes"]["fusion"]["fused_score"] == result["score"]
-                assert _fused_as_declared(result["score"], rrf_score(ranks, 60), system)
+                assert _fused_as_declared(result["score"], rrf_score(ranks, 60), float32_fusion)
     return rows
 
 
@@ -125,11 +128,11 @@ def test_split(mode: str, split: str, queries: int, scifact_corpus: CorpusFixtur
 @pytest.mark.final
 def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_system: SystemUnderTest, output_dir: Path,
                                 record_property: RecordProperty, quality_bars: QualityBars) -> None:
-    """The all-query receipts (after the held-out ones), then the quality bars (fixtures/quality_bars.py): the
+    """The all-query receipts (after the held-out ones), then the quality bars (quality_bars.py): the
     built-in system's are MTEB's (fts_only within 0.01 of bm25s; vector_only below 0.645, since the 700-code-point
     ceiling cuts abstracts; hybrid above both lanes); another system is held to the bars declared with
-    --quality-bar MODE=VALUE, and without one the test skips, saying so. One test, so the bars never read receipts
-    another worker is writing."""
+    --scifact-quality-bar MODE=VALUE, and without one the test skips, saying so. One test, so the bars never read
+    receipts another worker is writing."""
     ndcg = {}
     for mode in (m for m in MODES if m in scifact_system.modes):
         run = _run(mode, "all", scifact_corpus, scifact_system, output_dir)
@@ -146,7 +149,7 @@ def test_mteb_parity(pytestconfig: pytest.Config, scifact_build: BuildReport, wo
     all 300 queries reproduces MTEB's published all-MiniLM-L6-v2 nDCG@10 within 0.002. The receipts say
     mteb-parity and is_contract false: a proof that the harness measures correctly, never a result."""
     contract = scifact_contract()
-    embedder = make_embedder(pytestconfig.getoption("--embedder"), pytestconfig.getoption("--model"))
+    embedder = make_embedder(pytestconfig.getoption(options.EMBEDDER), pytestconfig.getoption(options.MODEL))
     report = locked_build(contract, work_dir=work_dir, embedder=embedder, archive=scifact_build.archive,
                           out=work_dir / "scifact-corpus-mteb-parity.json",
                           profile=text_profile("mteb-parity", contract))

@@ -1,0 +1,64 @@
+"""The ranking to depth 100: a diagnostic beside the top-10 claim, for Recall@100 and nDCG@100.
+
+After every timed call of a run (and its contention snapshot), each answered query is searched once more with
+top_k = 100, untimed, and the row records that ranking (doc ids and scores) beside the claim. The claim is never
+derived from it: the row's top-10 ranking, its search receipt and its latency are what they were. The first 10 of
+the depth-100 list equal the top 10 when the system's ranking at a smaller top_k is a prefix of its ranking at a
+larger one: the built-in system's always is (its lanes' candidate depth is its configuration's, whatever top_k asks,
+and its tie rule is a total order); a system whose fusion or engine depends on top_k may differ, and the aggregate
+counts the rows where it does (`depth_ranking.top_k_prefix_differs`, measures/aggregate.py).
+
+A system that cannot answer top_k = 100 declares `{"depth_ranking": False}`: no depth-100 ranking is asked, its
+rows carry none, and Recall@100 and nDCG@100 are absent (never zero). A depth search that fails is named in the
+row's `depth_ranking.error` (the system's or the harness's) and counts as zero in the means; the claim's row and its
+failure count stay as they were.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from harness.evaluation.measures.metrics import DEPTH, depth_metrics
+from harness.evaluation.measures.query_vectors import QueryVectors
+from harness.systems.protocol import SearchFailed, SearchStopped, SystemLost, SystemUnderTest
+
+NOT_ASKED = "the query failed, so no depth-100 ranking was asked"
+
+
+def asked(system: SystemUnderTest) -> bool:
+    """Whether the system answers top_k = 100 (it says so by not declaring `depth_ranking` False)."""
+    return system.identity().declarations.get("depth_ranking", True) is not False
+
+
+def _failure(exc: Exception, system: str) -> str:
+    if isinstance(exc, SearchFailed):
+        return f"system {system!r}: {exc.error}"
+    return f"a fault of the harness: {type(exc).__name__}: {exc}; report it"
+
+
+def depth_entry(system: SystemUnderTest, mode: str, query: dict[str, Any], vectors: QueryVectors | None,
+                answered: bool) -> dict[str, Any]:
+    """One query's depth-100 ranking, searched untimed; an empty one with the error that says why when none."""
+    if not answered:
+        return {"depth": DEPTH, "doc_ids": [], "scores": [], "error": NOT_ASKED}
+    text, name = query["text"], system.identity().name
+    try:
+        outcome = system.search(mode, text, vectors(text) if vectors is not None else None, DEPTH)
+    except SearchStopped as exc:
+        raise exc.at(name, query["query_id"], "the depth-100 ranking") from exc
+    except SystemLost:
+        raise
+    except Exception as exc:  # a diagnostic that failed: named in the row, zero in the means, the claim unchanged
+        return {"depth": DEPTH, "doc_ids": [], "scores": [], "error": f"depth-100 ranking: {_failure(exc, name)}"}
+    return {"depth": DEPTH, "doc_ids": [hit.doc_id for hit in outcome.hits],
+            "scores": [hit.score for hit in outcome.hits], "error": None}
+
+
+def add_depth_rankings(rows: Sequence[dict[str, Any]], queries: dict[str, dict[str, Any]], system: SystemUnderTest,
+                       mode: str, vectors: QueryVectors | None) -> None:
+    """Every row gains its depth-100 ranking and the metrics of it, after the timed calls of the run."""
+    if not asked(system):
+        return
+    for row in rows:
+        entry = depth_entry(system, mode, queries[row["query_id"]], vectors, row["error"] is None)
+        row["depth_ranking"] = entry
+        row["metrics"].update(depth_metrics(entry["doc_ids"], row["qrels"]))

@@ -1,0 +1,121 @@
+"""The session fixtures of the SciFact suite: the archive, the work dir, the corpus fixture (built once and shared by
+every xdist worker), the output dir, the built-in store and the system under test."""
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from harness.corpus.contract import scifact_contract
+from harness.embedding.embedders import make_embedder
+from harness.errors import HarnessError
+from harness.fixture.build import BuildReport
+from harness.suite import options
+from harness.suite.session import locked_build
+
+if TYPE_CHECKING:
+    from harness.embedding.embedders.local import LocalEmbedder
+    from harness.fixture.corpus_fixture import CorpusFixture
+    from harness.systems.builtin.store.store import Store
+    from harness.systems.protocol import SystemUnderTest
+
+
+@contextmanager
+def on_the_terminal(pytestconfig: pytest.Config) -> Iterator[bool]:
+    """Lift pytest's output capture for a long step so its progress bar (rate, ETA) reaches the terminal.
+    Yields whether to show one: only when the real stderr is a TTY, without --scifact-no-progress, and not inside
+    an xdist worker, whose output never reaches the terminal."""
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    if pytestconfig.getoption(options.NO_PROGRESS) or hasattr(pytestconfig, "workerinput") or capture is None:
+        yield False
+        return
+    with capture.global_and_fixture_disabled():
+        yield sys.stderr.isatty()
+
+
+def configured_archive(pytestconfig: pytest.Config) -> Path | None:
+    value = pytestconfig.getoption(options.ARCHIVE)
+    if not value:
+        return None
+    path = Path(value)
+    if not path.is_file():
+        raise pytest.UsageError(f"{options.ARCHIVE} / SCIFACT_ARCHIVE names {path}, which does not exist")
+    return path
+
+
+@pytest.fixture(scope="session")
+def scifact_archive(pytestconfig: pytest.Config) -> Path:
+    """The real archive file, for tests that read it directly. Unset: skipped; set but missing: an error."""
+    path = configured_archive(pytestconfig)
+    if path is None:
+        pytest.skip(f"no SciFact archive configured: pass {options.ARCHIVE} PATH or set SCIFACT_ARCHIVE")
+    return path
+
+
+@pytest.fixture(scope="session")
+def work_dir(pytestconfig: pytest.Config) -> Path:
+    return options.work_dir(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
+    """The real SciFact corpus fixture, built once and reused by every xdist worker. Without a configured
+    archive, a fixture already built in the work dir is reused (offline); failing that, the BEIR archive is
+    downloaded (and verified) into the work dir. Anything missing ends in one line saying what to supply."""
+    try:
+        embedder = make_embedder(pytestconfig.getoption(options.EMBEDDER), pytestconfig.getoption(options.MODEL))
+        with on_the_terminal(pytestconfig) as progress:
+            return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder,
+                                archive=configured_archive(pytestconfig), progress=progress)
+    except HarnessError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def scifact_corpus(scifact_build: BuildReport) -> "CorpusFixture":
+    from harness.fixture.corpus_fixture import load_fixture
+
+    return load_fixture(scifact_build.fixture)
+
+
+@pytest.fixture(scope="session")
+def output_dir(pytestconfig: pytest.Config) -> Path:
+    return options.output_dir(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def scifact_store(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture") -> "Store":
+    """Built once; the store's own lock makes concurrent xdist workers wait and then reuse it."""
+    from harness.systems.builtin.config.search_config import LexicalConfig
+    from harness.systems.builtin.store.store import build_store
+
+    store, _ = build_store(options.store_dir(pytestconfig), scifact_corpus, scifact_contract().namespace,
+                           LexicalConfig())
+    return store
+
+
+@pytest.fixture(scope="session")
+def scifact_system(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture") -> "SystemUnderTest":
+    """The system under test (--scifact-system), built once from the real fixture in the store dir."""
+    from harness.systems.builtin.config.search_config import SearchConfig
+    from harness.systems.registry.select import make_builder
+
+    spec = pytestconfig.getoption(options.SYSTEM)
+    try:
+        uri = pytestconfig.getoption(options.MILVUS_URI)
+        builder = make_builder(scifact_contract().namespace, SearchConfig(), spec, {"uri": uri} if uri else None)
+        system, _ = builder.build(scifact_corpus, options.store_dir(pytestconfig))
+    except HarnessError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return system
+
+
+@pytest.fixture(scope="session")
+def local_embedder() -> "LocalEmbedder":
+    """The packaged all-MiniLM-L6-v2, loaded once per worker."""
+    from harness.embedding.embedders.local import LocalEmbedder
+
+    return LocalEmbedder()

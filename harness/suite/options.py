@@ -1,0 +1,72 @@
+"""The plugin's command-line options. Every name starts with --scifact- (no clash with another project's options),
+and each takes its value with a space or with '=': the plugin is registered before pytest reads the command line."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.embedding.embedders.select import BACKENDS
+
+ARCHIVE = "--scifact-archive"
+WORK_DIR = "--scifact-work-dir"
+EMBEDDER = "--scifact-embedder"
+MODEL = "--scifact-model"
+STORE_DIR = "--scifact-store-dir"
+OUTPUT_DIR = "--scifact-output-dir"
+SYSTEM = "--scifact-system"
+MILVUS_URI = "--scifact-milvus-uri"
+SPEND_HELDOUT = "--scifact-spend-heldout"
+REQUIRE_RECEIPTS = "--scifact-require-receipts"
+COMPARE_RUN = "--scifact-compare-run"
+NO_PROGRESS = "--scifact-no-progress"
+QUALITY_BAR = "--scifact-quality-bar"
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("scifact", "SciFact harness (scifact_harness plugin)")
+    group.addoption(ARCHIVE, default=os.environ.get("SCIFACT_ARCHIVE"), metavar="PATH",
+                    help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE; else a fixture already built in the "
+                         "work dir, else a download from BEIR)")
+    group.addoption(WORK_DIR, default=os.environ.get("SCIFACT_WORK_DIR"), metavar="DIR",
+                    help="fixture, embedding cache and downloads (default: $SCIFACT_WORK_DIR, else work-dir in "
+                         "pytest's rootdir)")
+    group.addoption(EMBEDDER, choices=BACKENDS, default="local", help="embedding backend (default: local)")
+    group.addoption(MODEL, default=None, metavar="NAME",
+                    help="embedding model (default: $SCIFACT_EMBED_MODEL or the backend's)")
+    group.addoption(STORE_DIR, default=None, metavar="DIR",
+                    help="the system's persisted store (default: WORK_DIR/store)")
+    group.addoption(OUTPUT_DIR, default=None, metavar="DIR", help="artifacts (default: WORK_DIR/results)")
+    group.addoption(SYSTEM, default="builtin", metavar="SPEC",
+                    help="the system under test: builtin (default), a name registered in the "
+                         "'scifact_harness.systems' entry-point group, or module:attribute")
+    group.addoption(MILVUS_URI, default=None, metavar="URI",
+                    help=f"{SYSTEM} milvus: a Milvus server (token from $MILVUS_TOKEN); default: Milvus Lite in the "
+                         "store dir")
+    group.addoption(SPEND_HELDOUT, action="store_true",
+                    help="run the tests that look at the held-out split (markers heldout, final, parity, "
+                         "documented_path); without it they are held back whatever -m says")
+    group.addoption(REQUIRE_RECEIPTS, action="store_true",
+                    help="-m compare: a split whose receipts are absent fails instead of skipping (CI sets it)")
+    group.addoption(COMPARE_RUN, action="append", default=[], metavar="NAME[:MODE]=DIR",
+                    help="-m compare: also compare these evaluations of different systems (twice or more), as "
+                         "`scifact-harness compare --run` does, into the output dir")
+    group.addoption(NO_PROGRESS, action="store_true",
+                    help="no progress bar while embedding (there is none anyway when the terminal is not a TTY)")
+    group.addoption(QUALITY_BAR, action="append", default=[], metavar="MODE=VALUE",
+                    help="-m final: a quality bar for the system under test: the all-query nDCG@10 of MODE must be at "
+                         "least VALUE (repeatable); without one, a system other than the built-in one has no bar and "
+                         "the test skips")
+
+
+def work_dir(config: pytest.Config) -> Path:
+    given = config.getoption(WORK_DIR)
+    return Path(given).resolve() if given else (config.rootpath / "work-dir").resolve()
+
+
+def store_dir(config: pytest.Config) -> Path:
+    return Path(config.getoption(STORE_DIR) or work_dir(config) / "store").resolve()
+
+
+def output_dir(config: pytest.Config) -> Path:
+    return Path(config.getoption(OUTPUT_DIR) or work_dir(config) / "results").resolve()

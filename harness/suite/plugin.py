@@ -1,0 +1,71 @@
+"""The pytest plugin `scifact_harness`: registered by installing the project (entry point `pytest11`), or named with
+`pytest -p scifact_harness`. It adds the --scifact-* options, the suite's markers and session fixtures, the held-out
+gate and the quality bars, and brings the suite's own tests (this package's test_scifact.py) into a session that
+selects them by marker (`-m calibration`, `heldout`, `final`, `parity`) without naming test paths, so another
+repository runs `pytest -p scifact_harness -m calibration --scifact-system mypkg:System` as this one does."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.suite import options
+
+SUITE = Path(__file__).resolve().parent
+SUITE_MARKERS = {
+    "calibration": "the SciFact evaluation on the calibration split (run with -m calibration)",
+    "heldout": "the SciFact evaluation on the held-out split, after the freeze (run with -m heldout "
+               f"{options.SPEND_HELDOUT})",
+    "final": "the all-query receipts, after the held-out ones, and the quality bars (run with -m final "
+             f"{options.SPEND_HELDOUT})",
+    "parity": f"the mteb-parity profile on all 300 queries, against MTEB's published score ({options.SPEND_HELDOUT})",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.add_options(parser)
+
+
+def _selects_the_suite(config: pytest.Config) -> bool:
+    expression = config.getoption("markexpr") or ""
+    return any(re.search(rf"\b{name}\b", expression) for name in SUITE_MARKERS)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, meaning in SUITE_MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+    explicit = config.args_source == pytest.Config.ArgsSource.ARGS
+    inside = any(Path(arg).resolve() == SUITE or SUITE in Path(arg).resolve().parents for arg in config.args)
+    if _selects_the_suite(config) and not explicit and not inside:
+        config.args.append(str(SUITE))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """One line per mode and split with its metrics, latency, failures, the validator's verdict and the
+    artifact path, then the next step. The lines come from the tests' recorded properties, which xdist
+    carries from its workers to this process."""
+    from harness.cli.summary import SUMMARY_PROPERTY, next_step
+    from harness.modes import MODES
+
+    recorded: list[dict[str, str]] = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            recorded += [value for name, value in getattr(report, "user_properties", ())
+                         if name == SUMMARY_PROPERTY and getattr(report, "when", "call") == "call"]
+    if not recorded:
+        return
+    terminalreporter.section("SciFact results")
+    splits = ("calibration", "heldout", "all")
+    for entry in sorted(recorded, key=lambda e: (splits.index(e["split"]), MODES.index(e["mode"]))):
+        terminalreporter.write_line(entry["line"])
+    work_dir = options.work_dir(config)
+    last = max((e["split"] for e in recorded), key=splits.index)
+    terminalreporter.write_line("")
+    if exitstatus == 0:
+        terminalreporter.write_line(next_step(last, work_dir=work_dir, corpus=work_dir / "scifact-corpus.json",
+                                              store_dir=options.store_dir(config),
+                                              output_dir=options.output_dir(config),
+                                              system=config.getoption(options.SYSTEM)))
+    else:
+        terminalreporter.write_line("not every test passed: fix what failed above before the next step")
