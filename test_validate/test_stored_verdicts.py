@@ -103,7 +103,10 @@ def test_an_edited_verdict_is_not_believed(run_copy: RunCopy, own_key: Path) -> 
     aggregate, first = stored_once(run_copy)
     stored = verdict_file(run_copy.out, aggregate, "sample")
     document = json.loads(stored.read_text(encoding="utf-8"))
-    document["report"]["checks"] = [{**check, "status": "pass"} for check in document["report"]["checks"]]
+    checks = document["report"]["checks"]
+    edited = [{**check, "status": "pass"} for check in checks]
+    edited[0]["detail"] = f"{edited[0].get('detail', '')} (edited)"  # an edit even when every check passed already
+    document["report"]["checks"] = edited
     stored.write_text(json.dumps(document), encoding="utf-8")
     report, line = validated(aggregate)
     assert "its seal does not verify" in line, line
