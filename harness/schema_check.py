@@ -60,6 +60,9 @@ def describe(error: ValidationError) -> str:
 
 
 def validate(instance: Any, name: str, definition: str | None = None) -> None:
-    error = best_match(validator(name, definition).iter_errors(instance))
+    checker = validator(name, definition)
+    if checker.is_valid(instance):  # a fifth faster than collecting errors; the errors only for a message
+        return
+    error = best_match(checker.iter_errors(instance))
     if error is not None:
         raise SchemaViolation(f"{name} schema{f' ({definition})' if definition else ''}: {describe(error)}")

@@ -45,5 +45,8 @@ def describe(error: ValidationError) -> str:
 
 
 def violation(instance: Any, name: str) -> str | None:
-    error = best_match(_validator(name).iter_errors(instance))
+    checker = _validator(name)
+    if checker.is_valid(instance):  # faster than collecting errors, which are needed only for the message
+        return None
+    error = best_match(checker.iter_errors(instance))
     return None if error is None else describe(error)
