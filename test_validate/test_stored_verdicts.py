@@ -22,7 +22,7 @@ from harness.validator.verdicts.store import verdict_file
 
 from .support import RunCopy
 
-pytestmark = pytest.mark.real_model
+pytestmark = [pytest.mark.real_model, pytest.mark.usefixtures("private_heldout_record")]
 MODE, SPLIT = "fts_only", "heldout"
 
 
