@@ -101,9 +101,10 @@ def mark_clean_checkout(copy: RunCopy) -> Path:
         available=True, commit=head, dirty=False, changed_paths=[], status_sha256=empty, diff_sha256=empty))
 
 
-def test_an_unavailable_model_is_not_verified_and_not_eligible(run_copy: RunCopy,
+def test_an_unavailable_model_is_not_verified_and_not_eligible(run_copy: RunCopy, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # `from sentence_transformers import` fails
+    monkeypatch.setenv(KEY_VARIABLE, str(tmp_path / "validator-key"))  # no kept full re-embedding answers instead
     aggregate = mark_clean_checkout(run_copy)
     report = validate(aggregate)
     check = check_named(report, "embeddings.model")
