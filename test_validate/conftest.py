@@ -4,6 +4,8 @@ Tiny corpus fixture (embedded with the packaged model) -> store -> calibration r
 -> freeze -> held-out runs of the three modes, all through the harness's own evaluation path.
 """
 
+import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from fixtures.archives import tiny_archive, tiny_contract
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.history.heldout_record import RECORD_VARIABLE
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
@@ -76,3 +79,14 @@ def clean_systems_report(systems_heldout: SystemsCompared, tmp_path_factory: pyt
     """The validator's report on the genuine held-out comparison between systems, made once."""
     copy = systems_heldout.fresh(tmp_path_factory.mktemp("clean-systems"))
     return validate_systems_comparison(copy.path, known=systems_heldout.known)
+
+
+@pytest.fixture
+def private_heldout_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the session's held-out record, which the session's other tests append to: a verdict
+    reads the record, and one that changed while it was validated is (rightly) not stored."""
+    record = tmp_path / "heldout-looks-private.sqlite3"
+    with sqlite3.connect(os.environ[RECORD_VARIABLE]) as source, sqlite3.connect(record) as copy:
+        source.backup(copy)
+    monkeypatch.setenv(RECORD_VARIABLE, str(record))
+    return record

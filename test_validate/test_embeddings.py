@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from harness.validator.core.report import NOT_VERIFIED
 from harness.validator.pipeline import validate
+from harness.validator.verdicts.key import KEY_VARIABLE
 
 from .support import (
     GIT_CHECKS,
@@ -75,7 +76,9 @@ def test_a_vector_nudged_toward_a_query_fails_the_full_embedding_check(run_copy:
 
 
 @pytest.mark.real_model
-def test_a_quick_validation_samples_with_fresh_randomness_and_says_so(clean_run: CleanRun) -> None:
+def test_a_quick_validation_samples_with_fresh_randomness_and_says_so(clean_run: CleanRun, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_VARIABLE, str(tmp_path / "validator-key"))  # no full re-embedding kept that covers a sample
     aggregate = clean_run.aggregate_path("fts_only", "calibration")
     first, second = validate(aggregate), validate(aggregate)
     seeds = {report.notes["embedding_check"]["seed"] for report in (first, second)}
@@ -98,9 +101,10 @@ def mark_clean_checkout(copy: RunCopy) -> Path:
         available=True, commit=head, dirty=False, changed_paths=[], status_sha256=empty, diff_sha256=empty))
 
 
-def test_an_unavailable_model_is_not_verified_and_not_eligible(run_copy: RunCopy,
+def test_an_unavailable_model_is_not_verified_and_not_eligible(run_copy: RunCopy, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # `from sentence_transformers import` fails
+    monkeypatch.setenv(KEY_VARIABLE, str(tmp_path / "validator-key"))  # no kept full re-embedding answers instead
     aggregate = mark_clean_checkout(run_copy)
     report = validate(aggregate)
     check = check_named(report, "embeddings.model")

@@ -54,6 +54,23 @@ def test_a_full_re_embedding_is_kept_and_reused(clean_run: CleanRun, own_key: Pa
     assert f"on {made['re_embedded_at']} by validator {made['validator']}; reused" in check.detail, check.detail
 
 
+def test_a_kept_full_re_embedding_covers_a_sample_without_the_model(clean_run: CleanRun, own_key: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    aggregate = clean_run.aggregate_path("vector_only", "heldout")
+    asked = _model_asked(monkeypatch)
+    sampled = validate(aggregate)  # nothing kept yet: a fresh sample, through the model
+    assert sampled.notes["embedding_check"]["scope"] == "sample" and asked == [1], sampled.notes
+    made = validate(aggregate, full_embedding=True).notes["re_embedding"]
+    assert asked == [1, 1]
+    covered = validate(aggregate)
+    assert asked == [1, 1], "a sample covered by the kept full re-embedding loaded the model"
+    texts = made["texts"]
+    assert covered.notes["embedding_check"] == {"scope": "full", "texts": texts, "seed": None, "covering": "sample"}
+    check = check_named(covered, "embeddings.model")
+    assert check.status == "pass" and "which covers any sample" in check.detail, describe(covered)
+    assert f"on {made['re_embedded_at']} by validator {made['validator']}; reused" in check.detail, check.detail
+
+
 def test_an_edited_re_embedding_record_is_not_believed(clean_run: CleanRun, own_key: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     aggregate = clean_run.aggregate_path("vector_only", "calibration")

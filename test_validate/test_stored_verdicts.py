@@ -22,7 +22,7 @@ from harness.validator.verdicts.store import verdict_file
 
 from .support import RunCopy
 
-pytestmark = pytest.mark.real_model
+pytestmark = [pytest.mark.real_model, pytest.mark.usefixtures("private_heldout_record")]
 MODE, SPLIT = "fts_only", "heldout"
 
 
@@ -160,3 +160,19 @@ def test_other_options_are_validated_again_and_a_check_not_verified_is_not_kept(
         validate_stored(Subject(aggregate), Options(embeddings=False), say=said)
         assert "(no stored verdict); nothing stored: 1 check(s) could not be verified here" in said[0], said
     assert not verdict_file(run_copy.out, aggregate, "none").exists()
+
+
+def test_a_sample_answered_by_the_kept_re_embedding_is_stored_as_the_full_verdict(run_copy: RunCopy,
+                                                                                  own_key: Path) -> None:
+    """Once this validator keeps a full re-embedding of the fixture, a quick validation is a full one (no model is
+    asked): it is stored as the full verdict, which the bundle then reuses."""
+    full = Options(full_embedding=True)
+    validate_stored(Subject(run_copy.aggregate_path("hybrid", "calibration")), full, say=Said())  # kept from here
+    aggregate = run_copy.aggregate_path(MODE, SPLIT)
+    report, line = validated(aggregate)
+    assert report.notes["embedding_check"]["covering"] == "sample", report.notes
+    assert line.endswith(str(verdict_file(run_copy.out, aggregate, "full"))), line
+    assert not verdict_file(run_copy.out, aggregate, "sample").exists()
+    said = Said()
+    again = validate_stored(Subject(aggregate), full, say=said)
+    assert "reused the verdict stored in" in said[0] and summary(again) == summary(report), said

@@ -12,7 +12,7 @@ from harness.validator.cli import main
 
 from .support import RunCopy
 
-pytestmark = pytest.mark.real_model
+pytestmark = [pytest.mark.real_model, pytest.mark.usefixtures("private_heldout_record")]
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -27,7 +27,6 @@ from harness.evaluation.system_replay import replay
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.modes import MODES
-from harness.publish.bundle import make_bundle
 from harness.signals import sigterm_raises
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.system import NAME as BUILTIN
@@ -189,27 +188,6 @@ def run_freeze(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bundle_parser(commands: Commands) -> None:
-    bundle = _command(commands, "bundle", "validate and collect the artifacts into a publishable bundle")
-    bundle.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
-    bundle.add_argument("--bundle-dir", type=path_argument, required=True, help="new directory for the bundle")
-
-
-def run_bundle(args: argparse.Namespace) -> int:
-    cli_paths.existing_directory("--output-dir", args.output_dir)
-    cli_paths.new_directory("--bundle-dir", args.bundle_dir)
-    path = make_bundle(args.output_dir, args.bundle_dir)
-    for report in sorted(path.glob("validation/*.validation.json")):
-        validated = json.loads(report.read_text(encoding="utf-8"))
-        aggregate_path = path / "artifacts" / (report.name.removesuffix(".validation.json") + ".aggregate.json")
-        aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))
-        print(result_line(aggregate, aggregate_path, "ELIGIBLE" if validated["eligible"] else "NOT ELIGIBLE"))
-    print(f"bundle: {shown(path)}: every aggregate validated, every text re-embedded (CLAIMS.md says what was reused); "
-          "read "
-          f"{shown(path / 'CLAIMS.md')}, then publish the whole directory (MANIFEST.json lists every file's sha256)")
-    return 0
-
-
 def add_replay_parser(commands: Commands) -> None:
     replay = _command(commands, "replay", "ask the live system a run's queries again; prints JSON (the validator "
                                           "uses it for a lane it cannot recompute on its own)")
@@ -233,7 +211,6 @@ def build_parser(prog: str = "scifact-harness") -> Parser:
     add_build_parser(commands)
     add_run_parser(commands)
     add_freeze_parser(commands)
-    add_bundle_parser(commands)
     add_replay_parser(commands)
     publish_commands.add_all(commands)
     return parser
@@ -241,7 +218,7 @@ def build_parser(prog: str = "scifact-harness") -> Parser:
 
 def main(argv: list[str] | None = None, prog: str = "scifact-harness") -> int:
     args = build_parser(prog).parse_args(argv)
-    commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze, "bundle": run_bundle,
+    commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze,
                         "replay": run_replay, **publish_commands.HANDLERS}
     try:
         with sigterm_raises():

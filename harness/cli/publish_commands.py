@@ -1,11 +1,14 @@
-"""The `compare`, `report` and `export` subcommands: their arguments and handlers (registered by harness.cli.app)."""
+"""The `compare`, `report`, `export` and `bundle` subcommands: their arguments and handlers (registered by
+harness.cli.app)."""
 
 import argparse
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from harness.cli.paths import PathArgumentError, existing_directory, path_argument, writable_place
+from harness.cli.paths import PathArgumentError, existing_directory, new_directory, path_argument, writable_place
+from harness.cli.summary import result_line, shown
 from harness.evaluation.comparison.artifact import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
@@ -19,6 +22,7 @@ from harness.evaluation.comparison.run_specs import RunSpecError, parse_run
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
 from harness.evaluation.gates.split_modes import SPLITS, split_modes
 from harness.modes import MODES
+from harness.publish.bundle import make_bundle
 from harness.publish.exports.exports import export
 from harness.publish.text.report_text import p_value, pair_label, signed, verdict
 from harness.publish.text.systems_text import systems_summary
@@ -172,10 +176,32 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-HANDLERS = {"compare": run_compare, "export": run_export, "report": run_report}
+def add_bundle(commands: Commands) -> None:
+    bundle = _command(commands, "bundle", "validate and collect the artifacts into a publishable bundle")
+    bundle.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
+    bundle.add_argument("--bundle-dir", type=path_argument, required=True, help="new directory for the bundle")
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    existing_directory("--output-dir", args.output_dir)
+    new_directory("--bundle-dir", args.bundle_dir)
+    path = make_bundle(args.output_dir, args.bundle_dir)
+    for report in sorted(path.glob("validation/*.validation.json")):
+        validated = json.loads(report.read_text(encoding="utf-8"))
+        aggregate_path = path / "artifacts" / (report.name.removesuffix(".validation.json") + ".aggregate.json")
+        print(result_line(json.loads(aggregate_path.read_text(encoding="utf-8")), aggregate_path,
+                          "ELIGIBLE" if validated["eligible"] else "NOT ELIGIBLE"))
+    print(f"bundle: {shown(path)}: every aggregate validated, every text re-embedded (CLAIMS.md says what was "
+          f"reused); read {shown(path / 'CLAIMS.md')}, then publish the whole directory (MANIFEST.json lists every "
+          "file's sha256)")
+    return 0
+
+
+HANDLERS = {"compare": run_compare, "export": run_export, "report": run_report, "bundle": run_bundle}
 
 
 def add_all(commands: Commands) -> None:
     add_compare(commands)
     add_report(commands)
     add_export(commands)
+    add_bundle(commands)

@@ -19,14 +19,14 @@ from typing import Any
 
 from harness.evaluation.measures.metrics import DEPTH, depth_metrics
 from harness.evaluation.measures.query_vectors import QueryVectors
-from harness.systems.protocol import SearchFailed, SearchStopped, SystemLost, SystemUnderTest
+from harness.systems.protocol import SearchFailed, SearchStopped, SystemIdentity, SystemLost, SystemUnderTest
 
 NOT_ASKED = "the query failed, so no depth-100 ranking was asked"
 
 
-def asked(system: SystemUnderTest) -> bool:
+def asked(identity: SystemIdentity) -> bool:
     """Whether the system answers top_k = 100 (it says so by not declaring `depth_ranking` False)."""
-    return system.identity().declarations.get("depth_ranking", True) is not False
+    return identity.declarations.get("depth_ranking", True) is not False
 
 
 def _failure(exc: Exception, system: str) -> str:
@@ -35,12 +35,13 @@ def _failure(exc: Exception, system: str) -> str:
     return f"a fault of the harness: {type(exc).__name__}: {exc}; report it"
 
 
-def depth_entry(system: SystemUnderTest, mode: str, query: dict[str, Any], vectors: QueryVectors | None,
+def depth_entry(system: SystemUnderTest, name: str, mode: str, query: dict[str, Any], vectors: QueryVectors | None,
                 answered: bool) -> dict[str, Any]:
-    """One query's depth-100 ranking, searched untimed; an empty one with the error that says why when none."""
+    """One query's depth-100 ranking, searched untimed; an empty one with the error that says why when none.
+    `name` is the system's name, read once per run (a system's identity hashes its source)."""
     if not answered:
         return {"depth": DEPTH, "doc_ids": [], "scores": [], "error": NOT_ASKED}
-    text, name = query["text"], system.identity().name
+    text = query["text"]
     try:
         outcome = system.search(mode, text, vectors(text) if vectors is not None else None, DEPTH)
     except SearchStopped as exc:
@@ -56,9 +57,10 @@ def depth_entry(system: SystemUnderTest, mode: str, query: dict[str, Any], vecto
 def add_depth_rankings(rows: Sequence[dict[str, Any]], queries: dict[str, dict[str, Any]], system: SystemUnderTest,
                        mode: str, vectors: QueryVectors | None) -> None:
     """Every row gains its depth-100 ranking and the metrics of it, after the timed calls of the run."""
-    if not asked(system):
+    identity = system.identity()
+    if not asked(identity):
         return
     for row in rows:
-        entry = depth_entry(system, mode, queries[row["query_id"]], vectors, row["error"] is None)
+        entry = depth_entry(system, identity.name, mode, queries[row["query_id"]], vectors, row["error"] is None)
         row["depth_ranking"] = entry
         row["metrics"].update(depth_metrics(entry["doc_ids"], row["qrels"]))

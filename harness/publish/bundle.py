@@ -29,6 +29,7 @@ from harness.publish.bundle_publications import add_comparisons, add_exports_and
 from harness.publish.bundle_systems import stage_systems, validate_systems
 from harness.publish.claims.claims_document import claims_markdown
 from harness.publish.progress import Stages
+from harness.publish.report.plotting import require_plotting
 from harness.publish.source.system_source import stage_system_source
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
 from harness.validator.core.report import Report
@@ -114,6 +115,7 @@ def _validated(staged: list[tuple[Path, Path]], staging: Path,
 
 
 def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
+    require_plotting("bundle")  # its report is drawn after minutes of validation: ask first
     if bundle_dir.exists():
         raise BundleError(f"{bundle_dir} exists; a bundle is never overwritten. Choose a new --bundle-dir.")
     bundle_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -91,6 +91,8 @@ def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bo
     if report.not_verified:  # what could not be verified here (no server, no live system) may be, next time
         digests, problem = None, (f"{len(report.not_verified)} check(s) could not be verified here, so it is "
                                   "validated again next time")
+    if (report.notes.get("embedding_check") or {}).get("covering") == "sample":
+        recorded = {**recorded, "embedding": "full"}  # the kept full re-embedding answered: a full verdict, stored so
     if digests is not None:
         try:
             written = store(home, subject.aggregate, digests, recorded, report, key)

@@ -16,6 +16,7 @@ from harness.atomic import write_all_atomic
 from harness.errors import RefusedError
 from harness.evaluation.comparison.snapshot import write_snapshot
 from harness.evaluation.gates.split_modes import read_freeze
+from harness.publish.report.plotting import require_plotting
 from harness.publish.report.report_data import ReportData, load_report_data
 from harness.publish.report.report_html import render_html
 from harness.publish.report.report_markdown import render_markdown
@@ -105,6 +106,7 @@ def write_report(output_dir: Path, html_path: Path, markdown_path: Path, *, vali
                  known: Mapping[str, Report] | None = None) -> dict[str, Any]:
     """Validate (unless `validated` is False), render and write both files; `known` holds validator reports this
     process made already, by aggregate sha256."""
+    require_plotting("report")
     existing = [str(p) for p in (html_path, markdown_path) if p.exists()]
     if existing and not replace:
         raise ReportRefused(f"{', '.join(existing)} already exist(s); a report is never overwritten silently: use "

@@ -3,7 +3,6 @@ details (every statistic, the plots, the lanes of hybrid) folded under it."""
 
 from html import escape
 
-from harness.publish.report import report_plots as plots
 from harness.publish.report.report_data import TOP_DEPTH, SplitData, curves, differences, lane_counts, latencies
 from harness.publish.report.report_tables import (
     Table,
@@ -91,6 +90,7 @@ def contention_html(split: SplitData) -> list[str]:
 
 
 def _statistics(split: SplitData) -> list[str]:
+    from harness.publish.report import report_plots as plots  # matplotlib: imported only to draw
     if split.comparison is None:
         return []
     procedure = split.comparison["procedure"]
@@ -113,6 +113,7 @@ def _statistics(split: SplitData) -> list[str]:
 
 
 def _latency(split: SplitData) -> list[str]:
+    from harness.publish.report import report_plots as plots  # matplotlib: imported only to draw
     flags = {e.mode: contention_flag(e.aggregate).removeprefix("\u26a0 ") for e in split.inputs
              if contention_flag(e.aggregate) != QUIET}
     chart = plots.latency_chart({mode: latencies(split.rows(mode)) for mode in split.modes}, flags)
@@ -126,6 +127,7 @@ def _latency(split: SplitData) -> list[str]:
 
 def split_section(split: SplitData, *, verdicts_shown: bool) -> list[str]:
     """`verdicts_shown`: the split's verdicts lead the report already, so they are not repeated here."""
+    from harness.publish.report import report_plots as plots  # matplotlib: imported only to draw
     title = f"{SPLIT_LABELS[split.split].capitalize()} ({split.inputs[0].aggregate['row_count']} queries)"
     parts = [f"<section id=\"split-{split.split}\"><h2>{escape(title)}</h2>", table_html(metrics_table(split))]
     parts += [f"<p class=\"note\">{escape(note)}</p>"

@@ -4,7 +4,9 @@ Each text is derived here from the document's title and text (the query's text) 
 profile's code-point ceiling, never read from the fixture's own semantic_text, so the vectors are tied to the texts
 the run searched. Full (`--full-embedding`, and always before a bundle is published): every document and query text.
 Quick: a sample drawn with fresh randomness (the seed comes from the operating system, never from the
-artifacts, and is printed in the report), so an artifact cannot steer which vectors are looked at.
+artifacts, and is printed in the report), so an artifact cannot steer which vectors are looked at; when this
+validator already keeps a full re-embedding of the same fixture and vectors by the same verifier (sealed with the
+user's key, `kept_run`), that covers any sample and no model is loaded.
 A fresh vector is L2-normalised in float64 and must lie within MAX_COMPONENT_DIFFERENCE of the stored
 float32 vector in every component: about 4.6 times the largest difference other kernels (AVX2, generic,
 oneDNN off, other thread counts) produced on all 5,483 SciFact prompts (README.md, on what "the same
@@ -99,17 +101,22 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
         report.fail("embeddings.model", "the fixture's semantic_text of each text is the one its profile's rule "
                     "derives from the title and text", [], misstated[:5])
         return
-    seed = secrets.randbits(64) if seed is None else seed
-    picks = _picks(fixture, full, seed)
-    scope = (f"all {len(picks)} texts" if full else f"a sample of {len(picks)} texts drawn with fresh seed {seed} "
-             "(run with --full-embedding before publishing)")
-    report.notes["embedding_check"] = {"scope": "full" if full else "sample", "texts": len(picks),
-                                       "seed": None if full else seed}
     verification, make = verifier(embedding, ollama_url)
     report.notes["embedding_verification"] = verification
     sidecar = ctx.fixture_path.parent / fixture["vectors"]["file"]
     try:
-        kept = kept_run(ctx.fixture_path, sidecar, verification) if full and embedder is None else None
+        kept = kept_run(ctx.fixture_path, sidecar, verification) if embedder is None else None
+        covered = not full and kept is not None and kept.outcome is not None  # a kept full run covers any sample
+        whole = full or covered
+        kept = kept if whole else None  # a sample is never kept
+        seed = None if whole else secrets.randbits(64) if seed is None else seed
+        picks = _picks(fixture, whole, seed or 0)
+        scope = (f"a sample of {len(picks)} texts drawn with fresh seed {seed} (run with --full-embedding before "
+                 "publishing)" if not whole else f"all {len(picks)} texts" + (
+                     " (the full re-embedding this validator keeps for this fixture and verifier, which covers any "
+                     "sample)" if covered else ""))
+        report.notes["embedding_check"] = {"scope": "full" if whole else "sample", "texts": len(picks), "seed": seed,
+                                           **({"covering": "sample"} if covered else {})}
         outcome = kept.outcome if kept is not None and kept.outcome is not None else _outcome(
             fixture, picks, _fresh(fixture, picks, sidecar, verification, make, embedder, full), sidecar)
     except NoVerifier as exc:
