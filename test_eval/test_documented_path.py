@@ -1,7 +1,8 @@
-"""The README's publishing path is a test: the block between its documented-path markers is run as written.
+"""The README's publishing path is a test: the block between its documented-path markers is run as written, and so is
+the own-system path between the plugin-path markers of docs/systems.md.
 
-The default suite checks the block's shape; `pytest -m documented_path --scifact-spend-heldout` (CI, on a fresh clone)
-runs it with bash from the clone's root, relative paths as printed, so a README that drifts from what works fails.
+The default suite checks the blocks' shape; `pytest -m documented_path --scifact-spend-heldout` (CI, on a fresh clone)
+runs them with bash from the clone's root, relative paths as printed, so a page that drifts from what works fails.
 """
 
 import json
@@ -22,12 +23,15 @@ STEPS = ("make calibration", "-m harness freeze", "-m pytest -m heldout", "-m py
 
 
 PLUGIN_START, PLUGIN_END = "<!-- plugin-path:start -->", "<!-- plugin-path:end -->"
+PLUGIN_PAGE = ROOT / "docs" / "systems.md"
 
 
-def documented_block(readme: Path = ROOT / "README.md", start: str = START, end: str = END) -> str:
-    text = readme.read_text(encoding="utf-8")
-    assert text.count(start) == 1 and text.count(end) == 1, f"README.md must mark {start} and {end} exactly once"
+def documented_block(page: Path = ROOT / "README.md", start: str = START, end: str = END) -> str:
+    text = page.read_text(encoding="utf-8")
+    name = page.relative_to(ROOT)
+    assert text.count(start) == 1 and text.count(end) == 1, f"{name} must mark {start} and {end} exactly once"
     block = text[text.index(start) + len(start):text.index(end)].strip()
+    block = re.sub(r"\A<!-- ci: run [a-z0-9-]+ -->\n", "", block)  # the comment test_documented_blocks.py reads
     match = re.fullmatch(r"```bash\n(.*)\n```", block, flags=re.DOTALL)
     assert match, f"{start}: one ```bash block between its markers"
     return match.group(1) + "\n"
@@ -55,7 +59,7 @@ def test_the_block_is_valid_bash() -> None:
 
 
 def test_the_plugin_block_runs_the_whole_flow_with_relative_paths() -> None:
-    block = documented_block(start=PLUGIN_START, end=PLUGIN_END)
+    block = documented_block(PLUGIN_PAGE, PLUGIN_START, PLUGIN_END)
     subprocess.run(["bash", "-n"], input=block, text=True, check=True, timeout=30)
     lines = commands(block)
     steps = ("PYTHONPATH=examples", "$BASELINE --split calibration", "$TFIDF --split calibration",
@@ -111,8 +115,9 @@ def _the_bundle_publishes_everything(bundle: Path) -> None:
 
 @pytest.mark.documented_path
 def test_the_plugin_path_runs_verbatim_from_the_clone_root() -> None:
-    """After the publishing path (its fixture): the README's own-system block, as printed: the example and the built-in
-    baseline through a declared hypothesis to a bundle holding a validated, confirmatory comparison between them."""
+    """After the publishing path (its fixture): the own-system block of docs/systems.md, as printed: the example and
+    the built-in baseline through a declared hypothesis to a bundle holding a validated, confirmatory comparison
+    between them."""
     if not (ROOT / "work-dir" / "scifact-corpus.json").is_file():
         pytest.fail("work-dir/scifact-corpus.json is missing: run the publishing path (or make calibration) first",
                     pytrace=False)
@@ -120,7 +125,7 @@ def test_the_plugin_path_runs_verbatim_from_the_clone_root() -> None:
         if (ROOT / "work-dir" / state).exists():
             pytest.fail(f"work-dir/{state} exists: run the plugin path on a fresh clone", pytrace=False)
     env = {k: v for k, v in os.environ.items() if k not in ("SCIFACT_WORK_DIR", "PYTEST_ADDOPTS", "PYTHONPATH")}
-    block = documented_block(start=PLUGIN_START, end=PLUGIN_END)
+    block = documented_block(PLUGIN_PAGE, PLUGIN_START, PLUGIN_END)
     result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + block], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=5400, check=False)
     output = result.stdout + result.stderr

@@ -1,4 +1,4 @@
-"""Publishing what was frozen, whatever the system offers: the README's one-mode example plugin is bundled with no
+"""Publishing what was frozen, whatever the system offers: the documented one-mode example plugin is bundled with no
 change to the harness (no comparison, CLAIMS.md and the report naming the system and how each lane was verified),
 and a freeze of two of the built-in modes bundles a comparison of exactly those two."""
 

@@ -1,4 +1,4 @@
-"""A system from outside the harness, end to end: the README's example plugin is evaluated, validated, frozen and
+"""A system from outside the harness, end to end: the documented example plugin is evaluated, validated, frozen and
 run on held-out with no change to the harness; what it cannot hide (a forged row, an edited part, a changed
 configuration, an unoffered mode) is refused by name; every wrong --system ends in one line."""
 
@@ -51,10 +51,13 @@ def _problems(report: Report) -> list[str]:
     return [c.line() for c in report.checks if c.status != "pass" and c.name not in GIT]
 
 
-def test_the_readme_prints_the_example_plugin_verbatim() -> None:
+def test_the_systems_page_prints_the_example_plugin_verbatim_and_the_readme_an_excerpt() -> None:
+    source = (EXAMPLES / "numpy_dense.py").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "systems.md").read_text(encoding="utf-8")
+    assert re.findall(r"<!-- example-plugin -->\n```python\n(.*?)```", page, flags=re.S) == [source]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"<!-- example-plugin -->\n```python\n(.*?)```", readme, flags=re.S)
-    assert blocks == [(EXAMPLES / "numpy_dense.py").read_text(encoding="utf-8")]
+    [excerpt] = re.findall(r"<!-- example-plugin: excerpt -->\n```python\n(.*?)```", readme, flags=re.S)
+    assert excerpt.count("\n") >= 3 and "\n" + excerpt in source, excerpt
 
 
 @pytest.mark.usefixtures("examples_on_path")
