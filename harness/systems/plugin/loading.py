@@ -79,7 +79,7 @@ def load_plugin(spec: str, options: dict[str, str] | None = None) -> RetrievalSy
         missing.append(f"modes (a non-empty tuple of {', '.join(MODES)})")
     if missing:
         raise SystemSpecError(f"--system {spec}: {found!r} is not a system: it lacks {', '.join(missing)} "
-                              "(see README, 'Evaluate your own system')")
+                              "(see docs/systems.md)")
     declared_environment(spec, found)
     plugin: RetrievalSystem = found
     return plugin

@@ -9,8 +9,8 @@ validator already keeps a full re-embedding of the same fixture and vectors by t
 user's key, `kept_run`), that covers any sample and no model is loaded.
 A fresh vector is L2-normalised in float64 and must lie within MAX_COMPONENT_DIFFERENCE of the stored
 float32 vector in every component: about 4.6 times the largest difference other kernels (AVX2, generic,
-oneDNN off, other thread counts) produced on all 5,483 SciFact prompts (README.md, on what "the same
-fixture" means).
+oneDNN off, other thread counts) produced on all 5,483 SciFact prompts (docs/fixture.md, on what "the
+same fixture" means).
 
 The model is loaded through its own library (sentence-transformers for the packaged default, Ollama's
 HTTP API for an Ollama model), never through the harness. The embedder is the verifier's: the local model
