@@ -176,3 +176,17 @@ def test_a_sample_answered_by_the_kept_re_embedding_is_stored_as_the_full_verdic
     said = Said()
     again = validate_stored(Subject(aggregate), full, say=said)
     assert "reused the verdict stored in" in said[0] and summary(again) == summary(report), said
+
+
+def test_a_bytecode_cache_appearing_leaves_the_verdict_standing(run_copy: RunCopy, own_key: Path) -> None:
+    """A system's worker may write __pycache__ beside the modules the validator listed; no check reads it."""
+    aggregate, _ = stored_once(run_copy)
+    listed = json.loads(verdict_file(run_copy.out, aggregate, "sample").read_text(encoding="utf-8"))["read"]["listings"]
+    mine = [Path(directory) for directory in listed if Path(directory).is_relative_to(run_copy.clean.root.parent)]
+    assert mine, sorted(listed)
+    (mine[0] / "__pycache__").mkdir(exist_ok=True)
+    _, line = validated(aggregate)
+    assert "reused the verdict stored in" in line, line
+    (mine[0] / "added.txt").write_text("a new name in a listed directory\n", encoding="utf-8")
+    _, line = validated(aggregate)
+    assert "validated (" in line and "the listing of" in line, line

@@ -57,8 +57,10 @@ def journal_digest(path: str) -> str | None:
 
 
 def listing_digest(directory: str) -> str | None:
+    """The names in a directory, bytecode caches aside: the interpreter writes them (a system's worker, say) and no
+    check reads them, so one appearing leaves a verdict standing."""
     try:
-        return sha256_canonical(sorted(os.listdir(directory)))
+        return sha256_canonical(sorted(name for name in os.listdir(directory) if name != "__pycache__"))
     except OSError:
         return None
 
