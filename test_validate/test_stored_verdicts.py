@@ -180,9 +180,10 @@ def test_a_sample_answered_by_the_kept_re_embedding_is_stored_as_the_full_verdic
 
 def test_a_bytecode_cache_appearing_leaves_the_verdict_standing(run_copy: RunCopy, own_key: Path) -> None:
     """A system's worker may write __pycache__ beside the modules the validator listed; no check reads it."""
+    store = run_copy.copy_store()  # a store of this test's own: the session's clean run stays untouched
     aggregate, _ = stored_once(run_copy)
     listed = json.loads(verdict_file(run_copy.out, aggregate, "sample").read_text(encoding="utf-8"))["read"]["listings"]
-    mine = [Path(directory) for directory in listed if Path(directory).is_relative_to(run_copy.clean.root.parent)]
+    mine = [Path(directory) for directory in listed if Path(directory).is_relative_to(store)]
     assert mine, sorted(listed)
     (mine[0] / "__pycache__").mkdir(exist_ok=True)
     _, line = validated(aggregate)
