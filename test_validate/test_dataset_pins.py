@@ -27,6 +27,7 @@ from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
 from harness.validator.dataset.derive_pins import derive
+from harness.validator.dataset.derive_pins import main as derive_main
 from harness.validator.dataset.pins import all_pins
 from harness.validator.pipeline import validate
 
@@ -39,6 +40,27 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_tiny_pins_are_what_the_tiny_archive_gives(tmp_path: Path) -> None:
     pins = all_pins()["tiny-test"]
     assert derive(pins, tiny_archive(tmp_path / "tiny.zip")) == asdict(pins)
+
+
+def test_the_printed_pins_are_the_committed_file_byte_for_byte(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """"Commit the file it prints": its keys in the file's own order, so committing it changes nothing."""
+    pins_file = ROOT / "harness" / "validator" / "dataset" / "pins" / "tiny-test.json"
+    assert derive_main([str(pins_file), str(tiny_archive(tmp_path / "tiny.zip"))]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(pins_file.read_text(encoding="utf-8"))
+    printed_keys = list(json.loads(pins_file.read_text(encoding="utf-8")))
+    assert derive_main([str(pins_file), str(tiny_archive(tmp_path / "again.zip"))]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == printed_keys
+
+
+@pytest.mark.parametrize("archive", ["", "missing.zip", "not-a-zip.txt"])
+def test_derive_pins_names_a_wrong_archive_without_a_traceback(tmp_path: Path, archive: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "not-a-zip.txt").write_text("plain text\n", encoding="utf-8")
+    pins_file = ROOT / "harness" / "validator" / "dataset" / "pins" / "tiny-test.json"
+    code = derive_main([str(pins_file), str(tmp_path / archive) if archive else ""])
+    error = capsys.readouterr().err
+    assert code in (1, 2) and error.startswith("error: ") and "Traceback" not in error, error
 
 
 @pytest.mark.real_data

@@ -36,12 +36,27 @@ def derive(template: Pins, archive_path: Path) -> dict[str, Any]:
     return pins
 
 
+USAGE = "usage: python -m harness.validator.dataset.derive_pins PINS.json ARCHIVE"
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python -m harness.validator.dataset.derive_pins PINS.json ARCHIVE", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
-    template = Pins(**json.loads(Path(argv[0]).read_text(encoding="utf-8")))
-    print(json.dumps(derive(template, Path(argv[1])), indent=1, ensure_ascii=False))
+    for name, given in zip(("PINS.json", "ARCHIVE"), argv, strict=True):
+        if not given or not Path(given).is_file():
+            print(f"error: {name} {given!r} is not a file; name the pins file and the dataset's zip archive\n{USAGE}",
+                  file=sys.stderr)
+            return 2
+    pins_file, archive = Path(argv[0]), Path(argv[1])
+    stated = json.loads(pins_file.read_text(encoding="utf-8"))
+    try:
+        derived = derive(Pins(**stated), archive)
+    except (zipfile.BadZipFile, KeyError) as exc:
+        print(f"error: {archive} is not the dataset's archive ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 1
+    in_file_order = {key: derived[key] for key in stated if key in derived} | derived  # commit it without reordering
+    print(json.dumps(in_file_order, indent=1, ensure_ascii=False))
     return 0
 
 
