@@ -90,8 +90,7 @@ def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
     named: list[tuple[str, Path | None]] = [("--comparison", args.comparison)]
     for aggregate, rows in pairs:
         named += [("AGGREGATE", aggregate), ("ROWS", rows)]
-    problem = problem or usage_problem(args.store_dir, args.json, args.archive, several=several) or next(
-        (found for name, path in named if (found := input_problem({name: path})) is not None), None)
+    problem = problem or usage_problem(args.store_dir, args.json, args.archive, several=several) or input_problem(named)
     if problem is not None:
         parser.error(problem)
     options = Options(embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,

@@ -29,9 +29,9 @@ def path_argument(value: str) -> Path:
     return Path(os.path.abspath(value))
 
 
-def input_problem(inputs: dict[str, Path | None]) -> str | None:
+def input_problem(inputs: list[tuple[str, Path | None]]) -> str | None:
     """What is wrong with the files to validate (AGGREGATE, ROWS, --comparison) before any work starts, if anything."""
-    for name, path in inputs.items():
+    for name, path in inputs:
         if path is not None and not path.is_file():
             what = "is a directory" if path.is_dir() else "does not exist"
             return f"{name} {path} {what}; name the file to validate"
