@@ -1,10 +1,17 @@
-"""Validate JSON documents against the schemas shipped in harness/schemas/."""
+"""Validate JSON documents against the schemas shipped in harness/schemas/.
+
+Whether a document conforms is decided by jsonschema-rs (compiled; a 300-row run is checked in milliseconds rather
+than seconds); when it does not, the message is the Python jsonschema library's best match, as everywhere else.
+The independent validator checks every artifact again with the Python jsonschema library alone, so the two sides
+hold the same schemas through two implementations.
+"""
 
 import json
 from functools import cache
 from importlib import resources
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
@@ -59,10 +66,34 @@ def describe(error: ValidationError) -> str:
     return f"at {where}: {error.message}"
 
 
+@cache
+def _compiled(name: str, definition: str | None) -> jsonschema_rs.Validator:
+    schema = _schema(name)
+    if definition is not None:
+        schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+    return jsonschema_rs.validator_for(schema)
+
+
+def conforms(instance: Any, name: str, definition: str | None = None) -> bool:
+    """Whether the instance conforms (a value that is not JSON, such as NaN, does not)."""
+    try:
+        return bool(_compiled(name, definition).is_valid(instance))
+    except (ValueError, TypeError, OverflowError):
+        return False
+
+
 def validate(instance: Any, name: str, definition: str | None = None) -> None:
-    checker = validator(name, definition)
-    if checker.is_valid(instance):  # a fifth faster than collecting errors; the errors only for a message
+    if conforms(instance, name, definition):
         return
-    error = best_match(checker.iter_errors(instance))
+    what = f"{name} schema{f' ({definition})' if definition else ''}"
+    error = best_match(validator(name, definition).iter_errors(instance))
     if error is not None:
-        raise SchemaViolation(f"{name} schema{f' ({definition})' if definition else ''}: {describe(error)}")
+        raise SchemaViolation(f"{what}: {describe(error)}")
+    try:  # the two implementations disagree, or the value is not JSON: jsonschema-rs's own words
+        _compiled(name, definition).validate(instance)
+    except jsonschema_rs.ValidationError as exc:
+        where = "/".join(str(part) for part in exc.instance_path) or "(top level)"
+        raise SchemaViolation(f"{what}: at {where}: {exc.message}") from exc
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise SchemaViolation(f"{what}: not a JSON value ({exc})") from exc
+    raise SchemaViolation(f"{what}: jsonschema-rs rejects it and names no error")

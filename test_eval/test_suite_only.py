@@ -30,3 +30,17 @@ def test_a_calibration_session_collects_only_the_suite() -> None:
     assert line.startswith("3/") and int(line.split("/")[1].split()[0]) < 50, line
     everything = _collected("-m", "real_data or calibration")
     assert int(everything.split("/")[1].split()[0]) > 1000, everything
+
+
+def _imports_hypothesis(*argv: str) -> bool:
+    probe = ("import sys, pytest; pytest.main(['--collect-only', '-q', '-p', 'no:xdist', *sys.argv[1:]]); "
+             "print('hypothesis imported:', 'hypothesis' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          check=False)
+    return done.stdout.strip().splitlines()[-1] == "hypothesis imported: True"
+
+
+def test_a_suite_session_sets_hypothesis_aside() -> None:
+    """Its end-of-session summary would import Hypothesis whole; the repository's own tests still have it."""
+    assert not _imports_hypothesis("-m", "calibration", "harness/suite")
+    assert _imports_hypothesis("-m", "real_data or calibration")

@@ -31,7 +31,7 @@ from harness.evaluation.runner import run_mode
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.modes import MODES
-from harness.schema_check import SchemaViolation, validate
+from harness.schema_check import SchemaViolation, conforms, validate
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import open_store
 from harness.systems.builtin.system import BuiltinSystem
@@ -538,3 +538,23 @@ def test_the_mode_and_outcome_fix_the_shape(documents: Documents, kind: str, mut
     mutate(document)
     found = violation(document, name)
     assert found is not None and found.startswith(expected), found
+
+
+# --- two implementations ---------------------------------------------------------------------------------------
+
+def test_the_harness_decides_with_jsonschema_rs_and_says_it_when_the_libraries_disagree(documents: Documents) -> None:
+    """The harness's check is jsonschema-rs's (the validator's is Python jsonschema's): where the two disagree the
+    stricter one holds, and the refusal is worded by the library that refused. Python's `re.search` lets a `$`
+    match before a final line break; jsonschema-rs's regular expressions do not. A NaN is no JSON value."""
+    name, row = documents["row"]
+    trailing = copy.deepcopy(row)
+    trailing["query_sha256"] += "\n"
+    assert violation(trailing, name) is None  # Python jsonschema accepts it
+    assert not conforms(trailing, name)
+    with pytest.raises(SchemaViolation, match=r"^query-row schema: at query_sha256: .* does not match "):
+        validate(trailing, name)
+    not_json = copy.deepcopy(row)
+    not_json["latency_ms"] = float("nan")
+    with pytest.raises(SchemaViolation, match=r"^query-row schema: at latency_ms: "):
+        validate(not_json, name)
+    assert conforms(row, name) and violation(row, name) is None

@@ -78,18 +78,40 @@ def test_a_vector_nudged_toward_a_query_fails_the_full_embedding_check(run_copy:
 @pytest.mark.real_model
 def test_a_quick_validation_samples_with_fresh_randomness_and_says_so(clean_run: CleanRun, tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_VARIABLE, str(tmp_path / "validator-key"))  # no full re-embedding kept that covers a sample
+    """Each key's first sample of these bytes is drawn from the operating system's randomness; the same validator
+    reuses its kept sample for the same bytes, without the model."""
     aggregate = clean_run.aggregate_path("fts_only", "calibration")
-    first, second = validate(aggregate), validate(aggregate)
-    seeds = {report.notes["embedding_check"]["seed"] for report in (first, second)}
-    assert len(seeds) == 2 and None not in seeds, seeds
-    assert first.notes["embedding_check"]["scope"] == "sample"
-    assert "fresh seed" in check_named(first, "embeddings.model").detail
+    seeds = []
+    for user in ("one", "another"):
+        monkeypatch.setenv(KEY_VARIABLE, str(tmp_path / user / "validator-key"))  # nothing kept yet for this user
+        report = validate(aggregate)
+        assert report.notes["embedding_check"]["scope"] == "sample" and report.notes["re_embedding"]["reused"] is False
+        assert "fresh seed" in check_named(report, "embeddings.model").detail
+        seeds.append(report.notes["embedding_check"]["seed"])
+    assert len(set(seeds)) == 2 and None not in seeds, seeds
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # the kept sample needs no model
+    again = validate(aggregate)
+    assert again.notes["embedding_check"]["seed"] == seeds[1] and again.notes["re_embedding"]["reused"] is True
+    check = check_named(again, "embeddings.model")
+    assert check.status == "pass" and "; reused" in check.detail, describe(again)
+    monkeypatch.delitem(sys.modules, "sentence_transformers")
     fixture = json.loads(clean_run.fixture_path.read_text(encoding="utf-8"))
     texts = len(fixture["documents"]) + len(fixture["queries"])
     full = validate(aggregate, full_embedding=True)
     assert full.notes["embedding_check"] == {"scope": "full", "texts": texts, "seed": None}, full.notes
     assert check_named(full, "embeddings.model").status == "pass", describe(full)
+
+
+@pytest.mark.real_model
+def test_a_kept_sample_is_not_reused_for_other_vectors(run_copy: RunCopy, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Changed vector bytes are sampled afresh: a kept sample covers exactly the bytes it was drawn for."""
+    monkeypatch.setenv(KEY_VARIABLE, str(tmp_path / "state" / "validator-key"))
+    clean = run_copy.clean.aggregate_path("vector_only", "calibration")
+    assert validate(clean).notes["re_embedding"]["reused"] is False
+    assert validate(clean).notes["re_embedding"]["reused"] is True
+    changed = validate(rewrite_vector(run_copy, 3, lambda vectors: vectors[4]))
+    assert changed.notes["re_embedding"]["reused"] is False, changed.notes
 
 
 def mark_clean_checkout(copy: RunCopy) -> Path:

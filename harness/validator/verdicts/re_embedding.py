@@ -1,7 +1,7 @@
-"""The full re-embedding of a fixture, kept once per fixture (its JSON and its vectors, by digest), verifier
-(the model's files and libraries, or the Ollama server and model digest) and validator (source and environment),
-sealed like a verdict, in `re-embeddings/` beside the key. A later full check of the same fixture reuses its
-outcome, and says "re-embedded on <date> by validator <digest>; reused"."""
+"""A re-embedding of a fixture, kept once per scope (the full one, or the first sample drawn), fixture (its JSON and
+its vectors, by digest), verifier (the model's files and libraries, or the Ollama server and model digest) and
+validator (source and environment), sealed like a verdict, in `re-embeddings/` beside the key. A later check of the
+same scope and fixture reuses its outcome, and says "re-embedded on <date> by validator <digest>; reused"."""
 
 import datetime
 import json
@@ -17,9 +17,9 @@ from .key import RECORDS, KeyUnusable, load_key, seal, sealed, state_directory
 SCHEMA = "scifact-validator-re-embedding-v1"
 
 
-def material(fixture_sha256: str, vectors_sha256: str, verifier: dict[str, Any]) -> dict[str, Any]:
-    """What the outcome of a full re-embedding depends on."""
-    return {"fixture_sha256": fixture_sha256, "vectors_sha256": vectors_sha256, "verifier": verifier,
+def material(scope: str, fixture_sha256: str, vectors_sha256: str, verifier: dict[str, Any]) -> dict[str, Any]:
+    """What the outcome of a re-embedding ('full', or a 'sample' drawn by this validator) depends on."""
+    return {"scope": scope, "fixture_sha256": fixture_sha256, "vectors_sha256": vectors_sha256, "verifier": verifier,
             "validator": validator_identity()}
 
 

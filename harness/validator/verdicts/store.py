@@ -4,6 +4,7 @@ only when its seal verifies with this machine's key and the validator, its envir
 digest of what it read are those of now; the report then says so (notes.stored_verdict)."""
 
 import datetime
+import itertools
 import json
 import os
 import tempfile
@@ -45,11 +46,8 @@ def _refusal(document: Any, key: bytes, options: dict[str, Any], roles: dict[str
     if stated.get("embedding") not in ACCEPTED[options["embedding"]] or {**stated, "embedding": None} != {
             **options, "embedding": None}:
         return "it was validated with other options"
-    differing = changed(document["read"], roles)
-    if differing:
-        more = f" and {len(differing) - 2} more" if len(differing) > 2 else ""
-        return f"{', '.join(differing[:2])}{more} changed since"
-    return None
+    differing = list(itertools.islice(changed(document["read"], roles), 2))  # two are reason enough
+    return f"{' and '.join(differing)} changed since" if differing else None
 
 
 def lookup(home: Path, aggregate: Path, roles: dict[str, Path | None], options: dict[str, Any],
