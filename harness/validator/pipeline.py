@@ -63,7 +63,7 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     builtin = is_builtin(ctx)
     if check_corpus(ctx, report):
         assert ctx.fixture is not None
-        pins = check_dataset(ctx.fixture, ctx.receipt, report)
+        pins = check_dataset(ctx.fixture, ctx.receipt, report, ctx.fixture_sha256)
         if pins is not None:
             check_archive(ctx.fixture, pins, archive, report)
         check_split_and_queries(ctx, report)

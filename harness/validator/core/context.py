@@ -4,8 +4,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .digests import sha256_bytes
 from .reading import is_file
-from .strict_json import StrictJSONError, load_file, load_lines
+from .strict_json import StrictJSONError, load_file, load_lines, loads
 
 
 class InputError(Exception):
@@ -23,6 +24,7 @@ class Context:
     freeze_path: Path | None
     freeze: dict[str, Any] | None
     store_dir: Path | None = None  # --store-dir: where the store is now, when it moved since the run
+    fixture_sha256: str | None = None  # the digest of the very bytes `fixture` was parsed from
 
     @property
     def store_directory(self) -> Path:
@@ -48,6 +50,17 @@ def _strict(path: Path, what: str) -> Any:
         raise InputError(f"{what} {path} {'is a directory' if path.is_dir() else 'does not exist'}")
     try:
         return load_file(path)
+    except StrictJSONError as exc:
+        raise StrictJSONError(f"{what} {path}: {exc}") from exc
+
+
+def _strict_with_digest(path: Path, what: str) -> tuple[Any, str]:
+    """The document and the sha256 of the bytes it was parsed from (one read)."""
+    if not path.is_file():
+        raise InputError(f"{what} {path} {'is a directory' if path.is_dir() else 'does not exist'}")
+    data = path.read_bytes()
+    try:
+        return loads(data), sha256_bytes(data)
     except StrictJSONError as exc:
         raise StrictJSONError(f"{what} {path}: {exc}") from exc
 
@@ -79,6 +92,8 @@ def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None
     rows = load_lines(rows_path)
     receipt = aggregate.get("receipt")
     fixture_path = fixture_path or _named_path(receipt, "corpus", "fixture_path")
-    fixture = _strict(fixture_path, "fixture") if fixture_path is not None and is_file(fixture_path) else None
+    fixture, fixture_sha256 = _strict_with_digest(fixture_path, "fixture") if fixture_path is not None and is_file(
+        fixture_path) else (None, None)
     freeze = _strict(freeze_path, "freeze record") if freeze_path is not None and is_file(freeze_path) else None
-    return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze, store_dir)
+    return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze, store_dir,
+                   fixture_sha256)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..core.by_content import of_content
 from ..core.reading import is_file, recorded_cache
 from ..core.report import Report
 from .archive_reader import ArchiveUnreadable, Derived, read_archive
@@ -20,8 +21,7 @@ from .pins import Pins, all_pins, pins_for
 ARCHIVE_VARIABLE = "SCIFACT_ARCHIVE"
 
 
-def _content_differences(pins: Pins, content: Content) -> list[str]:
-    digests = content.digests()
+def _content_differences(pins: Pins, content: Content, digests: dict[str, str]) -> list[str]:
     problems = []
     if digests["qrels"] != pins.content_sha256["qrels"]:
         judged = {q: content.qrels.get(q) for q in set(content.qrels) | set(pins.qrels)}
@@ -39,15 +39,18 @@ def _content_differences(pins: Pins, content: Content) -> list[str]:
     return problems
 
 
-def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Report) -> Pins | None:
-    """The pins of the fixture's dataset, when the validator holds them (else `corpus.pinned` fails)."""
+def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Report,
+                  fixture_sha256: str | None = None) -> Pins | None:
+    """The pins of the fixture's dataset, when the validator holds them (else `corpus.pinned` fails).
+    `fixture_sha256`, the digest of the bytes the fixture was parsed from, keeps the recomputed digests for the
+    process."""
     pins = pins_for(fixture["contract"].get("name"))
     if pins is None:
         report.fail("corpus.pinned", "the fixture is a dataset the validator holds pins for",
                     sorted(all_pins()), fixture["contract"].get("name"))
         return None
     content = Content.of_fixture(fixture)
-    problems = _content_differences(pins, content)
+    problems = _content_differences(pins, content, of_content(fixture_sha256, "content digests", content.digests))
     report.expect("corpus.pinned", not problems, f"documents, test queries and judgements re-hashed from the fixture "
                   f"equal the validator's own pins of {pins.title}", "the pinned content", problems)
     report.equal("corpus.contract", pins.contract, fixture["contract"],
@@ -63,20 +66,29 @@ def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Repo
                   "parity profile is a check, never a claim)", pins.profile,
                   {"fixture": found_profile, "receipt": receipt["profile"].get("name")})
     if fixture_contract:  # another profile's texts follow another rule; such a run already fails profile.contract
-        _check_semantic_texts(pins, content, fixture_semantic_texts(fixture), report, content_pinned=not problems)
+        _check_semantic_texts(pins, content, fixture, fixture_sha256, report, content_pinned=not problems)
     report.notes["dataset"] = {"name": pins.dataset, "title": pins.title, "scope": pins.scope,
                                "pinned_by": "the validator's own pins (harness/validator/dataset/pins)"}
     return pins
 
 
-def _check_semantic_texts(pins: Pins, content: Content, found: dict[str, dict[str, str]], report: Report, *,
-                          content_pinned: bool) -> None:
-    """Each text derived from the fixture's own title and text; on pinned content, the texts' digests are the
-    pinned ones too (unpinned content is corpus.pinned's to report)."""
-    derived = semantic_texts(content, int(pins.profile["max_code_points"]))
+def _semantic_findings(ceiling: int, content: Content, fixture: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """The texts whose stated semantic text is not the one derived from their title and text, and the derived
+    texts' digests."""
+    derived = semantic_texts(content, ceiling)
+    found = fixture_semantic_texts(fixture)
     differing = [f"{kind[:-1]} {i}" for kind in ("documents", "queries")
                  for i in first_differences(derived[kind], found[kind])]
-    digests = semantic_digests(derived)
+    return differing, semantic_digests(derived)
+
+
+def _check_semantic_texts(pins: Pins, content: Content, fixture: dict[str, Any], fixture_sha256: str | None,
+                          report: Report, *, content_pinned: bool) -> None:
+    """Each text derived from the fixture's own title and text; on pinned content, the texts' digests are the
+    pinned ones too (unpinned content is corpus.pinned's to report)."""
+    ceiling = int(pins.profile["max_code_points"])
+    differing, digests = of_content(fixture_sha256, f"semantic texts at {ceiling}",
+                                    lambda: _semantic_findings(ceiling, content, fixture))
     pinned = not content_pinned or digests == {k: pins.content_sha256[k] for k in digests}
     report.expect("corpus.semantic_text", not differing and pinned, "every document's and query's semantic text is "
                   "the validator's own derivation under the contract rule (digests pinned)", [],

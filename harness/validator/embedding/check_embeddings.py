@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..core.by_content import of_content
 from ..core.context import Context
 from ..core.digests import sha256_file
 from ..core.report import Report
@@ -96,9 +97,9 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
         return
     embedding = fixture["embedding"]
     ceiling = fixture["profile"]["max_code_points"]
-    misstated = [entry.get("doc_id", entry.get("query_id")) for kind, block in (("document", "documents"),
-                                                                                ("query", "queries"))
-                 for entry in fixture[block] if entry["semantic_text"] != _semantic_text(kind, entry, ceiling)]
+    misstated = of_content(ctx.fixture_sha256, "semantic texts misstated", lambda: [
+        entry.get("doc_id", entry.get("query_id")) for kind, block in (("document", "documents"), ("query", "queries"))
+        for entry in fixture[block] if entry["semantic_text"] != _semantic_text(kind, entry, ceiling)])
     if misstated:
         report.fail("embeddings.model", "the fixture's semantic_text of each text is the one its profile's rule "
                     "derives from the title and text", [], misstated[:5])

@@ -1,6 +1,9 @@
 """What the receipt binds the run to, resolved against the files: corpus, split, store, configuration."""
 
+from typing import Any
+
 from ..core import split_rule
+from ..core.by_content import of_content
 from ..core.context import Context
 from ..core.declared import is_builtin
 from ..core.digests import freeze_digest, sha256_canonical, sha256_file, sha256_text
@@ -14,6 +17,17 @@ FROZEN_BASELINE = {"sparse_weight": 0.0, "dense_derived_sparse": False, "late_in
                    "candidate_dims": None, "recency": False, "derived_vector_backend": False}
 
 
+def _payload_hashes(fixture: dict[str, Any]) -> dict[str, str]:
+    """Documents, queries and qrels hashed by the definitions the fixture states."""
+    documents = sorted(({"doc_id": d["doc_id"], "title": d["title"], "text": d["text"]} for d in fixture["documents"]),
+                       key=lambda d: d["doc_id"])
+    queries = sorted(({"query_id": q["query_id"], "text": q["text"]} for q in fixture["queries"]),
+                     key=lambda q: q["query_id"])
+    qrels = {q["query_id"]: q["qrels"] for q in fixture["queries"]}
+    return {"documents": sha256_canonical(documents), "queries": sha256_canonical(queries),
+            "qrels": sha256_canonical(qrels)}
+
+
 def check_corpus(ctx: Context, report: Report) -> bool:
     corpus = ctx.receipt["corpus"]
     if ctx.fixture is None or ctx.fixture_path is None:
@@ -21,9 +35,10 @@ def check_corpus(ctx: Context, report: Report) -> bool:
                     "missing")
         return False
     fixture = ctx.fixture
-    report.equal("corpus.fixture", corpus["fixture_sha256"], sha256_file(ctx.fixture_path),
+    digest = ctx.fixture_sha256
+    report.equal("corpus.fixture", corpus["fixture_sha256"], digest or sha256_file(ctx.fixture_path),
                  f"sha256 of {ctx.fixture_path}")
-    problem = violation(fixture, "corpus-fixture")
+    problem = of_content(digest, "corpus-fixture schema", lambda: violation(fixture, "corpus-fixture"))
     if not report.expect("corpus.schema", problem is None, "the fixture matches corpus-fixture.schema.json",
                          "no violation", problem):
         return False
@@ -33,13 +48,7 @@ def check_corpus(ctx: Context, report: Report) -> bool:
     described = ("source", "counts", "builder_version")
     report.equal("corpus.source_hashes", {k: fixture[k] for k in described}, {k: corpus.get(k) for k in described},
                  "archive and member digests, counts and builder version in the receipt equal the fixture's")
-    documents = sorted(({"doc_id": d["doc_id"], "title": d["title"], "text": d["text"]} for d in fixture["documents"]),
-                       key=lambda d: d["doc_id"])
-    queries = sorted(({"query_id": q["query_id"], "text": q["text"]} for q in fixture["queries"]),
-                     key=lambda q: q["query_id"])
-    qrels = {q["query_id"]: q["qrels"] for q in fixture["queries"]}
-    recomputed = {"documents": sha256_canonical(documents), "queries": sha256_canonical(queries),
-                  "qrels": sha256_canonical(qrels)}
+    recomputed = of_content(digest, "payload hashes", lambda: _payload_hashes(fixture))
     recorded = {key: corpus["payload_hashes"].get(key) for key in recomputed}
     stated = {key: value for key, value in corpus["payload_hashes"].items() if key not in recomputed}
     defined = {key: value for key, value in fixture["payload_hashes"].items() if key not in recomputed}
