@@ -24,15 +24,23 @@ START, END = "<!-- documented-path:start -->", "<!-- documented-path:end -->"
 STEP = re.compile(r"^# (\d+)\. (.*)$")
 
 
-def documented_steps(readme: Path) -> list[tuple[str, str]]:
-    """The block's numbered steps: (the step's first comment line, its commands with their comments)."""
-    text = readme.read_text(encoding="utf-8")
-    block = text[text.index(START) + len(START):text.index(END)].strip()
+def documented_block(page: Path, start: str = START, end: str = END) -> str:
+    """The ```bash block between a page's two markers (each there exactly once), without its `ci: run` comment."""
+    text = page.read_text(encoding="utf-8")
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise ValueError(f"{page} must mark {start} and {end} exactly once")
+    block = text[text.index(start) + len(start):text.index(end)].strip()
+    block = re.sub(r"\A<!-- ci: run [a-z0-9-]+ -->\n", "", block)  # the comment test_documented_blocks.py reads
     body = re.fullmatch(r"```bash\n(.*)\n```", block, flags=re.DOTALL)
     if body is None:
-        raise SystemExit(f"{readme}: no ```bash block between {START} and {END}")
+        raise ValueError(f"{page}: no single ```bash block between {start} and {end}")
+    return body.group(1) + "\n"
+
+
+def documented_steps(readme: Path) -> list[tuple[str, str]]:
+    """The block's numbered steps: (the step's first comment line, its commands with their comments)."""
     steps: list[tuple[str, list[str]]] = []
-    for line in body.group(1).splitlines():
+    for line in documented_block(readme).splitlines():
         found = STEP.match(line)
         if found:
             steps.append((f"{found.group(1)}. {found.group(2)}", []))
@@ -70,6 +78,10 @@ def main(argv: list[str]) -> int:
     present = [name for name in ("results", "store", "bundle") if (work / name).exists()]
     if present:
         parser.error(f"work-dir/{', work-dir/'.join(present)} exist(s): move them aside, as on a fresh clone")
+    try:
+        documented = documented_steps(ROOT / "README.md")
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from exc
     env = {k: v for k, v in os.environ.items() if k not in ("SCIFACT_WORK_DIR", "PYTEST_ADDOPTS")}
     figures: dict[str, object] = {"load_before": _load()}
     _timed("make calibration", env)  # builds the store: the runs below are warm
@@ -79,7 +91,7 @@ def main(argv: list[str]) -> int:
     aside.mkdir()
     for name in ("results", "store"):
         (work / name).rename(aside / name)
-    steps = {title: _timed(script, env) for title, script in documented_steps(ROOT / "README.md")}
+    steps = {title: _timed(script, env) for title, script in documented}
     figures["publishing_path_seconds"] = steps
     figures["second_bundle_seconds"] = _timed(".venv/bin/python -m harness bundle --output-dir work-dir/results "
                                               "--bundle-dir work-dir/bundle-again", env)

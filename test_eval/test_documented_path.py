@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.publishing import documented_block
 from test_validate.report_check import check_report
 
 ROOT = Path(__file__).resolve().parent.parent
-START, END = "<!-- documented-path:start -->", "<!-- documented-path:end -->"
+README = ROOT / "README.md"
 STEPS = ("make calibration", "-m harness freeze", "-m pytest -m heldout", "-m pytest -m final", "-m harness.validator",
          "-m harness compare", "-m harness bundle", "make report")
 
@@ -26,24 +27,13 @@ PLUGIN_START, PLUGIN_END = "<!-- plugin-path:start -->", "<!-- plugin-path:end -
 PLUGIN_PAGE = ROOT / "docs" / "systems.md"
 
 
-def documented_block(page: Path = ROOT / "README.md", start: str = START, end: str = END) -> str:
-    text = page.read_text(encoding="utf-8")
-    name = page.relative_to(ROOT)
-    assert text.count(start) == 1 and text.count(end) == 1, f"{name} must mark {start} and {end} exactly once"
-    block = text[text.index(start) + len(start):text.index(end)].strip()
-    block = re.sub(r"\A<!-- ci: run [a-z0-9-]+ -->\n", "", block)  # the comment test_documented_blocks.py reads
-    match = re.fullmatch(r"```bash\n(.*)\n```", block, flags=re.DOTALL)
-    assert match, f"{start}: one ```bash block between its markers"
-    return match.group(1) + "\n"
-
-
 def commands(block: str) -> list[str]:
     joined = block.replace("\\\n", " ")
     return [line.strip() for line in joined.splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
 def test_the_block_walks_the_flow_in_order_with_relative_paths() -> None:
-    lines = commands(documented_block())
+    lines = commands(documented_block(README))
     positions = [next(i for i, line in enumerate(lines) if step in line) for step in STEPS]
     assert positions == sorted(positions), dict(zip(STEPS, positions, strict=True))
     spending = [line for line in lines if re.search(r"-m pytest -m (heldout|final|parity)\b", line)]
@@ -55,7 +45,7 @@ def test_the_block_walks_the_flow_in_order_with_relative_paths() -> None:
 
 
 def test_the_block_is_valid_bash() -> None:
-    subprocess.run(["bash", "-n"], input=documented_block(), text=True, check=True, timeout=30)
+    subprocess.run(["bash", "-n"], input=documented_block(README), text=True, check=True, timeout=30)
 
 
 def test_the_plugin_block_runs_the_whole_flow_with_relative_paths() -> None:
@@ -79,7 +69,7 @@ def test_the_documented_path_runs_verbatim_from_the_clone_root() -> None:
         if (ROOT / state).exists():
             pytest.fail(f"{state} exists: the documented path is a new user's, run it on a fresh clone", pytrace=False)
     env = {k: v for k, v in os.environ.items() if k not in ("SCIFACT_WORK_DIR", "PYTEST_ADDOPTS")}
-    result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + documented_block()], cwd=ROOT, env=env,
+    result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + documented_block(README)], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=3600, check=False)
     output = result.stdout + result.stderr
     print(output)
