@@ -45,13 +45,19 @@ def _inlined(node: Any, definitions: dict[str, Any], within: tuple[str, ...] = (
             for key, value in node.items()}
 
 
+def _selected(name: str, definition: str | None) -> dict[str, Any]:
+    """Schema `name`, or one of its `$defs` (a part checked before the document exists) as a schema of its own."""
+    schema = _schema(name)
+    if definition is None:
+        return schema
+    return {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+
+
 @cache
 def validator(name: str, definition: str | None = None) -> Draft202012Validator:
-    """The validator of schema `name`, or of one of its `$defs` (a part checked before the document exists)."""
-    schema = _schema(name)
-    Draft202012Validator.check_schema(schema)
-    if definition is not None:
-        schema = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+    """The Python jsonschema validator of `_selected(name, definition)`, which words a refusal."""
+    Draft202012Validator.check_schema(_schema(name))
+    schema = _selected(name, definition)
     return Draft202012Validator(_inlined(schema, schema.get("$defs", {})))
 
 
@@ -68,10 +74,7 @@ def describe(error: ValidationError) -> str:
 
 @cache
 def _compiled(name: str, definition: str | None) -> jsonschema_rs.Validator:
-    schema = _schema(name)
-    if definition is not None:
-        schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
-    return jsonschema_rs.validator_for(schema)
+    return jsonschema_rs.validator_for(_selected(name, definition))
 
 
 def conforms(instance: Any, name: str, definition: str | None = None) -> bool:

@@ -6,7 +6,7 @@ from typing import Any
 
 from .digests import sha256_bytes
 from .reading import is_file
-from .strict_json import StrictJSONError, load_file, load_lines, loads
+from .strict_json import StrictJSONError, load_lines, loads
 
 
 class InputError(Exception):
@@ -45,16 +45,7 @@ class Context:
         return str(self.aggregate["split"])
 
 
-def _strict(path: Path, what: str) -> Any:
-    if not path.is_file():
-        raise InputError(f"{what} {path} {'is a directory' if path.is_dir() else 'does not exist'}")
-    try:
-        return load_file(path)
-    except StrictJSONError as exc:
-        raise StrictJSONError(f"{what} {path}: {exc}") from exc
-
-
-def _strict_with_digest(path: Path, what: str) -> tuple[Any, str]:
+def _strict(path: Path, what: str) -> tuple[Any, str]:
     """The document and the sha256 of the bytes it was parsed from (one read)."""
     if not path.is_file():
         raise InputError(f"{what} {path} {'is a directory' if path.is_dir() else 'does not exist'}")
@@ -83,7 +74,7 @@ def input_paths(aggregate_path: Path, aggregate: Any, rows_path: Path | None,
 
 def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
          freeze_path: Path | None, store_dir: Path | None = None) -> Context:
-    aggregate = _strict(aggregate_path, "aggregate")
+    aggregate, _ = _strict(aggregate_path, "aggregate")
     if not isinstance(aggregate, dict):
         raise InputError(f"aggregate {aggregate_path} is not a JSON object")
     rows_path, freeze_path = input_paths(aggregate_path, aggregate, rows_path, freeze_path)
@@ -92,8 +83,8 @@ def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None
     rows = load_lines(rows_path)
     receipt = aggregate.get("receipt")
     fixture_path = fixture_path or _named_path(receipt, "corpus", "fixture_path")
-    fixture, fixture_sha256 = _strict_with_digest(fixture_path, "fixture") if fixture_path is not None and is_file(
-        fixture_path) else (None, None)
-    freeze = _strict(freeze_path, "freeze record") if freeze_path is not None and is_file(freeze_path) else None
+    fixture, fixture_sha256 = (_strict(fixture_path, "fixture") if fixture_path is not None and is_file(fixture_path)
+                               else (None, None))
+    freeze = _strict(freeze_path, "freeze record")[0] if freeze_path is not None and is_file(freeze_path) else None
     return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze, store_dir,
                    fixture_sha256)

@@ -5,7 +5,7 @@ profile's code-point ceiling, never read from the fixture's own semantic_text, s
 the run searched. Full (`--full-embedding`, and always before a bundle is published): every document and query text.
 Quick: a sample drawn with fresh randomness (the seed comes from the operating system, never from the
 artifacts, and is printed in the report), so an artifact cannot steer which vectors are looked at. The outcome of
-the first sample drawn for a fixture's bytes is kept (sealed with the user's key, `kept_run`), and a later quick
+the first sample drawn for a fixture's bytes is kept (sealed with the user's key, `kept_run.keeping`), and a later quick
 check of the same bytes by the same verifier and validator reuses it without loading the model: the same bytes get
 the same verdict, and a sample only ever guards a diagnostic (a bundle re-embeds every text). When this validator
 already keeps a full re-embedding of the same fixture and vectors, that covers any sample instead.
@@ -36,7 +36,7 @@ from ..core.context import Context
 from ..core.digests import sha256_file
 from ..core.report import Report
 from .embedders import Embed, NoVerifier, Unavailable, verifier
-from .kept_run import kept_run
+from .kept_run import keeping
 
 SAMPLE_DOCUMENTS, SAMPLE_QUERIES = 8, 4
 MAX_COMPONENT_DIFFERENCE = 1e-6
@@ -108,12 +108,13 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
     report.notes["embedding_verification"] = verification
     sidecar = ctx.fixture_path.parent / fixture["vectors"]["file"]
     try:
-        kept = None if embedder is not None else kept_run(ctx.fixture_path, sidecar, verification, "full")
+        keeper = None if embedder is not None else keeping(
+            ctx.fixture_sha256 or sha256_file(ctx.fixture_path), sidecar, verification)
+        kept = None if keeper is None else keeper.kept("full")
         covered = not full and kept is not None and kept.outcome is not None  # a kept full run covers any sample
         whole = full or covered
         if not whole:  # the first sample this validator drew of these bytes, kept; an explicit seed asks for its own
-            kept = None if embedder is not None or seed is not None else kept_run(
-                ctx.fixture_path, sidecar, verification, "sample")
+            kept = None if keeper is None or seed is not None else keeper.kept("sample")
         recalled = kept.outcome if kept is not None else None
         if whole:
             seed = None

@@ -50,10 +50,23 @@ def verifier_identity(verification: dict[str, Any]) -> dict[str, Any] | None:
     return {"model_files_sha256": _model_files_digest(directory), "libraries": verification["libraries"]}
 
 
-def kept_run(fixture_path: Path, sidecar: Path, verification: dict[str, Any], scope: str) -> Kept | None:
-    """The kept re-embedding of this scope ('full' or 'sample'); None when no verifier is named."""
+@dataclass(frozen=True)
+class Keeping:
+    """What a kept re-embedding of one check is keyed by, found once: the fixture and its vectors by digest, and the
+    verifier by content."""
+    fixture_sha256: str
+    vectors_sha256: str
+    verifier: dict[str, Any]
+
+    def kept(self, scope: str) -> Kept:
+        """The kept re-embedding of this scope ('full' or 'sample'), with its outcome when one was recorded."""
+        key_material = material(scope, self.fixture_sha256, self.vectors_sha256, self.verifier)
+        return Kept(key_material, recall(key_material))
+
+
+def keeping(fixture_sha256: str, sidecar: Path, verification: dict[str, Any]) -> Keeping | None:
+    """None when no verifier is named (nothing can be kept for it)."""
     identity = verifier_identity(verification)
     if identity is None:
         return None
-    key_material = material(scope, sha256_file(fixture_path), sha256_file(sidecar), identity)
-    return Kept(key_material, recall(key_material))
+    return Keeping(fixture_sha256, sha256_file(sidecar), identity)
