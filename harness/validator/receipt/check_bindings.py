@@ -1,6 +1,5 @@
 """What the receipt binds the run to, resolved against the files: corpus, split, store, configuration."""
 
-from typing import Any
 
 from ..core import split_rule
 from ..core.by_content import of_content
@@ -11,21 +10,11 @@ from ..core.modes import has_lane
 from ..core.reading import is_file
 from ..core.report import Report
 from ..core.schemas import violation
+from ..dataset.content import Content
 from ..rows.check_rows import exact_backends
 
 FROZEN_BASELINE = {"sparse_weight": 0.0, "dense_derived_sparse": False, "late_interaction_weight": 0.0,
                    "candidate_dims": None, "recency": False, "derived_vector_backend": False}
-
-
-def _payload_hashes(fixture: dict[str, Any]) -> dict[str, str]:
-    """Documents, queries and qrels hashed by the definitions the fixture states."""
-    documents = sorted(({"doc_id": d["doc_id"], "title": d["title"], "text": d["text"]} for d in fixture["documents"]),
-                       key=lambda d: d["doc_id"])
-    queries = sorted(({"query_id": q["query_id"], "text": q["text"]} for q in fixture["queries"]),
-                     key=lambda q: q["query_id"])
-    qrels = {q["query_id"]: q["qrels"] for q in fixture["queries"]}
-    return {"documents": sha256_canonical(documents), "queries": sha256_canonical(queries),
-            "qrels": sha256_canonical(qrels)}
 
 
 def check_corpus(ctx: Context, report: Report) -> bool:
@@ -48,7 +37,8 @@ def check_corpus(ctx: Context, report: Report) -> bool:
     described = ("source", "counts", "builder_version")
     report.equal("corpus.source_hashes", {k: fixture[k] for k in described}, {k: corpus.get(k) for k in described},
                  "archive and member digests, counts and builder version in the receipt equal the fixture's")
-    recomputed = of_content(digest, "payload hashes", lambda: _payload_hashes(fixture))
+    # documents, queries and qrels hashed by the fixture's stated definitions (corpus.pinned compares the same digests)
+    recomputed = of_content(digest, "content digests", lambda: Content.of_fixture(fixture).digests())
     recorded = {key: corpus["payload_hashes"].get(key) for key in recomputed}
     stated = {key: value for key, value in corpus["payload_hashes"].items() if key not in recomputed}
     defined = {key: value for key, value in fixture["payload_hashes"].items() if key not in recomputed}
