@@ -9,6 +9,8 @@ the validator prints says why.
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +23,8 @@ from harness.validator.verdicts.key import KEY_VARIABLE, key_path, load_key, sea
 from harness.validator.verdicts.store import verdict_file
 
 from .support import RunCopy
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = [pytest.mark.real_model, pytest.mark.usefixtures("private_heldout_record")]
 MODE, SPLIT = "fts_only", "heldout"
@@ -191,3 +195,14 @@ def test_a_bytecode_cache_appearing_leaves_the_verdict_standing(run_copy: RunCop
     (mine[0] / "added.txt").write_text("a new name in a listed directory\n", encoding="utf-8")
     _, line = validated(aggregate)
     assert "validated (" in line and "the listing of" in line, line
+
+
+def test_the_interpreter_is_one_under_each_of_its_names() -> None:
+    """`make calibration` runs `.venv/bin/python`, the console scripts `.venv/bin/python3`: one interpreter, so one
+    environment, and a verdict or re-embedding kept by one is reused by the other."""
+    names = [Path(sys.executable).with_name(name) for name in ("python", "python3")]
+    assert all(path.exists() for path in names), names
+    probe = "from harness.validator.verdicts.identity import environment_digest; print(environment_digest())"
+    digests = {subprocess.run([str(path), "-c", probe], capture_output=True, text=True, check=True, timeout=120,
+                              cwd=ROOT).stdout.strip() for path in names}
+    assert len(digests) == 1 and identity.environment_digest() in digests, digests

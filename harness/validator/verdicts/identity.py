@@ -3,6 +3,7 @@ it reads) and the interpreter and installed distributions it ran on, each by dig
 
 import functools
 import importlib.metadata
+import os
 import platform
 import sys
 
@@ -23,11 +24,13 @@ def source_digest() -> str:
 
 @functools.cache
 def environment_digest() -> str:
-    """The interpreter and every installed distribution by version (numpy, jsonschema, the model's libraries)."""
+    """The interpreter (by its resolved path: `.venv/bin/python`, the Makefile's, and `.venv/bin/python3`, the console
+    scripts', are one interpreter) and every installed distribution by version (numpy, jsonschema, the model's
+    libraries)."""
     distributions = {str(d.metadata["Name"]).lower(): d.version for d in importlib.metadata.distributions()
                      if d.metadata["Name"]}
-    return sha256_canonical({"python": sys.version, "executable": sys.executable, "machine": platform.machine(),
-                             "distributions": dict(sorted(distributions.items()))})
+    return sha256_canonical({"python": sys.version, "executable": os.path.realpath(sys.executable),
+                             "machine": platform.machine(), "distributions": dict(sorted(distributions.items()))})
 
 
 def validator_identity() -> dict[str, str]:
