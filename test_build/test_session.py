@@ -41,7 +41,7 @@ def test_no_fixture_no_archive_and_no_network_is_one_clear_error(tmp_path: Path,
         locked_build(tiny_contract(), work_dir=tmp_path, embedder=local_embedder, archive=None,
                      url=_closed_port_url())
     message = str(raised.value)
-    assert "no archive given (--scifact-archive PATH or SCIFACT_ARCHIVE)" in message
+    assert "no archive given (--scifact-archive=PATH or SCIFACT_ARCHIVE)" in message
     assert f"no built fixture at {tmp_path / FIXTURE_NAME}" in message and "download failed" in message
     assert "\n" not in message
 
@@ -50,7 +50,7 @@ def test_a_fixture_built_for_another_profile_is_refused_by_name(tmp_path: Path,
                                                                 local_embedder: LocalEmbedder) -> None:
     contract = tiny_contract()
     locked_build(contract, work_dir=tmp_path, embedder=local_embedder, archive=tiny_archive(tmp_path / "t.zip"))
-    with pytest.raises(FixtureError, match=r"another text profile .* pass --scifact-archive PATH"):
+    with pytest.raises(FixtureError, match=r"another text profile .* pass --scifact-archive=PATH"):
         locked_build(contract, work_dir=tmp_path, embedder=local_embedder, archive=None,
                      profile=text_profile("mteb-parity", contract))
 
@@ -67,14 +67,14 @@ def test_a_damaged_fixture_is_refused_not_reused(tmp_path: Path, local_embedder:
 
 
 def test_the_session_without_archive_or_fixture_ends_in_one_line_not_a_traceback(tmp_path: Path) -> None:
-    """As a user types it: `pytest -m heldout --scifact-spend-heldout --scifact-work-dir ...` with nothing built and
+    """As a user types it: `pytest -m heldout --scifact-spend-heldout --scifact-work-dir=...` with nothing built and
     no archive. This machine cannot reach the BEIR host, so the download fails; the error names what was looked for
     and how to supply it."""
     env = {k: v for k, v in os.environ.items() if k != "SCIFACT_ARCHIVE"}
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-m",
-                             "heldout", "--scifact-spend-heldout", "--scifact-work-dir", str(tmp_path), "-q"],
+                             "heldout", "--scifact-spend-heldout", f"--scifact-work-dir={tmp_path}", "-q"],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "no archive given (--scifact-archive PATH or SCIFACT_ARCHIVE)" in output, output
+    assert "no archive given (--scifact-archive=PATH or SCIFACT_ARCHIVE)" in output, output
     assert "Traceback" not in output and "urllib3" not in output, output

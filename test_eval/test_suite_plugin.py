@@ -1,8 +1,9 @@
 """The suite as a pytest plugin, used from a directory that is not this repository (no pytest.ini, no conftest):
 `pytest -p scifact_harness -m calibration --scifact-system ...` brings in the installed suite's tests, its options
 take their value after a space or an '=', and the old unprefixed names are unknown. The real run from another
-repository (its own plugin system, the real data) is a CI step."""
+repository (its own plugin system, the real data) is a CI step; finding the system is test_system_location.py's."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,12 @@ import pytest
 
 from harness.suite.plugin import SUITE
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "numpy_dense.py"
+
 
 def _pytest(directory: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     (directory / "pyproject.toml").write_text('[project]\nname = "elsewhere"\nversion = "0"\n', encoding="utf-8")
+    shutil.copy(EXAMPLE, directory / "my_search.py")
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "scifact_harness", *argv],
                           cwd=directory, capture_output=True, text=True, timeout=300, check=False)
 
@@ -21,8 +25,8 @@ def _pytest(directory: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("form", ["space", "equals"])
 def test_another_directory_collects_the_installed_suite_by_marker(tmp_path: Path, form: str) -> None:
     work = tmp_path / "some work dir"
-    options = (["--scifact-work-dir", str(work), "--scifact-system", "mypkg:System"] if form == "space" else
-               [f"--scifact-work-dir={work}", "--scifact-system=mypkg:System"])
+    options = (["--scifact-work-dir", str(work), "--scifact-system", "my_search:SYSTEM"] if form == "space" else
+               [f"--scifact-work-dir={work}", "--scifact-system=my_search:SYSTEM"])
     done = _pytest(tmp_path, "--collect-only", "-q", "-m", "calibration", *options)
     assert done.returncode == 0, done.stdout + done.stderr
     collected = [line for line in done.stdout.splitlines() if "::" in line]

@@ -12,7 +12,8 @@ from harness.cli import publish_commands
 from harness.cli.errors import Parser, report_failure
 from harness.cli.hypothesis_options import add_hypothesis_options, declared_line, hypothesis_request
 from harness.cli.paths import path_argument, text_argument
-from harness.cli.summary import after_freeze, failure_lines, next_step, result_line, shown, verdict
+from harness.cli.summary import after_freeze, failure_lines, next_step, result_line, verdict
+from harness.cli.system_options import system_choice, system_option, system_options
 from harness.cli.version import VersionAction
 from harness.corpus.contract import scifact_contract
 from harness.corpus.download import DEADLINE_VARIABLE, deadline_seconds
@@ -29,8 +30,8 @@ from harness.fixture.corpus_fixture import load_fixture
 from harness.modes import MODES
 from harness.signals import sigterm_raises
 from harness.systems.builtin.config.search_config import SearchConfig
-from harness.systems.builtin.system import NAME as BUILTIN
-from harness.systems.registry.select import ENTRY_POINT_GROUP, make_builder
+from harness.systems.registry.select import make_builder
+from harness.typed_commands import shown
 from harness.validator.stored import Subject, validate_stored
 
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
@@ -90,19 +91,6 @@ def _evaluation_paths(args: argparse.Namespace) -> None:
     cli_paths.directory("--output-dir", args.output_dir)
 
 
-def _system_option(parser: Parser) -> None:
-    parser.add_argument("--system", type=text_argument, default=BUILTIN, metavar="NAME",
-                        help=f"the system under test: {BUILTIN} (default), a name registered in the "
-                             f"{ENTRY_POINT_GROUP!r} entry-point group, or module:attribute")
-    parser.add_argument("--milvus-uri", type=text_argument, default=None, metavar="URI",
-                        help="--system milvus: a Milvus server (token from $MILVUS_TOKEN); default: Milvus Lite in "
-                             "the store dir")
-
-
-def _system_options(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
-    return () if args.milvus_uri is None else (("uri", args.milvus_uri),)
-
-
 def add_run_parser(commands: Commands) -> None:
     run = _command(commands, "run", "evaluate retrieval modes on a split; writes rows and aggregate receipts")
     run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
@@ -111,7 +99,7 @@ def add_run_parser(commands: Commands) -> None:
     run.add_argument("--split", choices=SPLITS, required=True,
                      help="calibration (before the freeze), heldout (after it) or all (after heldout)")
     run.add_argument("--mode", choices=(*MODES, "all"), default="all", help="default: every mode the system offers")
-    _system_option(run)
+    system_option(run)
     run.add_argument("--replace", action="store_true",
                      help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
     run.add_argument("--no-validate", action="store_true",
@@ -120,10 +108,12 @@ def add_run_parser(commands: Commands) -> None:
 
 def run_evaluation(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
+    choice = system_choice(args)
     modes = None if args.mode == "all" else (args.mode,)
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv),
-                            system=args.system, system_options=_system_options(args))
+                            system=args.system, system_options=system_options(args),
+                            system_directory=choice.directory)
     runs = run_split(evaluation, scifact_contract())
     for run in runs:
         judged = ("not validated (--no-validate)" if args.no_validate
@@ -137,7 +127,7 @@ def run_evaluation(args: argparse.Namespace) -> int:
     if code:
         return code
     print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
-                    output_dir=args.output_dir, system=args.system))
+                    output_dir=args.output_dir, system=choice))
     return 0
 
 
@@ -149,7 +139,7 @@ def add_freeze_parser(commands: Commands) -> None:
                         help="where freeze.json and the receipts go")
     freeze.add_argument("--mode", choices=(*MODES, "all"), default="all",
                         help="modes to freeze (default: every mode the system offers)")
-    _system_option(freeze)
+    system_option(freeze)
     freeze.add_argument("--allow-dirty", action="store_true",
                         help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
     freeze.add_argument("--replace", action="store_true",
@@ -162,11 +152,12 @@ def add_freeze_parser(commands: Commands) -> None:
 
 def run_freeze(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
+    choice = system_choice(args)
     contract = scifact_contract()
     fixture = load_fixture(args.corpus)
     check_fixture_contract(fixture, contract)
-    system = make_builder(contract.namespace, SearchConfig(), args.system,
-                          dict(_system_options(args))).open(fixture, args.store_dir)
+    system = make_builder(contract.namespace, SearchConfig(), args.system, dict(system_options(args)),
+                          directory=choice.directory).open(fixture, args.store_dir)
     modes = offered_modes(None if args.mode == "all" else (args.mode,), system.modes, args.system)
     frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,
                                   modes=modes, output_dir=args.output_dir,
@@ -184,7 +175,7 @@ def run_freeze(args: argparse.Namespace) -> int:
               "--allow-failed-calibration, recorded in the freeze record)")
     if record.get("hypothesis"):
         print(declared_line(record["hypothesis"]))
-    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=args.system))
+    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=choice))
     return 0
 
 
@@ -194,11 +185,16 @@ def add_replay_parser(commands: Commands) -> None:
     replay.add_argument("--aggregate", type=path_argument, required=True, help="the run's aggregate receipt")
     replay.add_argument("--store-dir", type=path_argument, default=None,
                         help="where the system is now, if it moved since the run")
+    replay.add_argument("--system-path", type=path_argument, default=None, metavar="DIR",
+                        help="where the system's module is now, if it moved since the run (default: the source root "
+                             "the receipt records)")
 
 
 def run_replay(args: argparse.Namespace) -> int:
     cli_paths.input_file("--aggregate", args.aggregate, "pass a run's *.aggregate.json")
-    print(json.dumps(replay(args.aggregate, args.store_dir), sort_keys=True))
+    if args.system_path is not None:
+        cli_paths.existing_directory("--system-path", args.system_path)
+    print(json.dumps(replay(args.aggregate, args.store_dir, args.system_path), sort_keys=True))
     return 0
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from harness.cli.paths import PathArgumentError, existing_directory, new_directory, path_argument, writable_place
-from harness.cli.summary import result_line, shown
+from harness.cli.summary import result_line
 from harness.evaluation.comparison.artifact import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
@@ -27,6 +27,7 @@ from harness.publish.exports.exports import export
 from harness.publish.text.report_text import p_value, pair_label, signed, verdict
 from harness.publish.text.systems_text import systems_summary
 from harness.publish.verdicts import validator_judgement
+from harness.typed_commands import shown, validator_command
 
 Commands: TypeAlias = "argparse._SubParsersAction[Any]"
 
@@ -97,7 +98,7 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"  {verdict(comparison, args.split)}")
     if moved is not None:
         print(f"  the earlier comparison was moved to {moved}")
-    print(f"check it independently: python -m harness.validator --comparison {path}")
+    print(f"check it independently: {validator_command('--comparison', path)}")
     return 0
 
 

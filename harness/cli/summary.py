@@ -1,33 +1,18 @@
 """What a finished step prints: one line per mode and split, the validator's verdict, and the next command."""
 
-import os
-import shlex
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.errors import INTERNAL, SYSTEM_FAILED
 from harness.evaluation.measures.contention import contention_note
 from harness.evaluation.runner import ModeRun
+from harness.typed_commands import command, python, shown
 from harness.validator.core.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
 SPEND_HELDOUT = "--scifact-spend-heldout"  # the pytest opt-in without which held-out tests are held back
-
-def shown(path: Path | str) -> str:
-    """A path as the user would type it: relative to the working directory when it lies inside it (symbolic
-    links kept, so a virtualenv's python stays .venv/bin/python)."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return str(absolute.relative_to(Path(os.path.abspath(Path.cwd()))))
-    except ValueError:
-        return str(absolute)
-
-
-def python() -> str:
-    return shown(sys.executable)
-
 
 def verdict(report: Report) -> str:
     if report.eligible:
@@ -83,50 +68,65 @@ def failure_lines(runs: list[ModeRun]) -> tuple[list[str], int]:
     return lines, code
 
 
-def command(*words: str | Path) -> str:
-    return " ".join(shlex.quote(str(word)) for word in words)
+@dataclass(frozen=True)
+class SystemChoice:
+    """The system under test as the next command must name it: its spec, and the directory its module is imported
+    from where the interpreter's own path does not hold it (harness.systems.plugin.location)."""
 
+    spec: str = BUILTIN
+    directory: Path | None = None
 
-def _system(system: str) -> list[str]:
-    return [] if system == BUILTIN else ["--system", system]
+    def cli(self) -> list[str]:
+        if self.spec == BUILTIN:
+            return []
+        return ["--system", self.spec, *(["--system-path", shown(self.directory)] if self.directory else [])]
+
+    def pytest(self) -> list[str]:
+        """Each option with '=': pytest picks its rootdir from the command line before it knows a plugin's options,
+        so a value written after a space would be taken for a test path."""
+        if self.spec == BUILTIN:
+            return []
+        return [f"--scifact-system={self.spec}",
+                *([f"--scifact-system-path={shown(self.directory)}"] if self.directory else [])]
 
 
 def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, output_dir: Path,
-              system: str = BUILTIN) -> str:
+              system: SystemChoice = SystemChoice()) -> str:
     """The command that follows a finished split on the documented path."""
     if split == "calibration":
         return "next, after committing: freeze the configuration:\n  " + command(
             python(), "-m", "harness", "freeze", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
-            "--output-dir", shown(output_dir), *_system(system))
+            "--output-dir", shown(output_dir), *system.cli())
     bundle = command(python(), "-m", "harness", "bundle", "--output-dir", shown(output_dir), "--bundle-dir",
                      shown(work_dir / "bundle"))
     if split == "heldout":
         final = command(python(), "-m", "pytest", "-m", "final", SPEND_HELDOUT,
                         *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
-        bars = "" if system == BUILTIN else (" (add --scifact-quality-bar MODE=VALUE for each bar your system must "
-                                             "reach)")
+        bars = "" if system.spec == BUILTIN else (" (add --scifact-quality-bar=MODE=VALUE for each bar your system "
+                                                  "must reach)")
         return (f"next: optionally the all-query receipts and quality bars{bars}:\n  {final}\nthen the bundle:\n  "
                 f"{bundle}")
     return f"next: the bundle:\n  {bundle}"
 
 
-def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path, system: str = BUILTIN) -> list[str]:
+def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path,
+                   system: SystemChoice = SystemChoice()) -> list[str]:
     """--scifact-work-dir, plus --scifact-store-dir, --scifact-output-dir and --scifact-system where they are not the
-    defaults."""
-    options = ["--scifact-work-dir", shown(work_dir)] + ([] if system == BUILTIN else ["--scifact-system", system])
+    defaults, each with '=' (SystemChoice.pytest says why)."""
+    options = [f"--scifact-work-dir={shown(work_dir)}", *system.pytest()]
     if store_dir.resolve() != (work_dir / "store").resolve():
-        options += ["--scifact-store-dir", shown(store_dir)]
+        options.append(f"--scifact-store-dir={shown(store_dir)}")
     if output_dir.resolve() != (work_dir / "results").resolve():
-        options += ["--scifact-output-dir", shown(output_dir)]
+        options.append(f"--scifact-output-dir={shown(output_dir)}")
     return options
 
 
-def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path, system: str = BUILTIN) -> str:
+def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path, system: SystemChoice = SystemChoice()) -> str:
     """The held-out step; the work dir is taken to be the fixture's directory, where the builder puts it."""
     pytest_form = command(python(), "-m", "pytest", "-m", "heldout", SPEND_HELDOUT,
                           *pytest_options(work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir,
                                           system=system))
     cli_form = command(python(), "-m", "harness", "run", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
-                       "--output-dir", shown(output_dir), "--split", "heldout", *_system(system))
+                       "--output-dir", shown(output_dir), "--split", "heldout", *system.cli())
     return (f"next: the held-out run (once per mode and store; each look is counted in this machine's held-out "
             f"record):\n  {pytest_form}\n  or: {cli_form}")

@@ -32,6 +32,7 @@ class Evaluation:
     config: SearchConfig = field(default_factory=SearchConfig)
     system: str = BUILTIN  # harness.systems.registry.select: builtin, a registered name, or module:attribute
     system_options: tuple[tuple[str, str], ...] = ()  # keyword arguments of the system (--milvus-uri)
+    system_directory: Path | None = None  # where a module:attribute system's module lies (--system-path)
     replace: bool = False
     argv: tuple[str, ...] = ()
 
@@ -56,8 +57,8 @@ def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixt
     fixture = fixture if fixture is not None else load_fixture(evaluation.corpus)
     check_fixture_contract(fixture, contract)
     is_contract = fixture.data["profile"]["is_contract"]
-    builder = make_builder(contract.namespace, evaluation.config, evaluation.system,
-                           dict(evaluation.system_options)) if system is None else None
+    builder = make_builder(contract.namespace, evaluation.config, evaluation.system, dict(evaluation.system_options),
+                           directory=evaluation.system_directory) if system is None else None
     try:
         offered = builder.modes if builder is not None else system.modes if system is not None else MODES
         modes = offered_modes(evaluation.modes, offered, evaluation.system)

@@ -19,6 +19,7 @@ from harness.evaluation.measures.query_vectors import QueryVectors
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import mode as declared_mode
 from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.plugin.location import locate
 from harness.systems.protocol import Hit, SearchFailed, SearchStopped, SystemUnderTest
 from harness.systems.registry.select import make_builder
 
@@ -44,7 +45,8 @@ def _read(path: Path) -> dict[str, Any]:
     return value
 
 
-def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, dict[str, Any]]:
+def replay(aggregate_path: Path, store_dir: Path | None = None,
+           system_path: Path | None = None) -> dict[str, dict[str, Any]]:
     """`top_k`: query id -> the system's hits now (doc id, score and lane evidence, best first); `depth`: query id
     -> its depth-100 ranking now ({doc_ids, scores}), for each row that carries one answered."""
     aggregate = _read(aggregate_path)
@@ -56,9 +58,13 @@ def replay(aggregate_path: Path, store_dir: Path | None = None) -> dict[str, dic
         directory = store_dir or Path(receipt["store"]["directory"])
         top_k = int(receipt["retrieval"]["top_k"])
         rows_path = aggregate_path.parent / aggregate["per_query_path"]
+        source_root = Path(receipt["system"]["source"]["root"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
-    builder = make_builder(namespace, SearchConfig(), spec, options)
+    # the module is looked for where the run found it (or where --system-path says it moved); the source digest
+    # compared below says whether it is the same code
+    module_directory = locate(spec, [system_path or source_root], "the receipt's system.spec", "--system-path DIR")
+    builder = make_builder(namespace, SearchConfig(), spec, options, directory=module_directory)
     try:
         system = builder.open(fixture, directory)
         _same_system(system.identity().record(), receipt["system"])

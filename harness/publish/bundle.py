@@ -32,6 +32,7 @@ from harness.publish.progress import Stages
 from harness.publish.report.plotting import require_plotting
 from harness.publish.source.system_source import stage_system_source
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
+from harness.typed_commands import validator_command
 from harness.validator.core.report import Report
 from harness.validator.stored import Options, Subject, validate_all
 
@@ -109,7 +110,7 @@ def _validated(staged: list[tuple[Path, Path]], staging: Path,
             refused.append(f"{aggregate.name}: {report.verdict()}\n    " + "\n    ".join(problems[:8]))
     if refused:
         raise BundleError("not every aggregate is eligible, so nothing was bundled; the failing checks are listed "
-                          "above, and `python -m harness.validator AGGREGATE` shows each report in full\n"
+                          f"above, and `{validator_command('AGGREGATE')}` shows each report in full\n"
                           + "\n".join(refused))
     return written, known
 

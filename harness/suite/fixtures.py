@@ -15,6 +15,7 @@ from harness.errors import HarnessError
 from harness.fixture.build import BuildReport
 from harness.suite import options
 from harness.suite.session import locked_build
+from harness.suite.system_choice import CHOICE
 
 if TYPE_CHECKING:
     from harness.embedding.embedders.local import LocalEmbedder
@@ -34,6 +35,12 @@ def on_the_terminal(pytestconfig: pytest.Config) -> Iterator[bool]:
         return
     with capture.global_and_fixture_disabled():
         yield sys.stderr.isatty()
+
+
+def failed(exc: HarnessError) -> BaseException:
+    """The test's failure with the harness's one-line message; raised `from None`, so pytest shows the message once,
+    not again as the exception being handled."""
+    return pytest.fail.Exception(str(exc), pytrace=False)
 
 
 def configured_archive(pytestconfig: pytest.Config) -> Path | None:
@@ -71,7 +78,7 @@ def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
             return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder,
                                 archive=configured_archive(pytestconfig), progress=progress)
     except HarnessError as exc:
-        pytest.fail(str(exc), pytrace=False)
+        raise failed(exc) from None
 
 
 @pytest.fixture(scope="session")
@@ -103,13 +110,14 @@ def scifact_system(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture")
     from harness.systems.builtin.config.search_config import SearchConfig
     from harness.systems.registry.select import make_builder
 
-    spec = pytestconfig.getoption(options.SYSTEM)
+    choice = pytestconfig.stash[CHOICE]
     try:
         uri = pytestconfig.getoption(options.MILVUS_URI)
-        builder = make_builder(scifact_contract().namespace, SearchConfig(), spec, {"uri": uri} if uri else None)
+        builder = make_builder(scifact_contract().namespace, SearchConfig(), choice.spec, {"uri": uri} if uri else None,
+                               directory=choice.directory, option=options.SYSTEM)
         system, _ = builder.build(scifact_corpus, options.store_dir(pytestconfig))
     except HarnessError as exc:
-        pytest.fail(str(exc), pytrace=False)
+        raise failed(exc) from None
     return system
 
 

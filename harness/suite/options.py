@@ -1,5 +1,7 @@
-"""The plugin's command-line options. Every name starts with --scifact- (no clash with another project's options),
-and each takes its value with a space or with '=': the plugin is registered before pytest reads the command line."""
+"""The plugin's command-line options. Every name starts with --scifact- (no clash with another project's options).
+Write each value with '=' (`--scifact-work-dir=DIR`): pytest chooses its rootdir and configuration file before it
+loads plugins, so it would take a value written after a space for a test path there (a session it misled that way is
+refused, harness.suite.system_choice)."""
 
 import os
 from pathlib import Path
@@ -15,6 +17,7 @@ MODEL = "--scifact-model"
 STORE_DIR = "--scifact-store-dir"
 OUTPUT_DIR = "--scifact-output-dir"
 SYSTEM = "--scifact-system"
+SYSTEM_PATH = "--scifact-system-path"
 MILVUS_URI = "--scifact-milvus-uri"
 SPEND_HELDOUT = "--scifact-spend-heldout"
 REQUIRE_RECEIPTS = "--scifact-require-receipts"
@@ -40,6 +43,9 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(SYSTEM, default="builtin", metavar="SPEC",
                     help="the system under test: builtin (default), a name registered in the "
                          "'scifact_harness.systems' entry-point group, or module:attribute")
+    group.addoption(SYSTEM_PATH, action="append", default=[], metavar="DIR",
+                    help=f"{SYSTEM} module:attribute: a directory holding the module, looked in when this "
+                         "interpreter's path does not hold it (repeatable; default: pytest's rootdir)")
     group.addoption(MILVUS_URI, default=None, metavar="URI",
                     help=f"{SYSTEM} milvus: a Milvus server (token from $MILVUS_TOKEN); default: Milvus Lite in the "
                          "store dir")
@@ -57,6 +63,12 @@ def add_options(parser: pytest.Parser) -> None:
                     help="-m final: a quality bar for the system under test: the all-query nDCG@10 of MODE must be at "
                          "least VALUE (repeatable); without one, a system other than the built-in one has no bar and "
                          "the test skips")
+
+
+# the options that take a value: written after a space, pytest reads that value as a test path when it chooses its
+# rootdir (harness.suite.system_choice.check_rootdir)
+VALUED = (ARCHIVE, WORK_DIR, EMBEDDER, MODEL, STORE_DIR, OUTPUT_DIR, SYSTEM, SYSTEM_PATH, MILVUS_URI, COMPARE_RUN,
+          QUALITY_BAR)
 
 
 def work_dir(config: pytest.Config) -> Path:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.suite import options
+from harness.suite.system_choice import CHOICE, check_rootdir, choose_system, header
 
 SUITE = Path(__file__).resolve().parent
 SUITE_MARKERS = {
@@ -36,8 +37,17 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {meaning}")
     explicit = config.args_source == pytest.Config.ArgsSource.ARGS
     inside = any(Path(arg).resolve() == SUITE or SUITE in Path(arg).resolve().parents for arg in config.args)
-    if _selects_the_suite(config) and not explicit and not inside:
+    selected = _selects_the_suite(config)
+    controller = not hasattr(config, "workerinput")  # xdist's workers inherit what the controller checked
+    if controller:
+        check_rootdir(config)
+    config.stash[CHOICE] = choose_system(config, load=selected and controller)
+    if selected and not explicit and not inside:
         config.args.append(str(SUITE))
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return header(config)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
@@ -66,6 +76,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
         terminalreporter.write_line(next_step(last, work_dir=work_dir, corpus=work_dir / "scifact-corpus.json",
                                               store_dir=options.store_dir(config),
                                               output_dir=options.output_dir(config),
-                                              system=config.getoption(options.SYSTEM)))
+                                              system=config.stash[CHOICE]))
     else:
         terminalreporter.write_line("not every test passed: fix what failed above before the next step")

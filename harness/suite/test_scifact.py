@@ -4,7 +4,7 @@
 `pytest -m final --scifact-spend-heldout` writes the all-query receipts after the held-out ones and checks the
 quality bars; `pytest -m parity --scifact-spend-heldout` checks the harness against MTEB's published numbers (without
 --scifact-spend-heldout the last three are held back, heldout_gate.py).
-Uses the archive given by --scifact-archive PATH or SCIFACT_ARCHIVE, else downloads BEIR's.
+Uses the archive given by --scifact-archive=PATH or SCIFACT_ARCHIVE, else downloads BEIR's.
 
 A calibration rerun moves the earlier artifact pair to OUTPUT/superseded/. A held-out (or all-query)
 rerun does not: the store's history allows one held-out run per mode after the freeze, so a second
@@ -33,6 +33,7 @@ from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_bytes
 from harness.modes import MODES
 from harness.suite import options
+from harness.suite.fixtures import failed
 from harness.suite.quality_bars import MTEB_MINILM_NDCG10, QualityBars
 from harness.suite.session import locked_build
 from harness.systems.builtin.search.fusion import rrf_score
@@ -53,7 +54,7 @@ def _run(mode: str, split: str, corpus: CorpusFixture, system: SystemUnderTest, 
     try:
         [run] = run_split(evaluation, scifact_contract(), fixture=corpus, system=system)
     except HarnessError as exc:
-        pytest.fail(str(exc), pytrace=False)
+        raise failed(exc) from None
     return run
 
 

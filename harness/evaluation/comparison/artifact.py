@@ -23,6 +23,7 @@ from harness.evaluation.comparison.snapshot import write_snapshot
 from harness.evaluation.gates.split_modes import FreezeFile, modes_of_split, read_freeze
 from harness.hashing import sha256_canonical
 from harness.schema_check import validate as validate_schema
+from harness.typed_commands import validator_command
 
 SCHEMA = "scifact-comparison-v1"
 DEFAULT_SEED = 20261201
@@ -146,8 +147,8 @@ def eligible_verdicts(inputs: Sequence[ModeInput], split: str, judge: Judgement,
     if refused:
         forced = " or, for a calibration comparison only, --no-validate" if split == "calibration" else ""
         raise ComparisonRefused(f"{len(refused)} of the {split} aggregates are not ELIGIBLE under the validator, and a "
-                                f"comparison reads only eligible ones: fix what `python -m harness.validator "
-                                f"AGGREGATE` reports{forced}\n" + "\n".join(refused))
+                                f"comparison reads only eligible ones: fix what `{validator_command('AGGREGATE')}` "
+                                f"reports{forced}\n" + "\n".join(refused))
     return verdicts
 
 

@@ -25,6 +25,7 @@ from harness.evaluation.comparison.snapshot import write_snapshot
 from harness.evaluation.comparison.systems_inputs import RunInput, load_run, systems_problems
 from harness.hashing import sha256_canonical
 from harness.schema_check import validate as validate_schema
+from harness.typed_commands import validator_command
 
 SCHEMA = "scifact-systems-comparison-v1"
 HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split (the pairs the "
@@ -78,8 +79,9 @@ def _verdicts(runs: Sequence[RunInput], judge: Judgement) -> dict[str, str]:
             refused.append(f"{label} ({entry.aggregate_path}): NOT ELIGIBLE ({detail})")
     if refused:
         raise ComparisonRefused(f"{len(refused)} of the aggregates are not ELIGIBLE under the validator, and a "
-                                "comparison reads only eligible ones: fix what `python -m harness.validator "
-                                "AGGREGATE --freeze FREEZE` reports\n" + "\n".join(refused))
+                                f"comparison reads only eligible ones: fix what "
+                                f"`{validator_command('AGGREGATE', '--freeze', 'FREEZE')}` reports\n"
+                                + "\n".join(refused))
     return verdicts
 
 

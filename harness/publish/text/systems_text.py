@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.publish.text.report_text import METRIC_LABELS, SPLIT_LABELS, interval, p_value, signed, verdict
+from harness.typed_commands import validator_command
 
 DIRECTION_WORDS = {"a_greater": "higher", "a_less": "lower", "two_sided": "different"}
 TEST_WORDS = {"randomization": "two-sided sign-flip randomization test", "t_test": "two-sided paired t-test"}
@@ -71,5 +72,5 @@ def systems_summary(path: Path, document: dict[str, Any], moved: Path | None) ->
     lines += [f"  claim: {claim}" for claim in claims]
     if moved is not None:
         lines.append(f"  the earlier comparison was moved to {moved}")
-    lines.append(f"check it independently: python -m harness.validator --comparison {path}")
+    lines.append(f"check it independently: {validator_command('--comparison', path)}")
     return lines

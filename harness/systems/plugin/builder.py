@@ -15,16 +15,21 @@ from harness.fixture.corpus_fixture import CorpusFixture
 from harness.systems.plugin.adapter import Loaded, PluginSystem, corpus_of, corpus_request
 from harness.systems.plugin.api import Corpus
 from harness.systems.plugin.client import PluginError, Worker
+from harness.systems.plugin.loading import OPTION
 
 
-def search_path() -> list[str]:
-    """Where the harness's process finds modules: the worker imports `module:attribute` from the same places."""
-    return [os.path.abspath(entry) if entry else os.getcwd() for entry in sys.path]
+def search_path(directory: Path | None = None) -> list[str]:
+    """Where the harness's process finds modules, then the directory holding the system's module when that path does
+    not (harness.systems.plugin.location): the worker imports `module:attribute` from these places."""
+    entries = [os.path.abspath(entry) if entry else os.getcwd() for entry in sys.path]
+    return list(dict.fromkeys([*entries, *([str(directory)] if directory is not None else [])]))
 
 
 class PluginBuilder:
-    def __init__(self, spec: str, namespace: str, options: dict[str, str] | None = None) -> None:
+    def __init__(self, spec: str, namespace: str, options: dict[str, str] | None = None, *,
+                 directory: Path | None = None, option: str = OPTION) -> None:
         self.spec, self.namespace, self.options = spec, namespace, dict(options or {})
+        self.directory, self.option = directory, option
         self._workers: list[Worker] = []
         probe = self._start(())
         self.loaded = self._load(probe)
@@ -39,7 +44,8 @@ class PluginBuilder:
 
     def _load(self, worker: Worker) -> Loaded:
         try:
-            reply = worker.ask("load", {"spec": self.spec, "options": self.options, "sys_path": search_path()})
+            reply = worker.ask("load", {"spec": self.spec, "options": self.options, "option": self.option,
+                                        "sys_path": search_path(self.directory)})
             return Loaded(str(reply["name"]), str(reply["version"]), tuple(reply["modes"]),
                           tuple(reply["environment"]))
         except BaseException:

@@ -106,8 +106,9 @@ class Host:
 
     def _load(self, request: dict[str, Any], arrays: Arrays) -> Reply:
         sys.path[:] = [str(p) for p in request["sys_path"]]
-        self._plugin = plugin = load_plugin(str(request["spec"]), dict(request["options"]))
-        self.environment = declared_environment(str(request["spec"]), plugin)
+        option = str(request["option"])
+        self._plugin = plugin = load_plugin(str(request["spec"]), dict(request["options"]), option)
+        self.environment = declared_environment(str(request["spec"]), plugin, option)
         return {"name": plugin.name, "version": plugin.version, "modes": list(plugin.modes),
                 "environment": list(self.environment)}
 

@@ -5,18 +5,23 @@ Only the built-in system runs in the harness's own process. Any other is importe
 its own (harness.systems.plugin.builder), which never holds the relevance judgements.
 """
 
+from pathlib import Path
+
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.system import NAME as BUILTIN
 from harness.systems.builtin.system import BuiltinBuilder
 from harness.systems.plugin.builder import PluginBuilder
-from harness.systems.plugin.loading import ENTRY_POINT_GROUP, HOW, SystemSpecError, registered
+from harness.systems.plugin.loading import ENTRY_POINT_GROUP, OPTION, SystemSpecError, how, registered
 from harness.systems.protocol import SystemBuilder
 
 __all__ = ["ENTRY_POINT_GROUP", "SystemSpecError", "make_builder"]
 
 
 def make_builder(namespace: str, config: SearchConfig, name: str = BUILTIN,
-                 options: dict[str, str] | None = None) -> SystemBuilder:
+                 options: dict[str, str] | None = None, *, directory: Path | None = None,
+                 option: str = OPTION) -> SystemBuilder:
+    """`directory`: where a module:attribute system's module lies, when the interpreter's path does not hold it
+    (harness.systems.plugin.location); `option`: the option's name as the user typed it, for messages."""
     if name == BUILTIN:
         if options:
             raise SystemSpecError(f"the built-in system takes no options ({', '.join(sorted(options))})")
@@ -24,6 +29,6 @@ def make_builder(namespace: str, config: SearchConfig, name: str = BUILTIN,
     if ":" not in name:
         entries = registered()
         if name not in entries:
-            raise SystemSpecError(f"--system {name}: no such system; registered: "
-                                  f"{', '.join([BUILTIN, *sorted(entries)])}; {HOW}")
-    return PluginBuilder(name, namespace, options)
+            raise SystemSpecError(f"{option} {name}: no such system; registered: "
+                                  f"{', '.join([BUILTIN, *sorted(entries)])}; {how(option)}")
+    return PluginBuilder(name, namespace, options, directory=directory, option=option)
