@@ -8,7 +8,7 @@ RESULTS ?= $(WORK_DIR)/results
 COMPARE_FLAGS ?=
 REPORT_FLAGS ?=
 
-.PHONY: setup setup-milvus setup-all test fixture calibration report bench bench-scale lint
+.PHONY: setup setup-milvus setup-all test fixture calibration report bench bench-scale lint dist
 
 # PyTorch's CPU wheel index by default (a stock machine would otherwise get a multi-GB CUDA build); set TORCH_INDEX to
 # another index, or empty for the configured one. When it does not answer, the configured index is used, saying so.
@@ -39,6 +39,14 @@ setup-all: $(VENV)/.installed-milvus+interop+lint
 # The test command (README.md): the default suite on tiny fixtures, in parallel.
 test: setup
 	$(PY) -m pytest -n auto
+
+# The wheel and the sdist, in dist/ (python -m build, in an isolated build environment). Install either into another
+# repository's venv with scripts/install_into.py --wheel (README: "The suite in your own repository").
+dist: setup
+	$(VENV)/bin/pip install --quiet -c constraints.txt build
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+	rm -rf build scifact_harness.egg-info
 
 # Build (or reuse) the SciFact corpus fixture. Set SCIFACT_ARCHIVE to use a local scifact.zip.
 fixture: setup

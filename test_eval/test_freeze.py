@@ -317,10 +317,12 @@ def test_a_dirty_tree_is_refused_unless_allowed_and_then_recorded(
     dirty = {"available": True, "commit": "0" * 40, "dirty": True, "diff_sha256": "sha256:" + "1" * 64,
              "status_sha256": "sha256:" + "2" * 64, "changed_paths": ["x.py"]}
     monkeypatch.setattr(provenance, "git_state", lambda root=None: dirty)
-    with pytest.raises(FreezeError, match="uncommitted changes"):
+    with pytest.raises(FreezeError, match="has changes") as refused:
         freeze_configuration(fixture=tiny_corpus, system=BuiltinSystem(store, SearchConfig()), contract=tiny,
                              modes=MODES, output_dir=tmp_path, argv=[], allow_dirty=False, replace=False,
                              allow_failed_calibration=True)
+    assert "work tree" in str(refused.value) and "(x.py)" in str(refused.value), refused.value
+    assert ".gitignore" in str(refused.value) and "--allow-dirty" in str(refused.value)
     assert _history(store) == []
     freeze_configuration(fixture=tiny_corpus, system=BuiltinSystem(store, SearchConfig()), contract=tiny, modes=MODES,
                          output_dir=tmp_path, argv=[], allow_dirty=True, replace=False, allow_failed_calibration=True)

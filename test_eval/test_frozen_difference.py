@@ -38,6 +38,9 @@ RECORD: dict[str, Any] = {"source": {"git": {"commit": COMMIT}}}
                        f"at commit {COMMIT})"),
     ({"source": {"git": {"commit": COMMIT}}}, {"source": {"git": {"commit": "feed"}}},
      "source.git.commit", f"check out the frozen commit {COMMIT} (git checkout {COMMIT})"),
+    ({"source": {"distribution": {"changed": []}}}, {"source": {"distribution": {"changed": ["harness/x.py"]}}},
+     "source.distribution.changed", "reinstall the distribution frozen, unchanged (pip install --force-reinstall the "
+                                    "same wheel; its changed was [])"),
     ({"corpus": {"fixture_sha256": "sha256:aa"}}, {"corpus": {"fixture_sha256": "sha256:bb"}},
      "corpus.fixture_sha256", "pass --corpus the fixture frozen (its corpus.fixture_sha256: 'sha256:aa')"),
     ({"embedding": {"model": "m1"}}, {"embedding": {"model": "m2"}},

@@ -22,8 +22,10 @@ from numpy.typing import NDArray
 
 from fixtures.archives import tiny_archive, tiny_members
 from harness.validator.core.catalog import CHECKS
+from harness.validator.core.installed import Installed
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
+from harness.validator.receipt import check_source
 
 from . import forger, primary_forger
 from . import test_mutations as mutations
@@ -41,6 +43,7 @@ class Violation:
     apply: Callable[[RunCopy], Path]
     full_embedding: bool = False
     archive: Callable[[Path], Path] | None = None  # the archive given to the validator to re-derive from
+    installed_here: Installed | None = None  # the harness beside the validator as an installed distribution
     expected: Expected = field(default_factory=Expected)
 
     def also(self, *names: str, why: str = "") -> "Violation":
@@ -273,6 +276,13 @@ def _source_file_digest(receipt: Json) -> None:
     files[min(files)] = OTHER_DIGEST
 
 
+def _installed_run(receipt: Json) -> None:
+    receipt["source"]["git"] = {"available": False, "reason": "installed distribution scifact-harness 0.1.0"}
+    receipt["source"]["distribution"] = {"available": True, "name": "scifact-harness", "version": "0.1.0", "files": 500,
+                                         "files_sha256": sha256_bytes(b"the files installed"), "rule": "RECORD",
+                                         "changed": []}
+
+
 def _stray_module(receipt: Json) -> None:
     """A module the system's process loaded, recorded with a digest its file does not have."""
     receipt["system"]["modules"]["stray"] = {"path": receipt["corpus"]["fixture_path"], "sha256": OTHER_DIGEST}
@@ -419,6 +429,9 @@ VIOLATIONS: dict[str, Violation] = {
     "source.git": _receipt("fts_only", "calibration", lambda r: r["source"]["git"].update(available=True,
                                                                                            commit="0" * 40)),
     "source.clean": _from_mutation(mutations.git_marked_dirty),
+    # run from one installed distribution, validated beside another (here the same version, other files)
+    "source.distribution": replace(_receipt("fts_only", "calibration", _installed_run), installed_here=Installed(
+        name="scifact-harness", version="0.1.0", files_sha256=OTHER_DIGEST, changed=[])).unreached("source.git"),
     "dependencies": _receipt("fts_only", "calibration", lambda r: r["dependencies"].update(bm25s=None)),
     "machine.identity": _receipt("fts_only", "calibration", lambda r: r["machine"].update(logical_cores=None)),
     "profile.contract": _fixture_edit(_parity_profile, receipt=_profile_from_fixture).unreached(
@@ -462,8 +475,11 @@ def test_every_check_in_the_catalog_has_a_violation_and_nothing_else_does() -> N
 @pytest.mark.real_model
 @pytest.mark.parametrize("name", sorted(VIOLATIONS))
 def test_the_violation_fails_its_check_and_no_other(name: str, run_copy: RunCopy, tmp_path: Path,
-                                                     clean_reports: Callable[[str, bool, bool], Report]) -> None:
+                                                     clean_reports: Callable[[str, bool, bool], Report],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     violation = VIOLATIONS[name]
+    if violation.installed_here is not None:
+        monkeypatch.setattr(check_source, "installed_here", lambda: violation.installed_here)
     aggregate = violation.apply(run_copy)
     archive = violation.archive(tmp_path) if violation.archive is not None else None
     report = validate(aggregate, embeddings=violation.full_embedding, full_embedding=violation.full_embedding,

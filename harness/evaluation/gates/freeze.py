@@ -22,6 +22,7 @@ from harness.atomic import write_bytes_atomic
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation.gates.calibration_gate import calibration_record
+from harness.evaluation.gates.dirty_trees import dirty_trees, refusal
 from harness.evaluation.gates.frozen_difference import first_difference, next_step
 from harness.evaluation.gates.hypothesis import HypothesisRequest, declaration
 from harness.evaluation.history import ledger
@@ -66,14 +67,16 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
                    modes: tuple[str, ...], argv: list[str], allow_dirty: bool,
                    calibration: dict[str, Any] | None = None, hypothesis: dict[str, Any] | None = None
                    ) -> dict[str, Any]:
-    git = provenance.git_state()
+    source = provenance.harness_source()
+    git = source["git"]
     identity = system.identity()
     machine = provenance.machine()
     body: dict[str, Any] = {
         "schema": SCHEMA,
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "source": {"git": {k: git.get(k) for k in ("available", "commit", "dirty", "diff_sha256", "status_sha256")},
-                   "harness_sha256": provenance.harness_digest()["sha256"],
+                   "harness_sha256": source["harness"]["sha256"],
+                   "distribution": source["distribution"],
                    "dirty_state_policy": "dirty tree allowed and recorded: runs are not eligible for a claim"
                    if allow_dirty else "clean work tree required",
                    "system_tree": provenance.system_tree(Path(identity.source["root"]))},
@@ -130,21 +133,10 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
     return _write_freeze(output_dir, system.state_directory, record, replace=replace)
 
 
-def _dirty_trees(record: dict[str, Any]) -> list[str]:
-    """The harness's work tree and, outside it, the git work tree of the system's source, where dirty."""
-    source, root = record["source"], record["system"]["source"]["root"]
-    system_git = (source.get("system_tree") or {}).get("git") or {}
-    return ([*(["the work tree"] if source["git"].get("dirty") else []),
-             *([f"the system's source tree {root} (a git work tree of its own, outside the harness's clone; "
-                f"`git -C {root} status` lists them)"] if system_git.get("dirty") else [])])
-
-
 def _write_freeze(output_dir: Path, state_directory: Path, record: dict[str, Any], *, replace: bool) -> Frozen:
-    dirty = _dirty_trees(record)
+    dirty = dirty_trees(record)
     if dirty and record["source"]["dirty_state_policy"] == "clean work tree required":
-        raise FreezeError(f"{' and '.join(dirty)} {'has' if len(dirty) == 1 else 'have'} uncommitted changes; commit "
-                          "them before freezing, or pass --allow-dirty (recorded: runs under a dirty freeze are not "
-                          "eligible for a claim)")
+        raise FreezeError(refusal(dirty))
     receipts = _held_out_receipts(output_dir)
     if receipts:
         raise FreezeError(f"a held-out receipt exists ({receipts[0]}); the freeze cannot be rewritten after "

@@ -77,13 +77,19 @@ def _system(d: Difference, commit: str) -> str:
             f"configuration and options at commit {commit})")
 
 
+def _installed(d: Difference, commit: str) -> str:
+    return ("reinstall the distribution frozen, unchanged (pip install --force-reinstall the same wheel; its "
+            f"{d.path.removeprefix('source.distribution.')} was {d.frozen!r})")
+
+
 def _source(d: Difference, commit: str) -> str:
     return f"check out the frozen commit {commit} (git checkout {commit}), with the work tree as it was frozen"
 
 
 ADVICE: tuple[tuple[str, Callable[[Difference, str], str]], ...] = (
     ("system.environment.", _environment), ("system.modules.", _module), ("system.distributions.", _distribution),
-    ("search_config.", _setting), ("system.", _system), ("source.", _source),
+    ("search_config.", _setting), ("system.", _system), ("source.distribution.", _installed),
+    ("source.", _source),
     ("corpus.", lambda d, c: f"pass --corpus the fixture frozen (its {d.path}: {d.frozen!r})"),
     ("embedding.", lambda d, c: f"pass --corpus the fixture frozen, embedded as frozen (its {d.path}: {d.frozen!r})"),
     ("store.", lambda d, c: f"pass --store-dir the store frozen, as it was frozen ({d.path}: {d.frozen!r})"),

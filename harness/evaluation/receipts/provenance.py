@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.evaluation.receipts import distribution
 from harness.hashing import sha256_bytes, sha256_file
 from harness.source_digest import PACKAGE_ROOT
 from harness.source_digest import harness_digest as harness_digest
@@ -42,6 +43,16 @@ def git_state(root: Path = PACKAGE_ROOT.parent) -> dict[str, Any]:
     }
 
 
+def harness_source() -> dict[str, Any]:
+    """The harness's identity: its source digest, and its installed distribution or, for a clone or an editable
+    install, its git state. An installed harness never asks git: a venv inside the user's own repository would
+    report the user's commit."""
+    installed = distribution.installed()
+    git = ({"available": False, "reason": f"installed distribution {distribution.summary(installed)}"}
+           if installed["available"] else git_state())
+    return {"harness": harness_digest(), "git": git, "distribution": installed}
+
+
 # Where a system's source root lies, for the freeze's clean-tree check (harness.evaluation.gates.freeze).
 INSIDE_CLONE = "inside the harness's clone"
 OWN_WORK_TREE = "a git work tree of its own"
@@ -53,7 +64,8 @@ def system_tree(root: Path, clone: Path = PACKAGE_ROOT.parent) -> dict[str, Any]
     """A system's source root inside the harness's clone (a git work tree) is covered by the clone's own state;
     elsewhere, the state of the git work tree holding it, or none: then its files are bound by digest only."""
     resolved = root.resolve()
-    if resolved.is_relative_to(clone.resolve()) and git_state(clone)["available"]:
+    if (resolved.is_relative_to(clone.resolve()) and not distribution.installed()["available"]
+            and git_state(clone)["available"]):
         return {"kind": INSIDE_CLONE, "git": None}
     state = git_state(resolved)
     if not state["available"]:

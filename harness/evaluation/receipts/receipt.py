@@ -60,7 +60,7 @@ def run_receipt(*, mode: str, split: str, top_k: int, fixture: CorpusFixture, co
         "run": {"run_id": ticket.run_id, "sequence": ticket.sequence, "started_at": started_at,
                 "finished_at": finished_at, "request_id_rule": "<run_id>/<query_id>"},
         "executable": provenance.executable(argv),
-        "source": {"harness": provenance.harness_digest(), "git": provenance.git_state()},
+        "source": provenance.harness_source(),
         "dependencies": provenance.dependency_versions(),
         "corpus": corpus_receipt(fixture, contract),
         "embedding": embedding_receipt(fixture),

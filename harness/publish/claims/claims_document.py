@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.claims.claims_comparisons import comparisons_section
-from harness.publish.claims.claims_source import source_lines
+from harness.publish.claims.claims_source import harness_origin, source_lines
 from harness.publish.claims.claims_systems import systems_section
 from harness.publish.source.system_source import StagedSource
 from harness.publish.text.heldout_looks import looks_statement
@@ -127,7 +127,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         "",
         "## What was run",
         "",
-        f"- Source: commit {code(receipt['source']['git'].get('commit'))}, harness digest "
+        f"- Source: {harness_origin(receipt['source'])}, harness digest "
         f"{code(receipt['source']['harness']['sha256'])}",
         f"- Corpus: fixture {code(receipt['corpus']['fixture_sha256'])}; payload hashes documents "
         f"{code(payload['documents'])}, queries {code(payload['queries'])}, qrels {code(payload['qrels'])}",

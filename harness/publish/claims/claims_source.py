@@ -8,6 +8,15 @@ from harness.publish.source.system_source import INDEX_NAME, SOURCE_DIR, StagedS
 from harness.publish.text.markdown_text import code, inert
 
 
+def harness_origin(source: dict[str, Any]) -> str:
+    """Where the harness that ran came from: its installed distribution (RECORD) or its git commit."""
+    installed = source.get("distribution") or {}
+    if installed.get("available"):
+        return (f"the installed distribution {code(installed['name'] + ' ' + installed['version'])} (files "
+                f"{code(installed['files_sha256'])}, checked against its RECORD)")
+    return f"commit {code(source['git'].get('commit'))}"
+
+
 def _tree(freeze: dict[str, Any]) -> str:
     tree = freeze["source"].get("system_tree")
     if tree is None:
@@ -34,7 +43,8 @@ def source_lines(source: StagedSource | None, freeze: dict[str, Any]) -> list[st
         return []
     if source.harness_sha256 is not None:
         return [f"- The system's source: the harness itself (harness digest {code(source.harness_sha256)}, the "
-                "commit above); the bundle holds no copy of it: check out that commit to read or re-run it"]
+                "source above); the bundle holds no copy of it: check out that commit, or install that distribution, "
+                "to read or re-run it"]
     count, modules = len(source.files), len(source.files) - source.source_files
     held = (f"{_files(count)} ({_files(source.source_files)} of its source, {inert(modules)} more "
             f"module{'' if modules == 1 else 's'} its worker loaded), {'matching' if count == 1 else 'each matching'} "

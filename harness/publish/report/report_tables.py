@@ -139,6 +139,13 @@ def verification_table(data: ReportData) -> Table | None:
                  "such lane)", ["split, mode", "lexical lane", "dense lane", "fusion"], rows, text_columns=(1, 2, 3))
 
 
+def _origin(source: dict[str, Any]) -> str:
+    installed = source.get("distribution") or {}
+    if installed.get("available"):
+        return f"installed {installed['name']} {installed['version']} (files {installed['files_sha256']})"
+    return f"commit {source['git'].get('commit')}"
+
+
 def receipt_items(data: ReportData) -> list[tuple[str, list[str]]]:
     """(label, lines) for the receipt summary."""
     receipt: dict[str, Any] = data.receipt
@@ -147,7 +154,7 @@ def receipt_items(data: ReportData) -> list[tuple[str, list[str]]]:
     items = [
         ("System", [f"{system['name']} {system['version']} ({system['spec']})",
                     f"source {system['source']['sha256']}"]),
-        ("Source", [f"commit {receipt['source']['git'].get('commit')}",
+        ("Source", [_origin(receipt["source"]),
                     f"harness {receipt['source']['harness']['sha256']}"]),
         ("Corpus", [f"fixture {receipt['corpus']['fixture_sha256']}", f"documents {payload['documents']}",
                     f"queries {payload['queries']}", f"qrels {payload['qrels']}"]),

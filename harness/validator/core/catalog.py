@@ -100,8 +100,12 @@ CHECKS: dict[str, str] = {
     "source.harness": "the harness source beside the validator (digest, file count) is not the source the run "
                       "recorded",
     "source.git": "the recorded commit is not the checked-out HEAD (not verified without git)",
-    "source.clean": "the run started from a work tree with uncommitted changes, or under a freeze that recorded the "
-                    "system's own work tree dirty",
+    "source.distribution": "the installed distribution beside the validator is not the one the run recorded (name, "
+                           "version, digest of its RECORD's files), or one of its files is not the one its RECORD "
+                           "lists (not verified beside a clone or an editable install)",
+    "source.clean": "the run started from a work tree with uncommitted changes, or from an installed distribution "
+                    "whose files differed from its RECORD, or under a freeze that recorded the system's own work tree "
+                    "dirty",
     "dependencies": "a required dependency version is not recorded",
     "machine.identity": "the machine identity (CPU, cores, OS) is not recorded",
     "profile.contract": "the fixture's text profile is not the pinned contract profile, or the receipt's is not the "

@@ -155,6 +155,8 @@ def check_freeze(ctx: Context, report: Report) -> None:
         "split_algorithm": (freeze["split"]["algorithm"], receipt["split"]["algorithm"]),
         "source_commit": (freeze["source"]["git"].get("commit"), receipt["source"]["git"].get("commit")),
         "harness_sha256": (freeze["source"]["harness_sha256"], receipt["source"]["harness"]["sha256"]),
+        "harness_distribution": ((freeze["source"].get("distribution") or {}).get("files_sha256"),
+                                 (receipt["source"].get("distribution") or {}).get("files_sha256")),
     }
     differing = sorted(name for name, (frozen, ran) in pairs.items() if frozen != ran)
     mode_frozen = ctx.mode in freeze["modes"]

@@ -1,0 +1,159 @@
+"""The harness installed the usual way (a wheel, not editable), as a user's repository gets it: its runs record the
+distribution (name, version, the digest of its RECORD's files) and never ask git, whose answer would be the user's
+repository; the validator installed beside it verifies that identity and names a changed file; the freeze binds it,
+and a run under a changed installation is refused. The wheel is built from this source and installed into a
+directory of its own, run from outside this clone."""
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.fixture.corpus_fixture import CorpusFixture
+from harness.validator.pipeline import validate
+
+ROOT = Path(__file__).resolve().parents[1]
+IDENTITY = """
+import json
+from harness.evaluation.receipts import provenance
+from harness.validator.core.installed import installed_here
+here = installed_here()
+print(json.dumps({"harness": provenance.harness_source(), "validator": here and here.__dict__}))
+"""
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv holding the wheel installed the usual way; the libraries it needs are this interpreter's (a .pth)."""
+    base = tmp_path_factory.mktemp("installed")
+    source = base / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for package in ("harness", "scifact_harness"):
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(base / "dist"), str(source)],
+                   check=True, capture_output=True, timeout=300)
+    [wheel] = (base / "dist").glob("scifact_harness-*.whl")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    (_site(venv) / "libraries.pth").write_text(sysconfig.get_path("purelib") + "\n", encoding="utf-8")
+    subprocess.run([*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps", str(wheel)], check=True,
+                   capture_output=True, timeout=300)
+    return venv
+
+
+def _site(venv: Path) -> Path:
+    return next((venv / "lib").glob("python3*/site-packages"))
+
+
+def _python(venv: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(venv / "bin" / "python"), *argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=900, check=False)
+
+
+def _identity(venv: Path) -> dict[str, Any]:
+    done = _python(venv, "-c", IDENTITY, cwd=venv.parent)
+    assert done.returncode == 0, done.stderr
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+def _edit(venv: Path, relative: str) -> None:
+    path = _site(venv) / relative
+    path.write_bytes(path.read_bytes() + b"\n# changed after install\n")
+
+
+def test_an_installed_harness_is_identified_by_its_record_not_by_git(venv: Path, tmp_path: Path) -> None:
+    found = _identity(venv)
+    recorded, here = found["harness"]["distribution"], found["validator"]
+    assert recorded["available"] and recorded["name"] == "scifact-harness" and recorded["changed"] == []
+    assert recorded["files"] > 100 and recorded["files_sha256"].startswith("sha256:")
+    assert found["harness"]["git"] == {"available": False, "reason": f"installed distribution scifact-harness "
+                                       f"{recorded['version']} (files {recorded['files_sha256']})"}
+    # the validator's own reading of the same RECORD agrees, by its own code
+    assert (here["name"], here["version"], here["files_sha256"], here["changed"]) == (
+        recorded["name"], recorded["version"], recorded["files_sha256"], [])
+
+
+def test_the_clone_is_no_distribution() -> None:
+    from harness.evaluation.receipts import distribution
+    from harness.validator.core.installed import installed_here
+
+    assert distribution.installed()["available"] is False and installed_here() is None
+
+
+@pytest.mark.real_data
+def test_a_run_from_the_installed_wheel_is_eligible_and_a_changed_file_is_named(
+        venv: Path, scifact_archive: Path, scifact_corpus: CorpusFixture,
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    work = tmp_path_factory.mktemp("user-repository")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)  # the user's own repository: never consulted
+    store, output = work / "store", work / "results"
+    done = _python(venv, "-m", "harness", "run", "--corpus", str(scifact_corpus.path), "--store-dir", str(store),
+                   "--output-dir", str(output), "--split", "calibration", "--mode", "fts_only", "--no-validate",
+                   cwd=work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [aggregate] = output.glob("*.aggregate.json")
+    receipt = json.loads(aggregate.read_bytes())["receipt"]
+    assert receipt["source"]["distribution"]["available"] and not receipt["source"]["git"]["available"]
+
+    validator = str(venv / "bin" / "scifact-validate")  # the console script, as a user types it
+    verdict = subprocess.run([validator, str(aggregate)], cwd=work, capture_output=True, text=True, timeout=900,
+                             check=False)
+    assert verdict.returncode == 0 and "ELIGIBLE" in verdict.stdout, verdict.stdout + verdict.stderr
+    assert "PASS source.distribution" in verdict.stdout, verdict.stdout
+
+    # beside a clone, the installed distribution cannot be verified: not eligible, and why
+    report = validate(aggregate)
+    assert [c.name for c in report.not_verified] == ["source.distribution"], report.lines()
+
+    _edit(venv, "harness/modes.py")
+    try:
+        verdict = _python(venv, "-m", "harness.validator", str(aggregate), cwd=work)
+    finally:
+        _restore(venv, "harness/modes.py")
+    assert verdict.returncode == 1, verdict.stdout + verdict.stderr
+    failed = [line for line in verdict.stdout.splitlines() if line.startswith("FAIL")]
+    assert any("source.distribution" in line and "harness/modes.py" in line for line in failed), verdict.stdout
+
+
+def _restore(venv: Path, relative: str) -> None:
+    path = _site(venv) / relative
+    path.write_bytes(path.read_bytes().removesuffix(b"\n# changed after install\n"))
+
+
+@pytest.mark.real_data
+def test_the_freeze_binds_the_installation(venv: Path, scifact_archive: Path, scifact_corpus: CorpusFixture,
+                                           tmp_path_factory: pytest.TempPathFactory) -> None:
+    work = tmp_path_factory.mktemp("frozen")
+    common = ["--corpus", str(scifact_corpus.path), "--store-dir", str(work / "store"), "--output-dir",
+              str(work / "results"), "--mode", "fts_only"]
+    done = _python(venv, "-m", "harness", "run", *common, "--split", "calibration", "--no-validate", cwd=work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    _edit(venv, "harness/modes.py")
+    try:
+        refused = _python(venv, "-m", "harness", "freeze", *common, cwd=work)
+        assert refused.returncode != 0 and "harness/modes.py" in refused.stderr, refused.stderr
+        assert "pip install --force-reinstall" in refused.stderr, refused.stderr
+    finally:
+        _restore(venv, "harness/modes.py")
+    frozen = _python(venv, "-m", "harness", "freeze", *common, cwd=work)
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    record = json.loads((work / "results" / "freeze.json").read_bytes())
+    assert record["source"]["distribution"]["available"] and record["source"]["distribution"]["changed"] == []
+
+    _edit(venv, "harness/modes.py")
+    try:
+        heldout = _python(venv, "-m", "harness", "run", *common, "--split", "heldout", "--no-validate", cwd=work)
+    finally:
+        _restore(venv, "harness/modes.py")
+    assert heldout.returncode != 0, heldout.stdout + heldout.stderr
+    assert "source.distribution.changed" in heldout.stderr and "--force-reinstall" in heldout.stderr, heldout.stderr
+    assert not list((work / "results").glob("*heldout*")), "a refused run wrote an artifact"
