@@ -95,12 +95,18 @@ def output_dir(pytestconfig: pytest.Config) -> Path:
 
 @pytest.fixture(scope="session")
 def scifact_store(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture") -> "Store":
-    """Built once; the store's own lock makes concurrent xdist workers wait and then reuse it."""
+    """The built-in system's store, built once; the store's own lock makes concurrent xdist workers wait and then
+    reuse it. A store directory of another system's is refused."""
     from harness.systems.builtin.config.search_config import LexicalConfig
     from harness.systems.builtin.store.store import build_store
+    from harness.systems.registry.store_owner import claim
 
-    store, _ = build_store(options.store_dir(pytestconfig), scifact_corpus, scifact_contract().namespace,
-                           LexicalConfig())
+    directory = options.store_dir(pytestconfig)
+    try:
+        claim(directory, "builtin", options.SYSTEM)
+    except HarnessError as exc:
+        raise failed(exc) from None
+    store, _ = build_store(directory, scifact_corpus, scifact_contract().namespace, LexicalConfig())
     return store
 
 

@@ -4,6 +4,7 @@ loads plugins, so it would take a value written after a space for a test path th
 refused, harness.suite.system_choice)."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -38,8 +39,11 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(MODEL, default=None, metavar="NAME",
                     help="embedding model (default: $SCIFACT_EMBED_MODEL or the backend's)")
     group.addoption(STORE_DIR, default=None, metavar="DIR",
-                    help="the system's persisted store (default: WORK_DIR/store)")
-    group.addoption(OUTPUT_DIR, default=None, metavar="DIR", help="artifacts (default: WORK_DIR/results)")
+                    help="the system's persisted store (default: WORK_DIR/store for the built-in system, "
+                         "WORK_DIR/store-SPEC for another: one store per system)")
+    group.addoption(OUTPUT_DIR, default=None, metavar="DIR",
+                    help="artifacts (default: WORK_DIR/results, or WORK_DIR/results-SPEC for a system other than the "
+                         "built-in one)")
     group.addoption(SYSTEM, default="builtin", metavar="SPEC",
                     help="the system under test: builtin (default), a name registered in the "
                          "'scifact_harness.systems' entry-point group, or module:attribute")
@@ -76,9 +80,15 @@ def work_dir(config: pytest.Config) -> Path:
     return Path(given).resolve() if given else (config.rootpath / "work-dir").resolve()
 
 
+def _per_system(config: pytest.Config, name: str) -> str:
+    """The built-in system's default directory name, or one of the system's own (a store holds one system)."""
+    spec = str(config.getoption(SYSTEM))
+    return name if spec == "builtin" else f"{name}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec)}"
+
+
 def store_dir(config: pytest.Config) -> Path:
-    return Path(config.getoption(STORE_DIR) or work_dir(config) / "store").resolve()
+    return Path(config.getoption(STORE_DIR) or work_dir(config) / _per_system(config, "store")).resolve()
 
 
 def output_dir(config: pytest.Config) -> Path:
-    return Path(config.getoption(OUTPUT_DIR) or work_dir(config) / "results").resolve()
+    return Path(config.getoption(OUTPUT_DIR) or work_dir(config) / _per_system(config, "results")).resolve()

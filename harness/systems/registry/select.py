@@ -13,6 +13,7 @@ from harness.systems.builtin.system import BuiltinBuilder
 from harness.systems.plugin.builder import PluginBuilder
 from harness.systems.plugin.loading import ENTRY_POINT_GROUP, OPTION, SystemSpecError, how, registered
 from harness.systems.protocol import SystemBuilder
+from harness.systems.registry.store_owner import OwnedStore
 
 __all__ = ["ENTRY_POINT_GROUP", "SystemSpecError", "make_builder"]
 
@@ -22,6 +23,11 @@ def make_builder(namespace: str, config: SearchConfig, name: str = BUILTIN,
                  option: str = OPTION) -> SystemBuilder:
     """`directory`: where a module:attribute system's module lies, when the interpreter's path does not hold it
     (harness.systems.plugin.location); `option`: the option's name as the user typed it, for messages."""
+    return OwnedStore(_builder(namespace, config, name, options, directory=directory, option=option), name, option)
+
+
+def _builder(namespace: str, config: SearchConfig, name: str, options: dict[str, str] | None, *,
+             directory: Path | None, option: str) -> SystemBuilder:
     if name == BUILTIN:
         if options:
             raise SystemSpecError(f"the built-in system takes no options ({', '.join(sorted(options))})")

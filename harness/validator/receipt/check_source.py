@@ -33,15 +33,15 @@ def _distribution(ctx: Context, report: Report, recorded: dict[str, Any]) -> Non
         report.unverified("source.distribution", f"the run used the installed distribution {named}; the harness beside "
                           "this validator is a clone or an editable install: install that distribution (pip install, "
                           "not editable) and validate with its scifact-validate to verify it")
+    elif here.changed:
+        report.fail("source.distribution", f"files of the installed distribution beside this validator differ from "
+                    f"its RECORD: {', '.join(here.changed)} (reinstall it: pip install --force-reinstall)")
     else:
-        report.expect("source.distribution", not here.changed and (here.name, here.version, here.files_sha256) == (
-            recorded.get("name"), recorded.get("version"), recorded.get("files_sha256")),
-            "the installed distribution beside this validator is the one the run recorded (name, version, the "
-            "digest of its RECORD's files), and each of its files is the one its RECORD lists",
-            {"name": recorded.get("name"), "version": recorded.get("version"),
-             "files_sha256": recorded.get("files_sha256"), "changed here": []},
-            {"name": here.name, "version": here.version, "files_sha256": here.files_sha256,
-             "changed here": here.changed})
+        report.equal("source.distribution", (recorded.get("name"), recorded.get("version"),
+                                             recorded.get("files_sha256")),
+                     (here.name, here.version, here.files_sha256), "the installed distribution beside this validator "
+                     "is the one the run recorded (name, version, the digest of its RECORD's files), and each of its "
+                     "files is the one its RECORD lists")
     dirty = ([f"the installed distribution: {recorded.get('changed')}"] if recorded.get("changed") != [] else [])
     dirty += _system_tree_dirty(ctx)
     report.expect("source.clean", not dirty, "the run's installed distribution matched its RECORD, and a system's "
