@@ -105,7 +105,7 @@ def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, t
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert "- `hybrid` heldout: lexical: recomputed independently from the fixture and the live store" in claims
     harness_digest = json.loads((bundle / "environment.json").read_bytes())["source"]["harness"]["sha256"]
-    assert (f"- The system's source: the harness itself (harness digest `{harness_digest}`, the commit above); the "
+    assert (f"- The system's source: the harness itself (harness digest `{harness_digest}`, the source above); the "
             "bundle holds no copy of it") in claims  # the built-in system's source is the harness: not copied
     assert not (bundle / "system-source").exists()
     assert json.loads((bundle / "system-source.json").read_bytes())["files"] == {}

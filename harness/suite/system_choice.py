@@ -61,6 +61,7 @@ def choose_system(config: pytest.Config, *, load: bool) -> SystemChoice:
     from harness.systems.plugin.builder import PluginBuilder
     from harness.systems.plugin.location import locate
     from harness.systems.registry.select import make_builder
+    from harness.systems.registry.store_owner import OwnedStore
 
     spec = config.getoption(options.SYSTEM)
     given = [Path(p) for p in config.getoption(options.SYSTEM_PATH)]
@@ -76,8 +77,9 @@ def choose_system(config: pytest.Config, *, load: bool) -> SystemChoice:
             builder = make_builder(scifact_contract().namespace, SearchConfig(), spec, {"uri": uri} if uri else None,
                                    directory=choice.directory, option=options.SYSTEM)
             builder.close()
-            if isinstance(builder, PluginBuilder):
-                loaded = builder.loaded
+            inner = builder.inner if isinstance(builder, OwnedStore) else builder
+            if isinstance(inner, PluginBuilder):
+                loaded = inner.loaded
                 config.stash[LOADED] = f"{loaded.name} {loaded.version}, modes {', '.join(loaded.modes)}"
     except HarnessError as exc:
         raise pytest.UsageError(str(exc)) from None
