@@ -33,8 +33,9 @@ def _hybrid(*pairs: tuple[str, float], lanes: dict[str, Any] | None = None) -> l
      "search('vector_only') returned Result.lanes {'dense': (1, 0.9)} for doc 'd01' (rank 1): lanes are a hybrid's "
      "evidence"),
     ("hybrid", _hybrid(("d01", 0.03)), {}, True,
-     "search('hybrid') needs the system to declare its reciprocal rank fusion, and it declares None: declare it as "
-     "declarations = {'fusion': {'method': 'rrf', 'k': 60, 'candidate_depth': 100}}"),
+     "search('hybrid') needs the system to declare its fusion, and it declares None: declare it as "
+     "declarations = {'fusion': {'method': 'rrf', 'k': 60, 'candidate_depth': 100}} or {'fusion': {'method': "
+     "'convex', 'weight': 0.5, 'normalisation': 'min-max', 'candidate_depth': 100}}"),
     ("fts_only", [Result(f"d{i:02d}", 20.0 - i) for i in range(1, 11)] + [Result("d01", 1.0)], {}, False,
      "search('fts_only') returned 11 results for top_k 10: return at most top_k, best first"),
     ("fts_only", [Result("d01", 2.0), Result("x99", 1.0)], {}, False,

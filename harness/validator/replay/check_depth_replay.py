@@ -40,8 +40,9 @@ class DepthReplayer:
     def __init__(self, ctx: Context, replay: Replay, vectors: dict[str, Any], texts: dict[str, str]) -> None:
         parameters = replay_parameters(ctx)
         self.mode, self.replay, self.vectors, self.texts = ctx.mode, replay, vectors, texts
-        self.depth, self.rrf_k = parameters["depth"], parameters["rrf_k"]
-        self.float32 = parameters.get("score_dtype") == "float32"
+        fusion = parameters["fusion"] or {}  # the built-in system's: reciprocal rank fusion
+        self.depth, self.rrf_k = parameters["depth"], int(fusion.get("k", 0))
+        self.float32 = fusion.get("score_dtype") == "float32"
         self.index_of = {doc_id: i for i, doc_id in enumerate(replay.doc_ids)}
         self.tally = Tally()
 
