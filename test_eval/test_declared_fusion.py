@@ -23,6 +23,8 @@ from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes
+from harness.publish.report.report_data import load_report_data
+from harness.publish.report.report_markdown import render_markdown
 from harness.suite.test_scifact import check_fusion, check_invariants
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import make_builder
@@ -128,6 +130,11 @@ def test_a_declared_fusion_is_recomputed_as_declared_and_a_forged_fused_score_is
     if declared.get("normalisation") == "z-score":
         assert any(r["score"] < 0 for row in rows for r in row["results"]), "z-scores below the mean are negative"
         assert all(row["search_receipt"]["lanes"]["fusion"]["statistics"]["dense"]["candidates"] == 6 for row in rows)
+        # the report states the declared fusion and counts the lanes at the declared candidate depth
+        markdown = render_markdown(load_report_data(run.aggregate_path.parent, validated=False, freeze=None))
+        assert ("fusion by a convex combination of z-score normalised lane scores (dense weight 0.3, lexical 0.7, "
+                "candidate depth 6)") in markdown
+        assert "top 6: lexical only" in markdown and "top 100" not in markdown
     report = validate(run.aggregate_path, embeddings=False)
     problems = [c.line() for c in report.checks if c.status != "pass" and c.name not in UNASKED]
     assert not problems, "\n".join(problems)

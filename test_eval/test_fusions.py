@@ -6,6 +6,7 @@ its field."""
 
 import math
 import random
+from typing import Any
 
 import pytest
 
@@ -73,7 +74,7 @@ def test_rrf_fusion_reads_its_declared_k() -> None:
 
 
 @pytest.mark.parametrize("fusion", [MINMAX, ZSCORE, RRF, {**ZSCORE, "weight": 1.0}, {**MINMAX, "weight": 0}])
-def test_the_validators_own_fusion_agrees_bit_for_bit(fusion: dict[str, object]) -> None:
+def test_the_validators_own_fusion_agrees_bit_for_bit(fusion: dict[str, Any]) -> None:
     generator = random.Random(20)
     for _ in range(200):
         docs = [f"d{i:02d}" for i in range(12)]
