@@ -27,6 +27,8 @@ from harness.publish.report.report_data import load_report_data
 from harness.publish.report.report_markdown import render_markdown
 from harness.suite.test_scifact import check_fusion, check_invariants
 from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.fusion import LANES as LANE_ORDER
+from harness.systems.fusion import LaneStatistics, fused_score
 from harness.systems.registry.select import make_builder
 from harness.validator.pipeline import validate
 from test_validate.forger import reseal_row
@@ -165,6 +167,36 @@ def test_on_scifact_a_declared_fusion_passes_the_suites_checks_and_is_eligible(
     assert declared == ({"method": "rrf", "k": 30, "candidate_depth": 100} if which == "rrf30" else
                         {"method": "convex", "weight": 0.6, "normalisation": "min-max", "candidate_depth": 100})
     _refused_naming_the_field(run, declared["method"])
+
+
+@pytest.mark.usefixtures("fusion_systems")
+def test_forged_lane_statistics_with_every_fused_score_recomputed_are_refused_by_the_dense_replay(
+        tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path) -> None:
+    """The statistics a convex fusion normalised by are replayed too, where the validator replays the lane: the
+    dense lane's at the declared candidate depth, from the fixture's vectors."""
+    run = _hybrid(tiny_corpus, tiny, tmp_path, SPECS["z-score"])
+    fusion = run.aggregate["receipt"]["system"]["declarations"]["fusion"]
+    rows = _rows(run)
+    row = rows[0]
+    statistics = row["search_receipt"]["lanes"]["fusion"]["statistics"]
+    statistics["dense"]["mean"] += 0.05  # and every fused score of the row made consistent with it
+    stats = {lane: LaneStatistics.from_record(found) for lane, found in statistics.items()}
+    for result in row["results"]:
+        lanes = {lane: (result["lanes"][lane]["rank"], result["lanes"][lane]["score"]) for lane in LANE_ORDER}
+        result["score"] = result["lanes"]["fusion"]["fused_score"] = fused_score(fusion, lanes, stats)
+    row["results"].sort(key=lambda result: (-result["score"], result["doc_id"]))
+    reseal_row(row)
+    data = rows_bytes(rows)
+    run.rows_path.write_bytes(data)
+    aggregate = json.loads(run.aggregate_path.read_bytes())
+    aggregate.update(per_query_sha256=sha256_bytes(data), metrics=aggregate_metrics(rows, 10))
+    run.aggregate_path.write_text(json.dumps(aggregate, indent=1), encoding="utf-8")
+    report = validate(run.aggregate_path, embeddings=False)
+    checks = {c.name: c for c in report.checks}
+    assert checks["rows.fusion"].status == "pass", checks["rows.fusion"].line()
+    assert checks["replay.dense"].status == "fail" and (
+        f"query {row['query_id']}: search_receipt.lanes.fusion.statistics.dense disagrees with the replayed dense "
+        "lane's top 6: mean") in checks["replay.dense"].detail, checks["replay.dense"].line()
 
 
 @pytest.mark.usefixtures("fusion_systems")
