@@ -36,7 +36,8 @@ def _mode_enums(node: object) -> list[list[str]]:
 def test_the_table_declares_three_modes_with_their_lanes() -> None:
     assert TABLE_PATH.parent == SCHEMAS
     assert [(m.name, m.lanes, m.fusion) for m in MODE_TABLE] == [
-        ("fts_only", ("lexical",), None), ("vector_only", ("dense",), None), ("hybrid", ("lexical", "dense"), "rrf")]
+        ("fts_only", ("lexical",), None), ("vector_only", ("dense",), None),
+        ("hybrid", ("lexical", "dense"), "declared")]
 
 
 def test_the_validator_reads_the_same_table() -> None:
@@ -64,7 +65,7 @@ def test_each_declared_mode_has_its_branch_in_the_schema(name: str) -> None:
 
 
 def test_an_undeclared_or_unoffered_mode_is_refused() -> None:
-    assert mode("hybrid").fusion == "rrf"
+    assert mode("hybrid").fusion == "declared"
     with pytest.raises(UnknownModeError, match="unknown mode 'bm25'"):
         mode("bm25")
     with pytest.raises(UnknownModeError, match="choose one of fts_only"):

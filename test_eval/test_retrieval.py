@@ -40,8 +40,8 @@ from harness.systems.builtin.index.dense import DenseIndex
 from harness.systems.builtin.index.lexical import TOKENIZER_RECORD, LexicalIndex
 from harness.systems.builtin.index.ranking import tie_ranks, top_k
 from harness.systems.builtin.index.tokenizer import Tokenizer
-from harness.systems.builtin.search.fusion import rrf_score
 from harness.systems.builtin.store.store import Store, build_store, store_digest
+from harness.systems.fusion import rrf_score
 from harness.systems.protocol import Hit, SearchOutcome
 
 MODES = ("fts_only", "vector_only", "hybrid")

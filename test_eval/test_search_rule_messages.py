@@ -12,13 +12,15 @@ import pytest
 from harness.corpus.contract import Contract
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.systems.plugin import Result
+from harness.systems.plugin import LaneStatistics, Ranking, Result
 from harness.systems.plugin.rules import check_answer
 from harness.systems.protocol import SearchFailed, SearchStopped
 
 POSITION = {f"d{i:02d}": i for i in range(1, 11)}
 FUSION = {"fusion": {"method": "rrf", "k": 60, "candidate_depth": 100}}
+CONVEX = {"fusion": {"method": "convex", "weight": 0.5, "normalisation": "z-score", "candidate_depth": 100}}
 LANES = {"lexical": (1, 3.0), "dense": (2, 0.5)}
+STATISTICS = {"lexical": LaneStatistics(4, 1.0, 3.0, 2.0, 0.5), "dense": LaneStatistics(3, 0.25, 0.5, 0.4, 0.1)}
 
 
 def _hybrid(*pairs: tuple[str, float], lanes: dict[str, Any] | None = None) -> list[Result]:
@@ -33,8 +35,9 @@ def _hybrid(*pairs: tuple[str, float], lanes: dict[str, Any] | None = None) -> l
      "search('vector_only') returned Result.lanes {'dense': (1, 0.9)} for doc 'd01' (rank 1): lanes are a hybrid's "
      "evidence"),
     ("hybrid", _hybrid(("d01", 0.03)), {}, True,
-     "search('hybrid') needs the system to declare its reciprocal rank fusion, and it declares None: declare it as "
-     "declarations = {'fusion': {'method': 'rrf', 'k': 60, 'candidate_depth': 100}}"),
+     "search('hybrid') needs the system to declare its fusion, and it declares None: declare it as "
+     "declarations = {'fusion': {'method': 'rrf', 'k': 60, 'candidate_depth': 100}} or {'fusion': {'method': "
+     "'convex', 'weight': 0.5, 'normalisation': 'min-max', 'candidate_depth': 100}}"),
     ("fts_only", [Result(f"d{i:02d}", 20.0 - i) for i in range(1, 11)] + [Result("d01", 1.0)], {}, False,
      "search('fts_only') returned 11 results for top_k 10: return at most top_k, best first"),
     ("fts_only", [Result("d01", 2.0), Result("x99", 1.0)], {}, False,
@@ -59,6 +62,20 @@ def _hybrid(*pairs: tuple[str, float], lanes: dict[str, Any] | None = None) -> l
     ("hybrid", _hybrid(("d01", 0.03), lanes={"lexical": (1, None)}), FUSION, False,
      "search('hybrid') returned Result.lanes['lexical'] for doc 'd01' (rank 1) that has rank 1 and score None: both "
      "are given, or both are None"),
+    ("hybrid", _hybrid(("d01", 0.03), lanes={"lexical": (101, 3.0), "dense": (None, None)}), FUSION, False,
+     "search('hybrid') returned Result.lanes['lexical'] for doc 'd01' (rank 1) that has rank 101: a lane's rank counts "
+     "from 1 in its own top candidate_depth (100)"),
+    ("hybrid", _hybrid(("d01", -0.3)), CONVEX, True,
+     "search('hybrid') declares a convex fusion and returned no statistics of its 'lexical' lane, which the "
+     "normalisation used and the rows record: return harness.systems.plugin.fuse("),
+    ("hybrid", Ranking(_hybrid(("d01", 0.3), lanes={"lexical": (1, 3.5), "dense": (None, None)}), STATISTICS), CONVEX,
+     False, "search('hybrid') returned Result.lanes['lexical'] (1, 3.5) for doc 'd01' (rank 1) outside the lane's "
+     "statistics"),
+    ("hybrid", Ranking(_hybrid(("d01", 0.3)), {**STATISTICS, "dense": LaneStatistics(0, 0.1, None, None, None)}),
+     CONVEX, False, "search('hybrid') returned statistics of the 'dense' lane that has LaneStatistics(candidates=0"),
+    ("hybrid", _hybrid(("d01", 0.03)), {"fusion": {**CONVEX["fusion"], "alpha": 1}}, True,
+     "search('hybrid') needs a fusion declaration the harness can read: declarations.fusion: 'alpha' was "
+     "unexpected; convex takes weight, normalisation, candidate_depth"),
 ])
 def test_each_broken_rule_is_named_with_its_fix(mode: str, results: list[Result], declarations: dict[str, Any],
                                                 stops: bool, said: str) -> None:
@@ -76,6 +93,9 @@ def test_answers_that_keep_the_rules_pass() -> None:
     check_answer([], "fts_only", 10, POSITION, {}, 0.1)  # no document matched: fewer than top_k is allowed
     check_answer(_hybrid(("d01", 0.032), ("d02", 0.016), lanes={"lexical": (None, None), "dense": (3, 0.2)}),
                  "hybrid", 10, POSITION, FUSION, 0.1)
+    # a convex fusion's score may be zero or below (z-scores under the mean), with its lanes' statistics
+    check_answer(Ranking(_hybrid(("d01", 0.0), ("d02", -0.7), lanes={"lexical": (2, 1.0), "dense": (3, 0.25)}),
+                         STATISTICS), "hybrid", 10, POSITION, CONVEX, 0.1)
 
 
 TUPLES = '''

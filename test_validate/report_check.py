@@ -212,7 +212,8 @@ def check_split(tables: Tables, checker: Checker, out: Path, split: str) -> None
         for cell, value in zip(row[1:], expected, strict=True):
             checker.cell(cell, [value])
     _, body = tables.tables[f"lanes-{split}"]
-    candidates, top = lanes(rows["hybrid"], 100), lanes(rows["hybrid"], 10)
+    depth = rows["hybrid"][0]["search_receipt"]["lanes"]["fusion"]["candidate_depth"]  # as the rows state it
+    candidates, top = lanes(rows["hybrid"], depth), lanes(rows["hybrid"], 10)
     kinds = ["lexical only", "dense only", "both", "neither"]
     for row, rank in zip(body, [*range(1, 11), None], strict=True):
         assert row[0] == (str(rank) if rank else "all ranks")

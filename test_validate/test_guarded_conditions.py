@@ -49,7 +49,8 @@ def test_a_fused_lane_rank_beyond_the_candidate_depth(run_copy: RunCopy) -> None
     forger.write_forged(run_copy, "hybrid", "calibration", rows)
     check = check_named(validate(run_copy.aggregate_path("hybrid", "calibration"), embeddings=False), "rows.fusion")
     assert check.status == FAIL and check.found == depth + 1, check
-    assert check.expected == f"lane ranks within the candidate depth {depth}", check
+    assert check.expected == f"1..{depth}" and "lanes.lexical.rank is not within the candidate depth" in check.detail, (
+        check)
 
 
 def test_a_relevance_grade_no_float_can_hold(run_copy: RunCopy) -> None:

@@ -36,7 +36,7 @@ from harness.suite import options
 from harness.suite.fixtures import failed
 from harness.suite.quality_bars import MTEB_MINILM_NDCG10, QualityBars
 from harness.suite.session import locked_build
-from harness.systems.builtin.search.fusion import rrf_score
+from harness.systems.fusion import LaneStatistics, fused_score
 from harness.systems.protocol import SystemUnderTest
 from harness.validator.stored import Subject, validate_stored
 
@@ -76,10 +76,28 @@ def check_validates(run: ModeRun, record_property: RecordProperty) -> None:
 
 
 def _fused_as_declared(reported: float, recomputed: float, float32_fusion: bool) -> bool:
-    """Exactly the RRF sum, or within two float32 ulps for a system that declares float32 fusion (Milvus)."""
+    """Exactly the declared fusion's float64 score, or within two float32 ulps for a system that declares RRF summed
+    in float32 (Milvus)."""
     if float32_fusion:
-        return abs(reported - recomputed) <= 2.0 ** -23 * recomputed
+        return abs(reported - recomputed) <= 2.0 ** -23 * abs(recomputed)
     return reported == recomputed
+
+
+def check_fusion(row: dict[str, Any], fusion: dict[str, Any]) -> None:
+    """Every result of a hybrid row: its fused score is the fusion the system declares (method, k or weight and
+    normalisation, candidate depth), recomputed from its lane evidence and the row's lane statistics."""
+    recorded = row["search_receipt"]["lanes"]["fusion"]
+    assert {key: recorded[key] for key in fusion if key != "score_dtype"} == {
+        key: value for key, value in fusion.items() if key != "score_dtype"}, (recorded, fusion)
+    statistics = {lane: LaneStatistics.from_record(found) for lane, found in recorded.get("statistics", {}).items()}
+    for result in row["results"]:
+        lanes = {lane: (result["lanes"][lane]["rank"], result["lanes"][lane]["score"]) for lane in ("lexical", "dense")}
+        assert all(rank is None or 1 <= rank <= fusion["candidate_depth"] for rank, _ in lanes.values()), lanes
+        assert result["lanes"]["fusion"]["fused_score"] == result["score"]
+        assert result["lanes"]["fusion"]["method"] == fusion["method"]
+        expected = fused_score(fusion, lanes, statistics or None)
+        assert _fused_as_declared(result["score"], expected, fusion.get("score_dtype") == "float32"), (
+            row["query_id"], result["doc_id"], result["score"], expected)
 
 
 def check_invariants(run: ModeRun, corpus: CorpusFixture, system: SystemUnderTest) -> list[dict[str, Any]]:
@@ -99,7 +117,6 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, system: SystemUnderTes
     assert store_receipt["before_run_sha256"] == store_receipt["after_run_sha256"] == system.sha256
     identity = system.identity()  # hashes the system's source: once per run, not once per result
     assert aggregate["receipt"]["system"] == identity.record()
-    float32_fusion = (identity.declarations.get("fusion") or {}).get("score_dtype") == "float32"
     assert aggregate["receipt"]["profile"]["is_contract"] is True
     assert metrics["ndcg_at_10"] > 0.3, "a degenerate run"
     for row in rows:
@@ -109,10 +126,7 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, system: SystemUnderTes
             evidence = row["search_receipt"]["lanes"]["dense"]
             assert evidence["exact"] is True and evidence["candidates_scored"] == len(corpus.data["documents"])
         if run.mode == "hybrid":
-            for result in row["results"]:
-                ranks = {lane: result["lanes"][lane]["rank"] for lane in ("lexical", "dense")}
-                assert result["lanes"]["fusion"]["fused_score"] == result["score"]
-                assert _fused_as_declared(result["score"], rrf_score(ranks, 60), float32_fusion)
+            check_fusion(row, identity.declarations["fusion"])
     return rows
 
 

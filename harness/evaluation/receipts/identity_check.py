@@ -1,5 +1,6 @@
 """A system's own strings (name, version, spec, engine, package, declarations, options, `attested()`), checked
-against the receipts' schema before they are written, so that a mistake is named for the system that made it.
+against the receipts' schema before they are written, so that a mistake is named for the system that made it; its
+declarations first, each field named with what it takes (harness/systems/declarations.py).
 
 The schemas hold each of them to one printable line of bounded length: a receipt is data, and a newline or a
 control character in a name would otherwise travel into every document rendered from it.
@@ -11,6 +12,7 @@ from jsonschema.exceptions import best_match
 
 from harness.errors import HarnessError
 from harness.schema_check import validate, validator
+from harness.systems.declarations import declarations_problem
 from harness.systems.protocol import SystemIdentity
 
 RULE = ("every name, version, spec, engine, package, lexical declaration, option and attested() key is one line of "
@@ -20,6 +22,10 @@ RULE = ("every name, version, spec, engine, package, lexical declaration, option
 
 class SystemStringsError(HarnessError):
     """A system states a name, version, option or attested value the receipts cannot carry."""
+
+
+class SystemDeclarationError(SystemStringsError):
+    """A system declares what the harness cannot read (docs/systems.md): the field and what it takes are named."""
 
 
 def _problem(instance: Any, definition: str) -> str | None:
@@ -39,7 +45,11 @@ def _refuse(identity: SystemIdentity, part: str, problem: str) -> SystemStringsE
 
 
 def check_identity(identity: SystemIdentity) -> None:
-    """Before any query runs: the identity the receipts and the freeze will record."""
+    """Before any query runs: the identity the receipts and the freeze will record, its declarations first."""
+    declared = declarations_problem(identity.declarations)
+    if declared is not None:
+        raise SystemDeclarationError(f"system {identity.name!r} (--system {identity.spec!r}) declares what the "
+                                     f"harness cannot read: {declared}. Fix its declarations (docs/systems.md)")
     problem = _problem(identity.record(), "systemIdentity")
     if problem is not None:
         raise _refuse(identity, "an identity", problem)

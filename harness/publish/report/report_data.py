@@ -22,7 +22,7 @@ from harness.publish.text.report_text import SPLIT_ORDER
 
 CUTOFFS = tuple(range(1, 11))
 LANE_KINDS = ("lexical only", "dense only", "both", "neither")
-CANDIDATE_DEPTH, TOP_DEPTH = 100, 10
+TOP_DEPTH = 10
 NO_COMPARISON = "no comparison artifact for"  # how a note on a split without its comparison begins
 
 
@@ -51,6 +51,10 @@ class SplitData:
 
     def rows(self, mode: str) -> list[dict[str, Any]]:
         return next(entry.rows for entry in self.inputs if entry.mode == mode)
+
+    def candidate_depth(self) -> int:
+        """How many of each lane's best documents the hybrid fuses: the candidate depth its system declares."""
+        return int(self.aggregate("hybrid")["receipt"]["system"]["declarations"]["fusion"]["candidate_depth"])
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,8 @@ def curves(rows: list[dict[str, Any]]) -> dict[str, list[float]]:
 
 
 def lane_kind(result: dict[str, Any], depth: int) -> str:
-    """Which lanes ranked this hybrid result within their first `depth` (100: the fusion's candidate lists)."""
+    """Which lanes ranked this hybrid result within their first `depth` (the candidate depth: the fusion's
+    candidate lists)."""
     lanes = result["lanes"]
     lexical = (lanes.get("lexical", {}).get("rank") or depth + 1) <= depth
     dense = (lanes.get("dense", {}).get("rank") or depth + 1) <= depth

@@ -146,5 +146,6 @@ def split_section(split: SplitData, *, verdicts_shown: bool) -> list[str]:
             figure(plots.lanes_chart(lane_counts(split.rows("hybrid"), TOP_DEPTH)),
                    "At each hybrid rank, the number of queries whose result there was in the lexical lane's own top 10 "
                    "only, the dense lane's only, both, or neither (fusion lifted it from lower down). Every result was "
-                   "in at least one lane's top 100, the fusion's candidates: see the table."), table_html(lanes)]))
+                   f"in at least one lane's top {split.candidate_depth()}, the fusion's candidates: see the table."),
+            table_html(lanes)]))
     return [*parts, "</section>"]

@@ -5,7 +5,6 @@ from typing import Any
 
 from harness.evaluation.comparison.inputs import METRICS
 from harness.publish.report.report_data import (
-    CANDIDATE_DEPTH,
     CUTOFFS,
     LANE_KINDS,
     TOP_DEPTH,
@@ -113,16 +112,17 @@ def lanes_table(split: SplitData) -> Table | None:
     if "hybrid" not in split.modes:
         return None
     rows_of_hybrid = split.rows("hybrid")
-    candidates = lane_counts(rows_of_hybrid, CANDIDATE_DEPTH)
+    depth = split.candidate_depth()
+    candidates = lane_counts(rows_of_hybrid, depth)
     top = lane_counts(rows_of_hybrid, TOP_DEPTH)
     kinds = LANE_KINDS[:3]
     rows = [[str(rank), *(str(candidates[rank][k]) for k in kinds), *(str(top[rank][k]) for k in LANE_KINDS)]
             for rank in CUTOFFS]
     rows.append(["all ranks", *(str(sum(candidates[r][k] for r in CUTOFFS)) for k in kinds),
                  *(str(sum(top[r][k] for r in CUTOFFS)) for k in LANE_KINDS)])
-    return Table(f"lanes-{split.split}", "Hybrid results by the lanes that ranked them: within each lane's top 100 "
-                 "(the fusion's candidates), and within each lane's own top 10",
-                 ["rank", *(f"top 100: {k}" for k in kinds), *(f"top 10: {k}" for k in LANE_KINDS)], rows)
+    return Table(f"lanes-{split.split}", f"Hybrid results by the lanes that ranked them: within each lane's top "
+                 f"{depth} (the fusion's candidates, the declared candidate depth), and within each lane's own top 10",
+                 ["rank", *(f"top {depth}: {k}" for k in kinds), *(f"top 10: {k}" for k in LANE_KINDS)], rows)
 
 
 def verification_table(data: ReportData) -> Table | None:

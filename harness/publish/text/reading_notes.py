@@ -10,6 +10,14 @@ from harness.evaluation.receipts.receipt import LATENCY_TIMER
 WORKER_SCOPE = "inside the system's worker, around its search call; what the system does inside is its own: "
 
 
+def fusion_words(fusion: dict[str, Any]) -> str:
+    """A declared fusion in words: its method and parameters, as the system declares them."""
+    if fusion["method"] == "rrf":
+        return f"fusion by RRF (k {fusion['k']}, candidate depth {fusion['candidate_depth']})"
+    return (f"fusion by a convex combination of {fusion['normalisation']} normalised lane scores (dense weight "
+            f"{fusion['weight']}, lexical {1 - fusion['weight']:.6g}, candidate depth {fusion['candidate_depth']})")
+
+
 def declared(declarations: dict[str, Any]) -> str:
     """A system's declarations in words."""
     said = []
@@ -18,9 +26,7 @@ def declared(declarations: dict[str, Any]) -> str:
     if "lexical" in declarations:
         said.append(f"a lexical lane: {declarations['lexical']}")
     if "fusion" in declarations:
-        fusion = declarations["fusion"]
-        said.append(f"fusion by {str(fusion['method']).upper()} (k {fusion['k']}, candidate depth "
-                    f"{fusion['candidate_depth']})")
+        said.append(fusion_words(declarations["fusion"]))
     if "identical_vectors_share_a_score" in declarations:
         said.append("identical vectors share a score" if declarations["identical_vectors_share_a_score"]
                     else "identical vectors need not share a score")

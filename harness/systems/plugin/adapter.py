@@ -13,7 +13,7 @@ from harness import modes
 from harness.errors import HarnessError
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical, sha256_file, sha256_tree
-from harness.systems.plugin.api import Corpus, Result
+from harness.systems.plugin.api import Corpus, LaneStatistics, Ranking, Result
 from harness.systems.plugin.client import PluginError, Worker, WorkerFault
 from harness.systems.plugin.evidence import dense_backend, hits_of, search_receipt
 from harness.systems.plugin.rules import check_answer
@@ -58,11 +58,13 @@ class Loaded:
     environment: tuple[str, ...]
 
 
-def _results(reply: dict[str, Any], mode: str, spec: str) -> list[Result]:
+def _results(reply: dict[str, Any], mode: str, spec: str) -> Ranking:
     """The worker's rendering of an answer (harness.systems.plugin.host); one off that shape is the harness's fault."""
     try:
-        return [Result(r["doc_id"], r["score"], {str(n): (lane[0], lane[1]) for n, lane in r["lanes"].items()})
-                for r in reply["results"]]
+        return Ranking((Result(r["doc_id"], r["score"], {str(n): (lane[0], lane[1]) for n, lane in r["lanes"].items()})
+                        for r in reply["results"]),
+                       {str(lane): LaneStatistics.from_record(record)
+                        for lane, record in (reply.get("statistics") or {}).items()})
     except (KeyError, TypeError, IndexError, AttributeError) as exc:
         raise WorkerFault(f"a fault of the harness: the worker process of system {spec!r} rendered the answer to "
                           f"search({mode!r}) off the harness's protocol ({exc!r}); report it") from exc
@@ -125,7 +127,8 @@ class PluginSystem:
         results, latency_ms = _results(reply, mode, self.spec), int(reply["elapsed_ns"]) / 1e6
         check_answer(results, mode, top_k, self.position, self.declarations, latency_ms)
         hits = hits_of(results, mode, self.position, self.declarations)
-        return SearchOutcome(mode, top_k, hits, {"vector": vector}, latency_ms=latency_ms)
+        return SearchOutcome(mode, top_k, hits, {"vector": vector, "statistics": results.statistics},
+                             latency_ms=latency_ms)
 
     def release(self) -> None:
         if self.worker.lost is None:  # a process that is gone holds nothing any more

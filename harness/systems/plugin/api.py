@@ -11,16 +11,24 @@ A plugin is an object (or a class, or a zero-argument callable returning one) wi
 - `search(mode, text, vector, top_k) -> list[Result]`: the timed call; `vector` is the fixture's vector of the
   query (None for fts_only); the system never embeds text. Its rules (harness/systems/plugin/rules.py): at most
   top_k results of the corpus's documents, each once, best first (scores descending and finite, equal scores by
-  doc id ascending); `lanes` empty in fts_only and vector_only; in hybrid, `score` is the fused RRF score and
-  `lanes` is {"lexical": (rank, score), "dense": (rank, score)}, ranks from 1, (None, None) where the lane did not
-  retrieve the document, with the fusion declared (below). A broken rule fails the query, or stops the run when
-  every answer of the code breaks it alike (a lane key, lanes in a one-lane mode, an undeclared fusion);
+  doc id ascending); `lanes` empty in fts_only and vector_only; in hybrid, `score` is the fused score of the fusion
+  the system declares (below) and `lanes` is {"lexical": (rank, score), "dense": (rank, score)}, ranks from 1 in
+  that lane's own top `candidate_depth`, (None, None) where the lane did not retrieve the document. A hybrid that
+  declares a convex fusion returns a `Ranking`: its results with each lane's `LaneStatistics` (what the
+  normalisation used), which `fuse` returns. A broken rule fails the query, or stops the run when every answer of
+  the code breaks it alike (a lane key, lanes in a one-lane mode, an undeclared fusion, a convex hybrid without
+  its lanes' statistics);
 
 and optionally:
 
 - `declarations` (dict): what the validator may replay on its own. `{"dense": "exact_inner_product"}` states that
-  the dense lane scores every document by the float32 inner product of the fixture's vectors; `{"fusion": {"method":
-  "rrf", "k": 60, "candidate_depth": 100}}` states the hybrid fusion (required to run hybrid). After the timed calls
+  the dense lane scores every document by the float32 inner product of the fixture's vectors; `{"fusion": ...}`
+  states the hybrid's fusion (required to run hybrid), one of: `{"method": "rrf", "k": K, "candidate_depth": D}`,
+  reciprocal rank fusion, a document's score the sum of 1 / (K + rank) over the lanes whose top D ranked it; or
+  `{"method": "convex", "weight": W, "normalisation": "min-max" | "z-score", "candidate_depth": D}`, the convex
+  combination (1 - W) * lexical + W * dense of each lane's score normalised over that lane's top D, a document a
+  lane did not return getting that lane's lowest normalised value (harness/systems/fusion.py states each exactly;
+  `fuse` computes either). Both rank by fused score descending, then doc id ascending, in float64. After the timed calls
   of a run the harness asks every answered query once more with top_k 100, untimed, for the depth-100 ranking that
   Recall@100 and nDCG@100 are computed from (the same rules of search hold; a broken one is named in the row and
   scores zero, the top-10 claim unchanged); `{"depth_ranking": False}` states that the system answers no top_k
@@ -43,7 +51,7 @@ harness is bound by path and sha256 (installed distributions by name and version
 when its module is imported or when it is opened, never first while searching (a run that does is refused).
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -52,8 +60,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from harness.systems.declarations import DENSE_EXACT
+from harness.systems.fusion import LaneStatistics
 
-__all__ = ["DENSE_EXACT", "REQUIRED_METHODS", "Corpus", "Result", "RetrievalSystem"]
+__all__ = ["DENSE_EXACT", "REQUIRED_METHODS", "Corpus", "LaneStatistics", "Ranking", "Result", "RetrievalSystem"]
 REQUIRED_METHODS = ("configuration", "build", "open", "parts", "search")
 
 
@@ -81,6 +90,16 @@ class Result:
     doc_id: str
     score: float
     lanes: Mapping[str, tuple[int | None, float | None]] = field(default_factory=dict)
+
+
+class Ranking(list[Result]):
+    """A hybrid's answer with each lane's statistics over its candidates (`{"lexical": ..., "dense": ...}`), which a
+    convex fusion normalises by and the rows record, so the validator recomputes every fused score; `fuse` returns
+    one."""
+
+    def __init__(self, results: Iterable[Result] = (), statistics: Mapping[str, LaneStatistics] | None = None) -> None:
+        super().__init__(results)
+        self.statistics: dict[str, LaneStatistics] = dict(statistics or {})
 
 
 class RetrievalSystem(Protocol):

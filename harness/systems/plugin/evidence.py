@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 
 from harness import modes
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
+from harness.systems.fusion import LaneStatistics
 from harness.systems.plugin.api import Result
 from harness.systems.plugin.rules import LANE_KEYS
 from harness.systems.protocol import DENSE_EXACT, Hit, SearchOutcome
@@ -29,6 +30,24 @@ def dense_backend(engine: Mapping[str, str], declarations: Mapping[str, Any], ve
             "duplicate_vectors": duplicate_rows(vectors)}
 
 
+def result_fusion(fusion: Mapping[str, Any], score: float) -> dict[str, Any]:
+    """A hybrid result's fusion evidence: the method (and RRF's k) and the fused score."""
+    if fusion["method"] == "rrf":
+        return {"method": "rrf", "k": fusion["k"], "fused_score": score}
+    return {"method": fusion["method"], "fused_score": score}
+
+
+def receipt_fusion(fusion: Mapping[str, Any], statistics: Mapping[str, LaneStatistics]) -> dict[str, Any]:
+    """The search receipt's fusion: the declared one, in lane order; a convex one with each lane's statistics over
+    its candidates, from which the validator recomputes every fused score."""
+    if fusion["method"] == "rrf":
+        return {"method": "rrf", "k": fusion["k"], "candidate_depth": fusion["candidate_depth"],
+                "lane_order": LANE_ORDER}
+    return {"method": fusion["method"], "weight": fusion["weight"], "normalisation": fusion["normalisation"],
+            "candidate_depth": fusion["candidate_depth"], "lane_order": LANE_ORDER,
+            "statistics": {name: statistics[name].record() for name in LANE_ORDER}}
+
+
 def hits_of(results: list[Result], mode: str, position: Mapping[str, int], declarations: Mapping[str, Any]
             ) -> list[Hit]:
     """The hits of an answer that keeps the rules of search (harness.systems.plugin.rules)."""
@@ -40,9 +59,7 @@ def hits_of(results: list[Result], mode: str, position: Mapping[str, int], decla
             for name in LANE_ORDER:
                 lane_rank, lane_score = result.lanes.get(name, (None, None))
                 lanes[name] = {"rank": lane_rank, "score": None if lane_score is None else float(lane_score)}
-            fusion = declarations.get("fusion") or {}
-            lanes["fusion"] = {"method": fusion.get("method", "undeclared"), "k": fusion.get("k", 0),
-                               "fused_score": float(result.score)}
+            lanes["fusion"] = result_fusion(declarations["fusion"], float(result.score))
         else:
             lanes["lexical" if declared.lexical else "dense"] = {"rank": rank, "score": float(result.score)}
         hits.append(Hit(result.doc_id, position[result.doc_id], float(result.score), lanes))
@@ -62,8 +79,7 @@ def search_receipt(outcome: SearchOutcome, text: str, request_id: str, *, backen
         vector: NDArray[np.float32] = outcome.evidence["vector"]
         lanes["dense"] = {**backend, "query_vector_sha256": sha256_bytes(vector.tobytes()), "depth": depth}
     if declared.fusion:
-        lanes["fusion"] = {"method": fusion.get("method", "undeclared"), "k": fusion.get("k", 0),
-                           "candidate_depth": fusion.get("candidate_depth", 0), "lane_order": LANE_ORDER}
+        lanes["fusion"] = receipt_fusion(fusion, outcome.evidence.get("statistics") or {})
     return {"request_id": request_id, "mode": outcome.mode, "query_sha256": sha256_text(text),
             "top_k": outcome.top_k, "config_sha256": config_sha256, "store_sha256": store_sha256,
             "namespace": namespace, "lanes": lanes, "result_count": len(outcome.hits),

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.systems.plugin.api import Corpus, Result, RetrievalSystem
+from harness.systems.plugin.api import Corpus, LaneStatistics, Result, RetrievalSystem
 from harness.systems.plugin.bound import environment_digests, loaded_code
 from harness.systems.plugin.loading import SystemSpecError, declared_environment, load_plugin
 from harness.systems.source import package_of, source_record, source_root
@@ -66,6 +66,24 @@ def _answer(results: object, mode: str) -> list[dict[str, Any]]:
     except (TypeError, ValueError) as exc:
         raise SystemRaised(f"search({mode!r}) returned a Result whose score is not a number, or a lane that is not "
                            f"an (integer rank, score) pair ({exc}): {form}") from exc
+
+
+def _statistics(results: object, mode: str) -> dict[str, Any] | None:
+    """Each lane's statistics, when the answer is a Ranking that carries them (a convex hybrid's)."""
+    statistics = getattr(results, "statistics", None)
+    if not statistics:
+        return None
+    form = ("Ranking(results, statistics={'lexical': LaneStatistics(...), 'dense': LaneStatistics(...)}), as fuse "
+            "returns")
+    if not isinstance(statistics, dict) or not all(isinstance(s, LaneStatistics) for s in statistics.values()):
+        raise SystemRaised(f"search({mode!r}) returned statistics {statistics!r}: {form}")
+    try:
+        return {str(lane): {"candidates": operator.index(s.candidates),
+                            **{key: None if value is None else _number(value) for key, value in s.record().items()
+                               if key != "candidates"}} for lane, s in statistics.items()}
+    except (TypeError, ValueError) as exc:
+        raise SystemRaised(f"search({mode!r}) returned lane statistics that are not an integer count and numbers "
+                           f"({exc}): {form}") from exc
 
 
 def _number(value: object) -> float:
@@ -163,7 +181,7 @@ class Host:
                                elapsed_ns=time.perf_counter_ns() - started) from exc
         elapsed = time.perf_counter_ns() - started
         try:
-            return {"results": _answer(results, mode), "elapsed_ns": elapsed}
+            return {"results": _answer(results, mode), "statistics": _statistics(results, mode), "elapsed_ns": elapsed}
         except SystemRaised as exc:
             exc.extra["elapsed_ns"] = elapsed
             raise

@@ -18,7 +18,9 @@ CHECKS: dict[str, str] = {
     "rows.request_ids": "request ids are not unique or do not follow <run_id>/<query_id>",
     "rows.exact_backend": "a dense lane does not record an exact scan of every document",
     "rows.order": "results are not in score order with the doc-id tie rule",
-    "rows.fusion": "a fused score is not the RRF of its lane ranks, or fused order is broken",
+    "rows.fusion": "a fused score is not the declared fusion of its lane evidence (rrf: its lane ranks; convex: its "
+                   "lane scores and the lanes' recorded statistics), a row's fusion or statistics are not the "
+                   "declared ones or are malformed, or fused order is broken",
     "rows.depth_ranking": "some rows carry a depth-100 ranking and others not (or any, when the system declares "
                           "none), or one is malformed: more than 100 or repeated documents, scores out of order, a "
                           "failed query or depth search that ranks documents or does not say why",

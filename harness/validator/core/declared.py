@@ -13,12 +13,13 @@ def is_builtin(ctx: Context) -> bool:
 
 
 def replay_parameters(ctx: Context) -> dict[str, Any]:
-    """top_k, and for fusion the candidate depth and RRF k: the built-in system's configuration, or what a system
-    of its own declares."""
+    """top_k, and for fusion the fusion and its candidate depth: the built-in system's configuration (reciprocal rank
+    fusion), or the fusion a system of its own declares (rrf or convex; None when it declares none)."""
     retrieval = ctx.receipt["retrieval"]
     if is_builtin(ctx):
         config = retrieval["config"]
-        return {"top_k": retrieval["top_k"], "depth": config["hybrid_candidate_depth"], "rrf_k": config["rrf_k"]}
-    fusion = ctx.receipt["system"]["declarations"].get("fusion") or {}
-    return {"top_k": retrieval["top_k"], "depth": fusion.get("candidate_depth"), "rrf_k": fusion.get("k"),
-            "score_dtype": fusion.get("score_dtype", "float64")}
+        fusion: dict[str, Any] | None = {"method": "rrf", "k": config["rrf_k"],
+                                          "candidate_depth": config["hybrid_candidate_depth"]}
+    else:
+        fusion = ctx.receipt["system"]["declarations"].get("fusion")
+    return {"top_k": retrieval["top_k"], "fusion": fusion, "depth": (fusion or {}).get("candidate_depth")}

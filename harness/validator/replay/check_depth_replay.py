@@ -1,8 +1,9 @@
 """Every row's depth-100 ranking replayed, as the top-k rankings are (check_replay.py), at depth 100.
 
 fts_only and vector_only: the lane replayed to depth 100; each document's score within the lane's rounding bound,
-each rank one the replay admits, no document the replay certainly ranks inside the top 100 missing. hybrid: both
-lanes replayed at the candidate depth and fused (RRF); each reported fused score within the bounds the replayed lane
+each rank one the replay admits, no document the replay certainly ranks inside the top 100 missing. hybrid (the
+built-in system's, whose declared fusion is RRF): both lanes replayed at the candidate depth and fused by RRF with
+the configured k; each reported fused score within the bounds the replayed lane
 ranks give it, and no document the replayed fusion certainly ranks above the list's last one missing. A system's own
 lexical engine is asked again through the live system (its depth-100 answers must be the rows' exactly). A mismatch
 is named by query, mode and rank.
@@ -40,8 +41,9 @@ class DepthReplayer:
     def __init__(self, ctx: Context, replay: Replay, vectors: dict[str, Any], texts: dict[str, str]) -> None:
         parameters = replay_parameters(ctx)
         self.mode, self.replay, self.vectors, self.texts = ctx.mode, replay, vectors, texts
-        self.depth, self.rrf_k = parameters["depth"], parameters["rrf_k"]
-        self.float32 = parameters.get("score_dtype") == "float32"
+        fusion = parameters["fusion"] or {}  # the built-in system's: reciprocal rank fusion
+        self.depth, self.rrf_k = parameters["depth"], int(fusion.get("k", 0))
+        self.float32 = fusion.get("score_dtype") == "float32"
         self.index_of = {doc_id: i for i, doc_id in enumerate(replay.doc_ids)}
         self.tally = Tally()
 

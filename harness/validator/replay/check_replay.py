@@ -2,7 +2,9 @@
 
 fts_only rows are replayed by an independent BM25 over the fixture's document text; vector_only rows
 by float64 dot products of the fixture's query vector with every stored document vector; hybrid rows
-by both lanes and reciprocal rank fusion at the configured candidate depth. A row passes when each
+by both lanes and reciprocal rank fusion at the configured candidate depth (the built-in system's fusion; a
+system of its own that declares its dense lane exact has that lane replayed at its declared candidate depth, and a
+convex fusion's recorded dense statistics recomputed from the replayed lane). A row passes when each
 reported score is within the lane's rounding tolerance of the replayed score, each reported rank is
 one the replay admits (ranks can only differ where replayed scores lie within the tolerance of each
 other), and no document the replay certainly ranks inside the cut is missing. Nothing is sampled.
@@ -18,6 +20,7 @@ from ..core.digests import sha256_file, sha256_text
 from ..core.modes import LANES, fused, has_lane
 from ..core.report import Report
 from ..retrieval.bm25 import BM25, Tokenizer
+from ..retrieval.fusion import statistics_difference
 from ..retrieval.lanes import Replay, Replayed, score_of
 from ..retrieval.live_store import LiveStore
 from ..retrieval.ranking import id_ranks
@@ -30,7 +33,7 @@ class RowReplayer:
     def __init__(self, ctx: Context, replay: Replay, query_vectors: dict[str, Any], query_texts: dict[str, str]):
         parameters = replay_parameters(ctx)
         self.replay, self.mode = replay, ctx.mode
-        self.top_k, self.depth, self.rrf_k = parameters["top_k"], parameters["depth"], parameters["rrf_k"]
+        self.top_k, self.depth, self.fusion = parameters["top_k"], parameters["depth"], parameters["fusion"] or {}
         self.query_vectors, self.query_texts = query_vectors, query_texts
         self.index_of = {doc_id: i for i, doc_id in enumerate(replay.doc_ids)}
         self.tallies = {name: Tally() for name in ("lexical", "dense", "fusion")}
@@ -71,7 +74,16 @@ class RowReplayer:
         if row["query_id"] not in self.query_vectors:
             tally.note(f"query {row['query_id']} is not a query of the fixture: nothing to replay")
             return
-        tally.note(lane_of_hit(row, "dense", self._dense(row, self.depth), self.index_of, tally))
+        ranked = self._dense(row, self.depth)
+        problem = lane_of_hit(row, "dense", ranked, self.index_of, tally)
+        if problem is None and self.fusion.get("method") == "convex":  # what the normalisation used, replayed too
+            recorded = row["search_receipt"]["lanes"]["fusion"]["statistics"]["dense"]
+            difference = statistics_difference(recorded, ranked.lane.scores[ranked.head()].tolist(),
+                                               ranked.lane.tolerance)
+            if difference is not None:
+                problem = (f"query {row['query_id']}: search_receipt.lanes.fusion.statistics.dense disagrees with the "
+                           f"replayed dense lane's top {self.depth}: {difference}")
+        tally.note(problem)
 
     def row(self, row: Row) -> None:
         if row["error"] is not None:
@@ -101,9 +113,12 @@ class RowReplayer:
         if lexical is not None:
             self.tallies["lexical"].note(lane_of_hit(row, "lexical", lexical, self.index_of, self.tallies["lexical"]))
         self.tallies["dense"].note(lane_of_hit(row, "dense", dense, self.index_of, self.tallies["dense"]))
-        if lexical is not None:
-            self.tallies["fusion"].note(fused_cut(row, [lexical, dense], self.rrf_k, self.top_k, self.replay,
-                                               self.index_of))
+        if self.fusion.get("method") != "rrf":  # the built-in system fuses by RRF: nothing else reaches here
+            self.tallies["fusion"].note(f"query {row['query_id']}: the replay fuses by RRF; the receipt declares "
+                                        f"{self.fusion!r}")
+        elif lexical is not None:
+            self.tallies["fusion"].note(fused_cut(row, [lexical, dense], int(self.fusion["k"]), self.top_k,
+                                                  self.replay, self.index_of))
 
 
 CHECKS = {mode: (*lanes, *(("fusion",) if fused(mode) else ())) for mode, lanes in LANES.items()}

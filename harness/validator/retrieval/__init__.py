@@ -1,5 +1,5 @@
 """The validator's own retrieval and metrics.
 
-Its BM25, the dense scan, RRF fusion, the ranking rule, the live store's vectors and the IR metrics;
-nothing here is the runner's code.
+Its BM25, the dense scan, the declarable fusions (rrf, convex), the ranking rule, the live store's vectors and the
+IR metrics; nothing here is the runner's code.
 """

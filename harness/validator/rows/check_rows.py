@@ -11,6 +11,7 @@ from ..core.report import Report
 from ..core.schemas import violation
 from ..retrieval import ir_metrics
 from .check_depth import check_depth_rows
+from .check_fusion import check_fusion
 
 Row = dict[str, Any]
 EXACT_BACKENDS = {"numpy-exact-inner-product"}
@@ -124,32 +125,6 @@ def _exactness(document_count: int, backends: set[str]) -> Callable[[Row], tuple
     return probe
 
 
-def _same_fused(recomputed: float, reported: float, float32: bool) -> bool:
-    """Exact in float64; an engine that sums in float32 (declared) within two float32 ulps, which covers the
-    rounding of each reciprocal and of their sum."""
-    return recomputed == reported if not float32 else abs(recomputed - reported) <= 2.0 ** -23 * abs(recomputed)
-
-
-def _fusion(k: int, depth: int, float32: bool = False) -> Callable[[Row], tuple[Any, Any] | None]:
-    def probe(row: Row) -> tuple[Any, Any] | None:
-        keys = []
-        for result in row["results"]:
-            lanes = result["lanes"]
-            fused = 0.0
-            for lane in ("lexical", "dense"):
-                rank = lanes[lane]["rank"]
-                if rank is not None:
-                    if not 1 <= rank <= depth:
-                        return f"lane ranks within the candidate depth {depth}", rank
-                    fused += 1.0 / (k + rank)
-            reported = lanes["fusion"]["fused_score"]
-            if not _same_fused(fused, reported, float32) or reported != result["score"] or lanes["fusion"]["k"] != k:
-                return fused, (reported, result["score"])
-            keys.append((-reported, result["doc_id"]))
-        return None if keys == sorted(keys) else ("fused score descending, ties by doc_id", keys)
-    return probe
-
-
 def exact_backends(ctx: Context) -> set[str]:
     """The built-in system's exact backends; a system of its own is exact only by declaring it (its engine then
     scores every document, and the replay holds it to that)."""
@@ -191,12 +166,7 @@ def check_rows(ctx: Context, report: Report) -> None:
     if has_lane(ctx.mode, "dense"):
         _each(report, "rows.exact_backend", rows, _exactness(document_count, exact_backends(ctx)),
               f"exact dense backend scored every one of {document_count} documents")
-    if fused(ctx.mode) and (parameters["rrf_k"] is None or parameters["depth"] is None):
-        report.fail("rows.fusion", "the system declares no reciprocal rank fusion (k, candidate depth) to "
-                    "recompute its fused scores from", "declarations.fusion", None)
-    elif fused(ctx.mode):
-        _each(report, "rows.fusion", rows, _fusion(parameters["rrf_k"], parameters["depth"],
-                                                    parameters.get("score_dtype") == "float32"),
-              "fused scores recomputed from lane ranks (RRF) and fused order")
+    if fused(ctx.mode):
+        check_fusion(rows, parameters["fusion"], report)
     else:
         _each(report, "rows.order", rows, _score_order(), "scores descending, ties by doc_id")

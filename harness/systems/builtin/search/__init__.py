@@ -1,1 +1,1 @@
-"""The built-in system's search: the lanes of each mode and reciprocal rank fusion."""
+"""The built-in system's search: the lanes of each mode and their reciprocal rank fusion (harness/systems/fusion.py)."""

@@ -14,8 +14,8 @@ from harness import modes
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.index.ranking import top_k as best_first
-from harness.systems.builtin.search.fusion import rrf_score
 from harness.systems.builtin.store.store import Store
+from harness.systems.fusion import rrf_score
 from harness.systems.protocol import Hit, SearchOutcome
 
 
@@ -80,7 +80,7 @@ class Searcher:
             if vector is None:
                 raise ValueError(f"mode {mode!r} has a dense lane and needs the query's vector")
             lanes["dense"] = self._dense(vector, depth)
-        if declared.fusion == "rrf":
+        if declared.fusion:  # the built-in system fuses by RRF (its declaration)
             hits = self._hybrid(lanes["lexical"], lanes["dense"], top_k)
         else:
             (name, lane), = lanes.items()
