@@ -17,11 +17,11 @@ from harness.cli.system_options import system_choice, system_option, system_opti
 from harness.cli.version import VersionAction
 from harness.corpus.contract import scifact_contract
 from harness.corpus.download import DEADLINE_VARIABLE, deadline_seconds
+from harness.corpus.split import SPLITS
 from harness.embedding.embedders import make_embedder
 from harness.embedding.embedders.select import BACKENDS
 from harness.embedding.profiles import PROFILES, text_profile
 from harness.evaluation.gates.freeze import freeze_configuration
-from harness.evaluation.measures.split import SPLITS
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
 from harness.evaluation.system_replay import replay
