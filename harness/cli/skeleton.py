@@ -90,7 +90,12 @@ class $cls:
         if vector is None:
             raise ValueError(f"{mode} hands no query vector; this system offers {', '.join(self.modes)}")
         scores = self.matrix @ vector
-        best = np.lexsort((self.doc_ids, -scores))[:top_k]
+        k = min(top_k, len(scores))
+        if k <= 0:
+            return []
+        cut = np.partition(scores, len(scores) - k)[len(scores) - k]  # the k-th best score
+        candidates = np.flatnonzero(scores >= cut)  # the k best, and every document tied with the last of them
+        best = candidates[np.lexsort((self.doc_ids[candidates], -scores[candidates]))][:k]
         return [Result(str(self.doc_ids[i]), float(scores[i])) for i in best]
 
 
