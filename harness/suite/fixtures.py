@@ -95,11 +95,12 @@ def output_dir(pytestconfig: pytest.Config) -> Path:
 
 @pytest.fixture(scope="session")
 def scifact_store(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture") -> "Store":
-    """Built once; the store's own lock makes concurrent xdist workers wait and then reuse it."""
+    """The built-in system's store, built once (the store's own lock makes concurrent xdist workers wait and then reuse
+    it): in the store dir when the built-in system is under test, else beside it (options.builtin_store_dir)."""
     from harness.systems.builtin.config.search_config import LexicalConfig
     from harness.systems.builtin.store.store import build_store
 
-    store, _ = build_store(options.store_dir(pytestconfig), scifact_corpus, scifact_contract().namespace,
+    store, _ = build_store(options.builtin_store_dir(pytestconfig), scifact_corpus, scifact_contract().namespace,
                            LexicalConfig())
     return store
 

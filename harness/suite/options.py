@@ -80,5 +80,12 @@ def store_dir(config: pytest.Config) -> Path:
     return Path(config.getoption(STORE_DIR) or work_dir(config) / "store").resolve()
 
 
+def builtin_store_dir(config: pytest.Config) -> Path:
+    """The built-in system's store (the scifact_store fixture): the store dir when the built-in system is under test;
+    else beside it, STORE_DIR-builtin, so the store dir stays the system under test's own."""
+    store = store_dir(config)
+    return store if config.getoption(SYSTEM) == "builtin" else store.with_name(f"{store.name}-builtin")
+
+
 def output_dir(config: pytest.Config) -> Path:
     return Path(config.getoption(OUTPUT_DIR) or work_dir(config) / "results").resolve()
