@@ -1,7 +1,8 @@
 """On SciFact: what `new-system` writes runs unedited. In a repository of its own (its own git work tree, holding the
 two files and the lines the command printed to add), the user's own tests pass and the suite's calibration of the
 system is ELIGIBLE by the independent validator's verdict (only the harness clone's own uncommitted changes, when
-there are any, make it NOT ELIGIBLE, and then for source.clean alone)."""
+there are any, make it NOT ELIGIBLE, and then for source.clean alone); docs/systems.md's example of the suite's
+fixtures passes there too."""
 
 import os
 import re
@@ -73,3 +74,9 @@ def test_a_new_system_passes_its_own_tests_and_calibrates_eligible(scifact_archi
     status = subprocess.run(["git", "-C", str(repository), "status", "--porcelain"], capture_output=True, text=True,
                             check=True, timeout=60)
     assert status.stdout == "", status.stdout  # what the suite wrote is ignored: the freeze would take this tree
+
+    page = (ROOT / "docs" / "systems.md").read_text(encoding="utf-8")
+    [example] = re.findall(r"<!-- suite-fixtures-example -->\n```python\n(.*?)```", page, flags=re.S)
+    (repository / "test_documented.py").write_text(example, encoding="utf-8")
+    documented = _run([*shlex.split(commands[0])[:-1], "test_documented.py", *places], repository)
+    assert documented.returncode == 0 and "2 passed" in documented.stdout, documented.stdout + documented.stderr

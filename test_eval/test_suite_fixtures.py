@@ -5,6 +5,7 @@ of a system of the user's own. The generated tests of `new-system` name the opti
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from harness.cli.skeleton import Skeleton
 from harness.fixture.corpus_fixture import CorpusFixture
 
 ROOT = Path(__file__).resolve().parents[1]
+SYSTEMS_PAGE = ROOT / "docs" / "systems.md"
 CONFTEST = '''\
 import os
 from pathlib import Path
@@ -83,3 +85,11 @@ def test_the_generated_tests_name_the_option_they_need(repository: Path, tiny_co
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.count("not 'my-search' in vector_only: pass --scifact-system=my_search:SYSTEM") >= 3, \
         done.stdout
+
+
+def test_the_documented_example_runs_as_printed(repository: Path, tiny_corpus: CorpusFixture) -> None:
+    page = SYSTEMS_PAGE.read_text(encoding="utf-8")
+    [example] = re.findall(r"<!-- suite-fixtures-example -->\n```python\n(.*?)```", page, flags=re.S)
+    (repository / "test_documented.py").write_text(example, encoding="utf-8")
+    done = _session(repository, tiny_corpus.path, "--scifact-system=my_search:SYSTEM", "test_documented.py")
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr
