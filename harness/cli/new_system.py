@@ -69,6 +69,7 @@ def check_name(name: str, directory: Path) -> None:
 
 
 def _importable_elsewhere(name: str, directory: Path) -> str:
+    """Where the interpreter already finds a module `name`, outside `directory`; "" when it finds none there."""
     if name in sys.stdlib_module_names:
         return "the standard library"
     try:
@@ -77,10 +78,13 @@ def _importable_elsewhere(name: str, directory: Path) -> str:
         return ""
     if spec is None:
         return ""
-    origin = spec.origin if spec.origin not in (None, "built-in", "frozen") else None
-    if origin is not None and Path(origin).resolve().parent == directory.resolve():
-        return ""  # NAME.py in the directory itself: refused below, by name, as a file that exists
-    return shown(origin) if origin else "a built-in or namespace package"
+    if spec.origin in (None, "built-in", "frozen") and not spec.submodule_search_locations:
+        return "built into the interpreter"
+    places = [spec.origin] if spec.origin not in (None, "built-in", "frozen") else list(
+        spec.submodule_search_locations or ())
+    outside = [place for place in places if place and Path(place).resolve().parent != directory.resolve()
+               and Path(place).resolve() != directory.resolve() / name]
+    return shown(outside[0]) if outside else ""  # NAME.py in the directory itself is refused below, by name
 
 
 def run(args: argparse.Namespace) -> int:
