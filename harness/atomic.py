@@ -50,3 +50,29 @@ def write_all_atomic(files: Mapping[Path, bytes]) -> None:
     with contextlib.ExitStack() as stack:
         for path, data in files.items():
             stack.enter_context(atomic_writer(path)).write(data)
+
+
+def create_all_atomic(files: Mapping[Path, bytes]) -> None:
+    """Create every file, or none: each is written to its temporary sibling and synced first, then linked into place,
+    which never replaces a file. When a path already exists (FileExistsError), or anything else fails, the files this
+    call linked are removed again."""
+    created: list[Path] = []
+    with contextlib.ExitStack() as stack:
+        temporaries = {}
+        for path, data in files.items():
+            temporaries[path] = tmp = temporary_sibling(path)
+            stack.callback(tmp.unlink, missing_ok=True)
+            with tmp.open("wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        try:
+            for path, tmp in temporaries.items():
+                os.link(tmp, path)
+                created.append(path)
+        except BaseException:
+            for path in created:
+                path.unlink()
+            raise
+        for directory in {path.parent for path in created}:
+            fsync_directory(directory)

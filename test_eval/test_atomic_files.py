@@ -1,11 +1,13 @@
 """Files written together (a report and its Markdown version, a split's exports): a failure while writing any of
-them changes none, and no temporary file is left behind."""
+them changes none, and no temporary file is left behind. Files created together (a new system's skeleton): all or
+none, and never over a file that exists."""
 
+import os
 from pathlib import Path
 
 import pytest
 
-from harness.atomic import write_all_atomic
+from harness.atomic import create_all_atomic, write_all_atomic
 
 
 def test_a_failure_while_writing_changes_none_of_the_files(tmp_path: Path) -> None:
@@ -23,3 +25,31 @@ def test_every_file_is_written_when_nothing_fails(tmp_path: Path) -> None:
     write_all_atomic(files)
     assert {path: path.read_bytes() for path in files} == files
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.run", "b.qrels"]
+
+
+def test_files_created_together_never_replace_one_that_exists(tmp_path: Path) -> None:
+    new, existing = tmp_path / "my_search.py", tmp_path / "test_my_search.py"
+    existing.write_bytes(b"the user's own tests")
+    with pytest.raises(FileExistsError):
+        create_all_atomic({new: b"system", existing: b"skeleton tests"})
+    assert existing.read_bytes() == b"the user's own tests"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_my_search.py"]
+
+
+def test_a_failure_while_creating_leaves_none_of_the_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def link_once(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+        if calls:
+            raise OSError(28, "No space left on device")
+        calls.append(str(target))
+        os_link(source, target)
+
+    os_link = os.link
+    monkeypatch.setattr(os, "link", link_once)
+    with pytest.raises(OSError, match="No space left"):
+        create_all_atomic({tmp_path / "a.py": b"a", tmp_path / "b.py": b"b"})
+    assert calls == [str(tmp_path / "a.py")] and list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    create_all_atomic({tmp_path / "a.py": b"a", tmp_path / "b.py": b"b"})
+    assert sorted(p.read_bytes() for p in tmp_path.iterdir()) == [b"a", b"b"]

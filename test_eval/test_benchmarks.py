@@ -26,10 +26,10 @@ from fixtures import bench_ratios
 from fixtures.systems import TextSearcher as Searcher
 from harness.corpus.contract import scifact_contract
 from harness.corpus.dataset import load_dataset
+from harness.corpus.split import select
 from harness.embedding.embedders.base import EmbeddingRequest
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.embedding.profiles import text_profile
-from harness.evaluation.measures.split import select
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import embedding_requests
 from harness.fixture.corpus_fixture import CorpusFixture

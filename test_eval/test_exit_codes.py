@@ -20,7 +20,7 @@ from harness.validator.core.report import Report
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "docs" / "exit-codes.md"
-COMMANDS = ("build", "run", "freeze", "bundle", "replay", "compare", "report", "export")
+COMMANDS = ("build", "run", "freeze", "bundle", "replay", "compare", "report", "export", "new-system")
 
 
 def documented() -> dict[int, str]:

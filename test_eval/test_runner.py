@@ -10,7 +10,7 @@ import pytest
 from numpy.typing import NDArray
 
 from harness.corpus.contract import Contract
-from harness.evaluation.measures.split import select
+from harness.corpus.split import select
 from harness.evaluation.receipts.artifacts import ArtifactExistsError
 from harness.evaluation.run_split import Evaluation, SplitGateError, check_split_gate, run_split
 from harness.evaluation.runner import FailedQuery, ModeRun, run_mode

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from harness.evaluation.measures.split import select, selected_ids_sha256, split_order
+from harness.corpus.split import select, selected_ids_sha256, split_order
 
 IDS = [str(i) for i in range(1, 301)]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.evaluation.measures.split import select, selected_ids_sha256
+from harness.corpus.split import select, selected_ids_sha256
 from harness.hashing import sha256_canonical, sha256_file
 
 from . import forger

@@ -21,11 +21,11 @@ from numpy.typing import NDArray
 
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.ollama_server import FakeOllama
+from harness.corpus.split import select
 from harness.embedding.embedders.base import Embedder
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.embedding.embedders.ollama import OllamaEmbedder
 from harness.embedding.profiles import TextProfile, text_profile
-from harness.evaluation.measures.split import select
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import run_mode
 from harness.fixture.build import build_fixture

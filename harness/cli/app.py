@@ -1,4 +1,4 @@
-"""Command line: `python -m harness build|run|freeze|bundle|compare|report|export ...`; exit codes in
+"""Command line: `python -m harness build|run|freeze|bundle|compare|report|export|new-system ...`; exit codes in
 `harness.cli.errors`."""
 
 import argparse
@@ -7,8 +7,8 @@ import os
 import sys
 from typing import TypeAlias
 
+from harness.cli import new_system, publish_commands
 from harness.cli import paths as cli_paths
-from harness.cli import publish_commands
 from harness.cli.errors import Parser, report_failure
 from harness.cli.hypothesis_options import add_hypothesis_options, declared_line, hypothesis_request
 from harness.cli.paths import path_argument, text_argument
@@ -17,11 +17,11 @@ from harness.cli.system_options import system_choice, system_option, system_opti
 from harness.cli.version import VersionAction
 from harness.corpus.contract import scifact_contract
 from harness.corpus.download import DEADLINE_VARIABLE, deadline_seconds
+from harness.corpus.split import SPLITS
 from harness.embedding.embedders import make_embedder
 from harness.embedding.embedders.select import BACKENDS
 from harness.embedding.profiles import PROFILES, text_profile
 from harness.evaluation.gates.freeze import freeze_configuration
-from harness.evaluation.measures.split import SPLITS
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
 from harness.evaluation.system_replay import replay
@@ -203,19 +203,21 @@ def build_parser(prog: str = "scifact-harness") -> Parser:
     parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     help="build, run, freeze, bundle, replay, compare, report or export")
+                                     help="build, run, freeze, bundle, replay, compare, report, export or "
+                                          "new-system")
     add_build_parser(commands)
     add_run_parser(commands)
     add_freeze_parser(commands)
     add_replay_parser(commands)
     publish_commands.add_all(commands)
+    new_system.add_parser(commands)
     return parser
 
 
 def main(argv: list[str] | None = None, prog: str = "scifact-harness") -> int:
     args = build_parser(prog).parse_args(argv)
     commands_by_name = {"build": run_build, "run": run_evaluation, "freeze": run_freeze,
-                        "replay": run_replay, **publish_commands.HANDLERS}
+                        "replay": run_replay, "new-system": new_system.run, **publish_commands.HANDLERS}
     try:
         with sigterm_raises():
             return commands_by_name[args.command](args)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.corpus.contract import Contract
+from harness.corpus.split import select
 from harness.errors import HarnessError
 from harness.evaluation.depth_ranking import add_depth_rankings
 from harness.evaluation.history import heldout_record, ledger
@@ -14,7 +15,6 @@ from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.evaluation.measures.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
 from harness.evaluation.measures.metrics import query_metrics
 from harness.evaluation.measures.query_vectors import QueryVectors
-from harness.evaluation.measures.split import select
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifact_writer import PairWriter, exclusive_pair
 from harness.evaluation.receipts.artifacts import aggregate_bytes, clear_the_way, rows_bytes

@@ -95,13 +95,14 @@ def output_dir(pytestconfig: pytest.Config) -> Path:
 
 @pytest.fixture(scope="session")
 def scifact_store(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture") -> "Store":
-    """The built-in system's store, built once; the store's own lock makes concurrent xdist workers wait and then
-    reuse it. A store directory of another system's is refused."""
+    """The built-in system's store, built once (the store's own lock makes concurrent xdist workers wait and then reuse
+    it): in the store dir when the built-in system is under test, else in the built-in system's own
+    (options.builtin_store_dir). A store directory of another system's is refused."""
     from harness.systems.builtin.config.search_config import LexicalConfig
     from harness.systems.builtin.store.store import build_store
     from harness.systems.registry.store_owner import claim
 
-    directory = options.store_dir(pytestconfig)
+    directory = options.builtin_store_dir(pytestconfig)
     try:
         claim(directory, "builtin", options.SYSTEM)
     except HarnessError as exc:

@@ -90,5 +90,15 @@ def store_dir(config: pytest.Config) -> Path:
     return Path(config.getoption(STORE_DIR) or work_dir(config) / _per_system(config, "store")).resolve()
 
 
+def builtin_store_dir(config: pytest.Config) -> Path:
+    """The built-in system's store (the scifact_store fixture): the store dir when the built-in system is under test;
+    else the built-in system's own default, WORK_DIR/store, or beside a given store dir, STORE_DIR-builtin, so the
+    store dir stays the system under test's own."""
+    if config.getoption(SYSTEM) == "builtin":
+        return store_dir(config)
+    given = config.getoption(STORE_DIR)
+    return Path(f"{given}-builtin").resolve() if given else (work_dir(config) / "store").resolve()
+
+
 def output_dir(config: pytest.Config) -> Path:
     return Path(config.getoption(OUTPUT_DIR) or work_dir(config) / _per_system(config, "results")).resolve()

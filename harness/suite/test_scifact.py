@@ -22,10 +22,10 @@ import pytest
 
 from harness.cli.summary import SUMMARY_PROPERTY, result_line, verdict
 from harness.corpus.contract import scifact_contract
+from harness.corpus.split import select, selected_ids_sha256
 from harness.embedding.embedders import make_embedder
 from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
-from harness.evaluation.measures.split import select, selected_ids_sha256
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.build import BuildReport

@@ -20,13 +20,13 @@ from typing import Any
 
 from harness.atomic import write_bytes_atomic
 from harness.corpus.contract import Contract
+from harness.corpus.split import ALGORITHM
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation.gates.calibration_gate import calibration_record
 from harness.evaluation.gates.dirty_trees import dirty_trees, refusal
 from harness.evaluation.gates.frozen_difference import first_difference, next_step
 from harness.evaluation.gates.hypothesis import HypothesisRequest, declaration
 from harness.evaluation.history import ledger
-from harness.evaluation.measures.split import ALGORITHM
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.evaluation.receipts.identity_check import check_identity

@@ -1,5 +1,5 @@
 """What a run measures, and over which queries.
 
 The per-query metrics and their means, the latency summary and how it was measured (the contention
-verdict), the deterministic split, and the fixture's query vectors.
+verdict), and the fixture's query vectors (the split itself is the contract's: harness.corpus.split).
 """

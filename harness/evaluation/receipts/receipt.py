@@ -5,8 +5,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.corpus.contract import Contract
+from harness.corpus.split import ALGORITHM, selected_ids_sha256
 from harness.evaluation.history.ledger import CHAIN_RULE, LEDGER, RunTicket
-from harness.evaluation.measures.split import ALGORITHM, selected_ids_sha256
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.claims import claim_boundary
 from harness.fixture.corpus_fixture import CorpusFixture

@@ -2,7 +2,7 @@
 the harness keeps the receipts and checks every answer against the fixture."""
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +28,8 @@ LATENCY_TIMER = "time.perf_counter_ns in the system's worker process, around its
 
 
 def corpus_of(fixture: CorpusFixture, namespace: str) -> Corpus:
-    documents = fixture.data["documents"]
-    return Corpus(tuple(d["doc_id"] for d in documents), tuple(d["title"] for d in documents),
-                  tuple(d["text"] for d in documents), fixture.document_vectors, namespace, fixture.sha256)
+    """The fixture's corpus under the namespace the system holds it (the contract's)."""
+    return replace(fixture.corpus, namespace=namespace)
 
 
 def corpus_request(corpus: Corpus, directory: Path) -> tuple[dict[str, Any], dict[str, NDArray[np.float32]]]:

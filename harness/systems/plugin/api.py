@@ -59,27 +59,12 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from harness.fixture.records import Corpus
 from harness.systems.declarations import DENSE_EXACT
 from harness.systems.fusion import LaneStatistics
 
 __all__ = ["DENSE_EXACT", "REQUIRED_METHODS", "Corpus", "LaneStatistics", "Ranking", "Result", "RetrievalSystem"]
 REQUIRED_METHODS = ("configuration", "build", "open", "parts", "search")
-
-
-@dataclass(frozen=True)
-class Corpus:
-    """The fixture's documents, in fixture order, with their unit vectors (one float32 row per document)."""
-
-    doc_ids: tuple[str, ...]
-    titles: tuple[str, ...]
-    texts: tuple[str, ...]
-    vectors: NDArray[np.float32]
-    namespace: str
-    fixture_sha256: str
-
-    @property
-    def dimensions(self) -> int:
-        return int(self.vectors.shape[1])
 
 
 @dataclass(frozen=True)
