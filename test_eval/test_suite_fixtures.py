@@ -65,17 +65,19 @@ def repository(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("spec", "name", "store"), [("my_search:SYSTEM", "my-search", "store-builtin"),
-                                                     ("builtin", None, "store")])
+@pytest.mark.parametrize(("spec", "name", "own"), [("my_search:SYSTEM", "my-search", "-my_search-SYSTEM"),
+                                                   ("builtin", None, "")])
 def test_the_fixtures_in_a_repository_of_its_own(repository: Path, tiny_corpus: CorpusFixture, spec: str,
-                                                 name: str | None, store: str) -> None:
+                                                 name: str | None, own: str) -> None:
+    """A system of the user's own has a store and results directory of its own; the built-in store stays
+    WORK_DIR/store."""
     done = _session(repository, tiny_corpus.path, f"--scifact-system={spec}", "test_probe.py")
     assert done.returncode == 0, done.stdout + done.stderr
     [line] = [line for line in done.stdout.splitlines() if "PROBE " in line]
     probe = json.loads(line.split("PROBE ", 1)[1].removesuffix("."))
     work = repository / "work"
-    assert (probe["state"], probe["store"], probe["output"]) == (str(work / "store"), str(work / store),
-                                                                 str(work / "results"))
+    assert (probe["state"], probe["store"], probe["output"]) == (str(work / f"store{own}"), str(work / "store"),
+                                                                 str(work / f"results{own}"))
     assert name is None or probe["system"] == name
     assert len(probe["hits"]) == 3 and set(probe["hits"]) <= set(tiny_corpus.doc_ids)
 
