@@ -40,7 +40,7 @@ def test_it_writes_a_system_and_its_tests_and_prints_what_to_add_and_run(
     assert out.startswith("wrote my_search.py (SYSTEM: exact inner product") and "and test_my_search.py" in out
     assert '    [project]\n    name = "my-search"\n    version = "0.1.0"\n' in out
     assert '    [tool.pytest.ini_options]\n    addopts = ["-p", "scifact_harness"]\n' in out
-    assert "add to .gitignore\n    work-dir/\n    __pycache__/\n    .pytest_cache/\n" in out
+    assert "add to .gitignore\n    work-dir/\n    __pycache__/\n    .pytest_cache/\n    .venv/\n" in out
     python = os.path.relpath(sys.executable) if Path(sys.executable).is_relative_to(tmp_path) else sys.executable
     assert (f"    {python} -m pytest -p scifact_harness --scifact-system=my_search:SYSTEM test_my_search.py\n"
             f"    {python} -m pytest -p scifact_harness -m calibration --scifact-system=my_search:SYSTEM\n") in out

@@ -19,7 +19,7 @@ from harness.typed_commands import command, shown
 
 Commands: TypeAlias = "argparse._SubParsersAction[Any]"
 CONFIGURATIONS = ("pyproject.toml", "pytest.ini")  # a file that makes a directory pytest's rootdir
-IGNORED = ("work-dir/", "__pycache__/", ".pytest_cache/")
+IGNORED = ("work-dir/", "__pycache__/", ".pytest_cache/", ".venv/")  # .venv/: a venv inside the repository
 
 
 class SystemNameError(HarnessError):
