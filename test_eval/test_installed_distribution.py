@@ -41,7 +41,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(base / "dist"), str(source)],
                    check=True, capture_output=True, timeout=300)
     [wheel] = (base / "dist").glob("scifact_harness-*.whl")
-    venv = base / "venv"
+    venv = base / "repository" / ".venv"  # inside a repository of the user's own, as a venv usually is
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     (_site(venv) / "libraries.pth").write_text(sysconfig.get_path("purelib") + "\n", encoding="utf-8")
     subprocess.run([*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps", str(wheel)], check=True,
@@ -157,3 +157,18 @@ def test_the_freeze_binds_the_installation(venv: Path, scifact_archive: Path, sc
     assert heldout.returncode != 0, heldout.stdout + heldout.stderr
     assert "source.distribution.changed" in heldout.stderr and "--force-reinstall" in heldout.stderr, heldout.stderr
     assert not list((work / "results").glob("*heldout*")), "a refused run wrote an artifact"
+
+
+def test_the_suite_is_collected_from_a_venv_inside_the_repository(venv: Path) -> None:
+    """pytest skips a `.venv` under the directory it collects; the suite inside it is still brought in, alone."""
+    repository = venv.parent
+    shutil.copy(ROOT / "examples" / "numpy_dense.py", repository / "my_search.py")
+    (repository / "pyproject.toml").write_text('[project]\nname = "mine"\nversion = "0"\n', encoding="utf-8")
+    done = _python(venv, "-m", "pytest", "-p", "scifact_harness", "-p", "no:cacheprovider", "--collect-only", "-q",
+                   "-m", "calibration", "--scifact-system=my_search:SYSTEM", f"--scifact-work-dir={repository / 'w'}",
+                   cwd=repository)
+    assert done.returncode == 0, done.stdout + done.stderr
+    collected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert [line.split("::")[1] for line in collected] == [f"test_split[{mode}-calibration-100]" for mode in
+                                                           ("fts_only", "vector_only", "hybrid")], done.stdout
+    assert all("/site-packages/harness/suite/test_scifact.py" in line for line in collected), collected

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.suite import options
+from harness.suite.suite_route import HIDDEN, hidden_directory, ignore
 from harness.suite.system_choice import CHOICE, check_rootdir, choose_system, header
 
 SUITE = Path(__file__).resolve().parent
@@ -44,6 +45,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[CHOICE] = choose_system(config, load=selected and controller)
     if selected and not explicit and not inside:
         config.args.append(str(SUITE))
+    config.stash[HIDDEN] = hidden_directory(SUITE, config.args, config.invocation_params.dir) if selected else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    return ignore(collection_path, SUITE, config.stash.get(HIDDEN, None))
 
 
 def pytest_report_header(config: pytest.Config) -> str:
