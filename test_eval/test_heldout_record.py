@@ -141,16 +141,32 @@ def test_a_receipt_claiming_the_first_look_after_other_configurations_fails(
     assert "the first other: look 1: builtin configuration" in detail and str(tmp_path / "a" / "store") in detail
 
 
-def test_a_receipt_whose_record_is_gone_from_this_host_fails(tiny_corpus: CorpusFixture, tiny: Contract,
-                                                             tmp_path: Path, record: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_receipt_whose_record_is_replaced_on_this_host_fails(tiny_corpus: CorpusFixture, tiny: Contract,
+                                                               tmp_path: Path, record: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     store, out = _calibrate_and_freeze(tiny_corpus, tiny, tmp_path, SearchConfig())
     run = _heldout(tiny_corpus, tiny, store, out, SearchConfig())
     monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(tmp_path / "elsewhere.sqlite3"))
+    heldout_record.append_look(fixture_sha256=tiny_corpus.sha256, split="heldout", mode="fts_only", system="x",
+                               configuration_sha256="sha256:" + "c" * 64, store_sha256="sha256:" + "s" * 64,
+                               store_directory="/s", freeze_sha256="sha256:" + "z" * 64, host="h", run_id="x/1")
     report = validate(run.aggregate_path, embeddings=False)
     check = _check(report, "heldout.record")
-    assert check.status == "fail" and "it was removed or replaced, or the run kept it elsewhere" in check.detail
+    assert check.status == "fail" and "it was replaced, or the run kept it elsewhere" in check.detail, check.line()
     assert "attested, a record on the machine that ran it" in _check(report, "heldout.looks").detail
+
+
+def test_on_this_host_without_a_record_the_looks_are_attested_not_failed(
+        tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path, record: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader with a cache of their own (no record) on the machine that ran it: not verifiable here, in words."""
+    store, out = _calibrate_and_freeze(tiny_corpus, tiny, tmp_path, SearchConfig())
+    run = _heldout(tiny_corpus, tiny, store, out, SearchConfig())
+    monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(tmp_path / "a reader's cache" / "none.sqlite3"))
+    report = validate(run.aggregate_path, embeddings=False)
+    assert "heldout.record" not in [c.name for c in report.checks if c.status != "attested"]
+    looks = _check(report, "heldout.looks")
+    assert "no held-out record here" in looks.detail and "not verifiable here" in looks.detail, looks.line()
 
 
 def test_a_look_is_counted_even_when_the_run_dies_at_its_first_search(

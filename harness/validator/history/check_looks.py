@@ -13,8 +13,10 @@ never by the path a receipt names. The record is on this machine when that file 
 then `heldout.record` passes only when the whole chain recomputes, the entry at the receipt's position has the
 receipt's digest and fields (fixture, split, mode, system, configuration digest, store digest, freeze, run id,
 host), and both counts recompute from the entries before it: a receipt claiming the first look while the record
-shows earlier looks at this fixture's held-out split fails. A receipt naming this machine's host whose record is
-not here (missing, or another id) fails too: the record the run wrote was removed, replaced or kept elsewhere.
+shows earlier looks at this fixture's held-out split fails. A receipt naming this machine's host whose record here
+has another id (or is unreadable) fails too: the record the run wrote was replaced or kept elsewhere. With no record
+here at all (a reader's own empty cache, or a record removed: the validator cannot tell which), the looks are
+attested in the run's words, not verifiable here.
 A receipt from another host leaves the counts to the attestation `heldout.looks`, in the receipt's words.
 """
 
@@ -106,11 +108,18 @@ def check_looks(ctx: Context, report: Report) -> None:
                       f"{_totals(record.of_fixture(_expected_entry(ctx, block)['fixture_sha256']))} at this "
                       f"fixture's held-out split by now; {KEPT}")
         return
+    if block["host"] == socket.gethostname() and not is_file(here):
+        report.attest("heldout.looks", f"the receipt states {_stated(block)} in the record {block['record_id']}, "
+                      f"written on this host ({block['host']}) at {block['record']}; there is no held-out record here "
+                      f"({here}: a cache of the validating user's own, or a record removed), so the looks are not "
+                      f"verifiable here: attested, in the run's words; validate with {RECORD_VARIABLE} naming the "
+                      f"record the run wrote to check them; {KEPT}")
+        return
     if block["host"] == socket.gethostname():
-        found = unreadable or ("missing" if record is None else f"record id {record.record_id}")
+        found = unreadable or f"record id {record.record_id if record is not None else None}"
         report.fail(NAME, f"the run named this host ({block['host']}), so its held-out record should be this "
-                    f"machine's {here} ({RECORD_VARIABLE}, else the cache directory): it was removed or replaced, or "
-                    f"the run kept it elsewhere ({block['record']}); validate with {RECORD_VARIABLE} naming the record "
-                    "the run wrote", f"record id {block['record_id']}", found)
+                    f"machine's {here} ({RECORD_VARIABLE}, else the cache directory): it was replaced, or the run kept "
+                    f"it elsewhere ({block['record']}); validate with {RECORD_VARIABLE} naming the record the run "
+                    "wrote", f"record id {block['record_id']}", found)
     report.attest("heldout.looks", f"the receipt states {_stated(block)} in the record {block['record_id']} on "
                   f"{block['host']}, not on this machine: attested, a record on the machine that ran it; {KEPT}")
