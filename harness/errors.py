@@ -3,10 +3,11 @@
 `exit_code` is the command line's exit status for the error (the one table of docs/exit-codes.md): 2 for
 input the user can fix, 3 for a refusal by a gate, 4 for a problem of the environment. A run that wrote its
 artifacts but whose system failed queries ends in SYSTEM_FAILED (6); one whose queries failed by a fault of the
-harness in INTERNAL (5).
+harness in INTERNAL (5). A `run` whose own end-of-run validation is not ELIGIBLE ends as the validator would:
+CHECK_FAILED (1) when a check failed, NOT_VERIFIED (7) when nothing failed but something could not be verified.
 """
 
-USAGE, REFUSED, ENVIRONMENT, INTERNAL, SYSTEM_FAILED = 2, 3, 4, 5, 6
+CHECK_FAILED, USAGE, REFUSED, ENVIRONMENT, INTERNAL, SYSTEM_FAILED, NOT_VERIFIED = 1, 2, 3, 4, 5, 6, 7
 
 
 class HarnessError(Exception):

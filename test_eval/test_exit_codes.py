@@ -37,19 +37,22 @@ def documented() -> dict[int, str]:
 
 def test_the_table_holds_every_code_of_both_tools_and_who_returns_it() -> None:
     table = documented()
-    harness_codes = {0, errors.USAGE, errors.REFUSED, errors.ENVIRONMENT, errors.INTERNAL, errors.SYSTEM_FAILED,
-                     INTERRUPTED_EXIT, TERMINATED_EXIT}
+    harness_codes = {0, errors.CHECK_FAILED, errors.USAGE, errors.REFUSED, errors.ENVIRONMENT, errors.INTERNAL,
+                     errors.SYSTEM_FAILED, errors.NOT_VERIFIED, INTERRUPTED_EXIT, TERMINATED_EXIT}
     validator_codes = {validator_options.ELIGIBLE, validator_options.FAILED, validator_options.USAGE,
                        validator_options.ENVIRONMENT, validator_options.FAULT, validator_options.NOT_VERIFIED}
     assert set(table) == harness_codes | validator_codes | {INTERRUPTED_EXIT, TERMINATED_EXIT}
-    for code in harness_codes & validator_codes:
+    for code in harness_codes & validator_codes - {errors.CHECK_FAILED, errors.NOT_VERIFIED}:
         assert table[code] == "both", code
     for code in harness_codes - validator_codes - {INTERRUPTED_EXIT, TERMINATED_EXIT}:
         assert table[code].startswith("harness"), code
     for code in validator_codes - harness_codes:
         assert table[code] == "validator", code
-    assert (errors.USAGE, errors.ENVIRONMENT, errors.INTERNAL) == (validator_options.USAGE,
-                                                                 validator_options.ENVIRONMENT, validator_options.FAULT)
+    for code in (errors.CHECK_FAILED, errors.NOT_VERIFIED):  # a run's own end-of-run verdict exits as the validator's
+        assert table[code] == "validator; harness (`run`, its own verdict)", code
+    assert (errors.CHECK_FAILED, errors.USAGE, errors.ENVIRONMENT, errors.INTERNAL, errors.NOT_VERIFIED) == (
+        validator_options.FAILED, validator_options.USAGE, validator_options.ENVIRONMENT, validator_options.FAULT,
+        validator_options.NOT_VERIFIED)
 
 
 def test_a_validation_report_exits_with_the_table_s_codes() -> None:

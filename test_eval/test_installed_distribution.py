@@ -140,7 +140,7 @@ def test_the_freeze_binds_the_installation(venv: Path, scifact_archive: Path, sc
     _edit(venv, "harness/modes.py")
     try:
         refused = _python(venv, "-m", "harness", "freeze", *common, cwd=work)
-        assert refused.returncode != 0 and "harness/modes.py" in refused.stderr, refused.stderr
+        assert refused.returncode == 3 and "harness/modes.py" in refused.stderr, refused.stderr  # the freeze's gate
         assert "pip install --force-reinstall" in refused.stderr, refused.stderr
     finally:
         _restore(venv, "harness/modes.py")
@@ -154,7 +154,7 @@ def test_the_freeze_binds_the_installation(venv: Path, scifact_archive: Path, sc
         heldout = _python(venv, "-m", "harness", "run", *common, "--split", "heldout", "--no-validate", cwd=work)
     finally:
         _restore(venv, "harness/modes.py")
-    assert heldout.returncode != 0, heldout.stdout + heldout.stderr
+    assert heldout.returncode == 3, heldout.stdout + heldout.stderr  # refused by the freeze's gate
     assert "source.distribution.changed" in heldout.stderr and "--force-reinstall" in heldout.stderr, heldout.stderr
     assert not list((work / "results").glob("*heldout*")), "a refused run wrote an artifact"
 

@@ -70,7 +70,7 @@ def _relative_run(clean_run: CleanRun, root: Path) -> Path:
     sidecar = json.loads(clean_run.fixture_path.read_bytes())["vectors"]["file"]
     shutil.copy2(clean_run.fixture_path.parent / sidecar, root / "data" / sidecar)
     result = tiny_cli_process(["run", "--corpus", "data/tiny.json", "--store-dir", "data/store", "--output-dir",
-                               "out", "--split", "calibration", "--mode", "vector_only"], cwd=root)
+                               "out", "--split", "calibration", "--mode", "vector_only", "--no-validate"], cwd=root)
     assert result.returncode == 0, result.stderr
     return root / "out" / "scifact-vector_only-calibration.aggregate.json"
 

@@ -12,7 +12,7 @@ from harness.cli import paths as cli_paths
 from harness.cli.errors import Parser, report_failure
 from harness.cli.hypothesis_options import add_hypothesis_options, declared_line, hypothesis_request
 from harness.cli.paths import path_argument, text_argument
-from harness.cli.summary import after_freeze, failure_lines, next_step, result_line, verdict
+from harness.cli.summary import after_freeze, failure_lines, next_step, result_line, validation_lines, verdict
 from harness.cli.system_options import system_choice, system_option, system_options
 from harness.cli.version import VersionAction
 from harness.corpus.contract import scifact_contract
@@ -115,10 +115,12 @@ def run_evaluation(args: argparse.Namespace) -> int:
                             system=args.system, system_options=system_options(args),
                             system_directory=choice.directory)
     runs = run_split(evaluation, scifact_contract())
+    judged = []
     for run in runs:
-        judged = ("not validated (--no-validate)" if args.no_validate
-                  else verdict(validate_stored(Subject(run.aggregate_path))))
-        print(result_line(run.aggregate, run.aggregate_path, judged))
+        report = None if args.no_validate else validate_stored(Subject(run.aggregate_path))
+        judged += [] if report is None else [(run, report)]
+        print(result_line(run.aggregate, run.aggregate_path,
+                          "not validated (--no-validate)" if report is None else verdict(report)))
         if run.superseded:
             print(f"{'':<12} earlier artifacts moved to {shown(run.superseded)}")
     failed, code = failure_lines(runs)
@@ -128,7 +130,10 @@ def run_evaluation(args: argparse.Namespace) -> int:
         return code
     print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
                     output_dir=args.output_dir, system=choice))
-    return 0
+    refused, code = validation_lines(judged)  # its own verdict ends it as the validator's would: 1, or 7
+    for line in refused:
+        print(f"error: {line}", file=sys.stderr)
+    return code
 
 
 def add_freeze_parser(commands: Commands) -> None:

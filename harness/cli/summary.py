@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.errors import INTERNAL, SYSTEM_FAILED
+from harness.errors import CHECK_FAILED, INTERNAL, NOT_VERIFIED, SYSTEM_FAILED
 from harness.evaluation.measures.contention import contention_note
 from harness.evaluation.runner import ModeRun
 from harness.typed_commands import command, python, shown
@@ -65,6 +65,27 @@ def failure_lines(runs: list[ModeRun]) -> tuple[list[str], int]:
                          f"{name!r}, a fault of the harness, not of the system; the first, query "
                          f"{harness[0].query_id}: {harness[0].cause}: report it")
             code = INTERNAL
+    return lines, code
+
+
+def validation_lines(judged: list[tuple[ModeRun, Report]]) -> tuple[list[str], int]:
+    """What ends a run whose own validation is not ELIGIBLE, and the exit code the validator would give
+    (docs/exit-codes.md): CHECK_FAILED when a check failed, else NOT_VERIFIED; ([], 0) when all are ELIGIBLE."""
+    lines, code = [], 0
+    for run, report in judged:
+        if report.eligible:
+            continue
+        check = command(python(), "-m", "harness.validator", shown(run.aggregate_path))
+        if report.failed:
+            lines.append(f"the validator found {run.mode} {run.split} NOT ELIGIBLE for a claim ({len(report.failed)} "
+                         f"check(s) failed: {', '.join(c.name for c in report.failed)}); the artifacts are written: "
+                         f"fix what `{check}` names (source.clean: commit), then run again with --replace")
+            code = CHECK_FAILED
+        else:
+            lines.append(f"the validator could not verify {run.mode} {run.split} "
+                         f"({', '.join(c.name for c in report.not_verified)}), so it is not eligible for a claim; "
+                         f"nothing failed: run `{check}` where it can be verified")
+            code = code or NOT_VERIFIED
     return lines, code
 
 
