@@ -101,7 +101,8 @@ def parse_cli_output(stdout: str) -> tuple[list[tuple[str, str]], str]:
         assert match, f"not a check line: {line!r}"
         parsed.append((match.group(2), match.group(1).strip().lower()))
     assert re.match(r"^(ELIGIBLE for a claim: all \d+ checks passed; attested, not provable here: [a-z, ]+"
-                    r"|NOT ELIGIBLE for a claim: \d+ failed, \d+ not verified, \d+ passed)$", verdict), verdict
+                    r"|NOT ELIGIBLE for a claim: \d+ failed, \d+ not verified, \d+ passed) — \S+aggregate\.json$",
+                    verdict), verdict
     return parsed, verdict
 
 

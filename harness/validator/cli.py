@@ -1,6 +1,7 @@
 """python -m harness.validator AGGREGATE [ROWS] [AGGREGATE [ROWS] ...] | --comparison COMPARISON | --self-test"""
 
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -65,6 +66,13 @@ def build_parser(prog: str = "scifact-validate") -> Parser:
     return parser
 
 
+def with_file(verdict: str, report: Report) -> str:
+    """The verdict line with the file it judges, relative to here when it lies below."""
+    subject = Path(report.subject)
+    shown = os.path.relpath(subject) if subject.is_absolute() and subject.is_relative_to(Path.cwd()) else subject
+    return f"{verdict} — {shown}"
+
+
 def _write(path: Path, report: Report) -> str | None:
     try:
         path.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
@@ -106,8 +114,11 @@ def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
         traceback.print_exc()
         print(f"VALIDATOR ERROR: the validator itself failed; no verdict (exit {FAULT})")
         return FAULT
+    malformed = [report.input_problem for report in reports if report.input_problem is not None]
+    reports = [report for report in reports if report.input_problem is None]  # no verdict on what is not its kind
     for report in reports:
-        print("\n".join(([f"== {report.subject}"] if several else []) + report.lines()))
+        lines = report.lines()
+        print("\n".join(([f"== {report.subject}"] if several else []) + lines[:-1] + [with_file(lines[-1], report)]))
     if args.json:
         targets = [args.json / (Path(r.subject).name.removesuffix(".aggregate.json") + ".validation.json")
                    for r in reports] if several else [args.json]
@@ -116,6 +127,9 @@ def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
         if failed:
             print(failed[0], file=sys.stderr)
             return USAGE
+    if malformed:  # input you can fix, named with its problem and the fix, after the verdicts on the others
+        print("\n".join(f"error: {problem}" for problem in malformed), file=sys.stderr)
+        return USAGE
     return max((report.exit_code() for report in reports), key=EXIT_ORDER.index)
 
 

@@ -50,9 +50,11 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     except StrictJSONError as exc:
         report.fail("json.strict", "artifacts parse as strict JSON (no NaN, Infinity or duplicate keys)",
                     "strict JSON", str(exc))
+        report.input_problem = str(exc)
         return report
     except InputError as exc:
         report.fail("inputs", "the artifacts named exist", "present", str(exc))
+        report.input_problem = str(exc)
         return report
     report.ok("json.strict", "aggregate and rows parse as strict JSON")
     check_artifact_files(ctx, report)

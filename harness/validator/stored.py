@@ -88,7 +88,9 @@ def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bo
         report = _validate(subject, options)
     digests, problem = taken(reading, roles)
     written = None
-    if report.not_verified:  # what could not be verified here (no server, no live system) may be, next time
+    if report.input_problem is not None:  # not an input it can judge: no verdict to keep
+        digests, problem = None, "an input is malformed or not of its kind"
+    elif report.not_verified:  # what could not be verified here (no server, no live system) may be, next time
         digests, problem = None, (f"{len(report.not_verified)} check(s) could not be verified here, so it is "
                                   "validated again next time")
     if (report.notes.get("embedding_check") or {}).get("covering") == "sample":

@@ -10,7 +10,13 @@ from .strict_json import StrictJSONError, load_lines, loads
 
 
 class InputError(Exception):
-    """An input the validator was pointed at is missing or unreadable."""
+    """An input the validator was pointed at is missing, unreadable or not of its kind."""
+
+
+FIXES = {"aggregate": "name the .aggregate.json file `python -m harness run` wrote",
+         "rows": "name the rows (.jsonl) the run wrote, after their AGGREGATE",
+         "fixture": "pass the fixture `python -m harness build` wrote (--fixture), or build it again",
+         "freeze record": "pass the freeze.json `python -m harness freeze` wrote (--freeze)"}
 
 
 @dataclass
@@ -48,12 +54,12 @@ class Context:
 def _strict(path: Path, what: str) -> tuple[Any, str]:
     """The document and the sha256 of the bytes it was parsed from (one read)."""
     if not path.is_file():
-        raise InputError(f"{what} {path} {'is a directory' if path.is_dir() else 'does not exist'}")
+        raise InputError(f"{what} {path} {'is a directory' if path.is_dir() else 'does not exist'}; {FIXES[what]}")
     data = path.read_bytes()
     try:
         return loads(data), sha256_bytes(data)
     except StrictJSONError as exc:
-        raise StrictJSONError(f"{what} {path}: {exc}") from exc
+        raise StrictJSONError(f"{what} {path} is not strict JSON ({exc}); {FIXES[what]}") from exc
 
 
 def _named_path(receipt: Any, section: str, key: str) -> Path | None:
@@ -75,12 +81,17 @@ def input_paths(aggregate_path: Path, aggregate: Any, rows_path: Path | None,
 def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
          freeze_path: Path | None, store_dir: Path | None = None) -> Context:
     aggregate, _ = _strict(aggregate_path, "aggregate")
-    if not isinstance(aggregate, dict):
-        raise InputError(f"aggregate {aggregate_path} is not a JSON object")
+    if not isinstance(aggregate, dict) or not {"schema", "receipt"} & aggregate.keys():
+        raise InputError(f"aggregate {aggregate_path} is not an aggregate (not a JSON object with its schema and "
+                         f"receipt); {FIXES['aggregate']}")
     rows_path, freeze_path = input_paths(aggregate_path, aggregate, rows_path, freeze_path)
     if not is_file(rows_path):
-        raise InputError(f"rows {rows_path} do not exist (the aggregate names {aggregate.get('per_query_path')!r})")
-    rows = load_lines(rows_path)
+        raise InputError(f"rows {rows_path} do not exist (the aggregate names {aggregate.get('per_query_path')!r}); "
+                         f"{FIXES['rows']}")
+    try:
+        rows = load_lines(rows_path)
+    except StrictJSONError as exc:
+        raise StrictJSONError(f"rows are not strict JSON lines: {exc}; {FIXES['rows']}") from exc
     receipt = aggregate.get("receipt")
     fixture_path = fixture_path or _named_path(receipt, "corpus", "fixture_path")
     fixture, fixture_sha256 = (_strict(fixture_path, "fixture") if fixture_path is not None and is_file(fixture_path)

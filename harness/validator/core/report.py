@@ -39,6 +39,9 @@ class Report:
     checks: list[Check] = field(default_factory=list)
     attestations: list[Check] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)  # what was done, beside the verdicts (e.g. sample seeds)
+    # an input that is malformed or not of its kind (the file, the problem, the fix): no verdict is stored for it, and
+    # the command line exits 2 (input you can fix), not 1
+    input_problem: str | None = field(default=None, compare=False)
 
     def _add(self, check: Check) -> None:
         if check.name not in CHECKS:

@@ -117,6 +117,9 @@ def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, rep
         derived = _derived(path.resolve(), stat.st_size, stat.st_mtime_ns, pins.dataset)
     except ArchiveUnreadable as exc:
         report.fail("archive.members", "the archive is a readable zip", "a zip archive", str(exc))
+        named = "--archive" if explicit else f"${ARCHIVE_VARIABLE}"
+        report.input_problem = (f"{named} {exc}; pass the dataset's zip archive (e.g. scifact.zip)"
+                                + ("" if explicit else f", or unset ${ARCHIVE_VARIABLE}"))
         return
     if not explicit and all(found is None for found in derived.member_sha256.values()):
         report.notes["archive"] = f"not re-derived: ${ARCHIVE_VARIABLE} ({path}) holds no member of {pins.title}"
