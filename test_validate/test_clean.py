@@ -103,7 +103,7 @@ def parse_cli_output(stdout: str) -> tuple[list[tuple[str, str]], str]:
     assert re.match(r"^(ELIGIBLE for a claim: all \d+ checks passed; attested, not provable here: [a-z, ]+"
                     r"|NOT ELIGIBLE for a claim: \d+ failed, \d+ not verified, \d+ passed) — \S+aggregate\.json$",
                     verdict), verdict
-    return parsed, verdict
+    return parsed, verdict.rsplit(" — ", 1)[0]  # the verdict, without the file it names
 
 
 def assert_json_report(path: Path, printed: list[tuple[str, str]], verdict: str, report: Report) -> None:
