@@ -106,3 +106,11 @@ def test_a_forged_vector_behind_a_self_sealed_kept_re_embedding_is_caught(
     caught = [line for line in out.splitlines() if " embeddings.model:" in line]
     assert caught and all(line.startswith("FAIL") for line in caught), caught
     assert all("; reused" not in line for line in caught)
+
+
+def test_claims_tell_the_reader_the_one_command(bundle: Path) -> None:
+    claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "run exactly `scifact-validate --bundle <this directory> --archive scifact.zip`" in claims
+    established, word = claims.split("## What the validator established", 1)[1].split("## What was taken", 1)
+    assert "reused" not in established  # a kept re-embedding or stored verdict is the publisher's word
+    assert ("Re-embedding with the declared model" in established) != ("- re-embedding, a kept record reused" in word)
