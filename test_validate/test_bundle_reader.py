@@ -114,3 +114,38 @@ def test_claims_tell_the_reader_the_one_command(bundle: Path) -> None:
     established, word = claims.split("## What the validator established", 1)[1].split("## What was taken", 1)
     assert "reused" not in established  # a kept re-embedding or stored verdict is the publisher's word
     assert ("Re-embedding with the declared model" in established) != ("- re-embedding, a kept record reused" in word)
+
+
+def _text_files(bundle: Path) -> dict[str, str]:
+    found = {}
+    for path in sorted(bundle.rglob("*")):
+        try:
+            found[path.relative_to(bundle).as_posix()] = path.read_text(encoding="utf-8")
+        except (IsADirectoryError, UnicodeDecodeError):
+            continue
+    return found
+
+
+def _local_prefixes(clean_run: CleanRun) -> list[str]:
+    """The temporary directory the run's session wrote under, and the home directory."""
+    return [str(clean_run.root.parent.parent), str(Path.home())]
+
+
+def test_the_bundles_own_writings_hold_no_local_path(bundle: Path, clean_run: CleanRun) -> None:
+    own = {name: text for name, text in _text_files(bundle).items()
+           if not name.startswith(("artifacts/", "freeze.json", "system-source/"))}
+    assert {"CLAIMS.md", "environment.json", "validation/scifact-hybrid-heldout.validation.json"} <= set(own)
+    leaks = {name: prefix for name, text in own.items() for prefix in _local_prefixes(clean_run) if prefix in text}
+    assert not leaks, leaks
+    machine = json.loads(own["environment.json"])["machine"]
+    assert "hostname" not in machine and "logical cores) running" in machine["ran_on"]
+    assert json.loads(own["fixture-metadata.json"])["fixture_file"] == clean_run.fixture_path.name
+
+
+@pytest.mark.xfail(strict=True, reason="the receipts and freeze record still record the run's absolute fixture, store "
+                                       "and freeze paths; they are bound by digest, so only the run can write them "
+                                       "relative")
+def test_no_text_file_of_the_bundle_holds_a_local_path(bundle: Path, clean_run: CleanRun) -> None:
+    leaks = {name: prefix for name, text in _text_files(bundle).items() for prefix in _local_prefixes(clean_run)
+             if prefix in text}
+    assert not leaks, leaks

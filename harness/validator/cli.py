@@ -7,7 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .bundle.check_bundle import BundleOptions, bundle_problem, validate_bundle
+from .bundle_reader import BundleOptions, bundle_problem, validate_bundle
 from .core.report import Report
 from .options import (
     ELIGIBLE,

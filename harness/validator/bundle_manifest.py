@@ -4,8 +4,8 @@ not list, and its own digest of the list recomputed. Each problem names the file
 import os
 from pathlib import Path
 
-from ..core.digests import sha256_canonical, sha256_file
-from ..core.strict_json import StrictJSONError, load_file
+from .core.digests import sha256_canonical, sha256_file
+from .core.strict_json import StrictJSONError, load_file
 
 MANIFEST = "MANIFEST.json"
 REFETCH = "fetch the bundle again from its publisher (or ask them for the file as published)"

@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.digests import sha256_file
-from ..core.report import Report
-from ..embedding.kept_run import fresh_only
-from ..options import ELIGIBLE, FAILED, NOT_VERIFIED
-from ..pipeline import validate, validate_comparison
-from .manifest import manifest_problems
+from .bundle_manifest import manifest_problems
+from .core.digests import sha256_file
+from .core.report import Report
+from .embedding.kept_run import fresh_only
+from .options import ELIGIBLE, FAILED, NOT_VERIFIED
+from .pipeline import validate, validate_comparison
 
 EXIT_ORDER = (ELIGIBLE, NOT_VERIFIED, FAILED)
 ARTIFACTS = "artifacts"
