@@ -28,6 +28,7 @@ from harness.json_input import read_document
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.bundle_systems import stage_systems, validate_systems
 from harness.publish.claims.claims_document import claims_markdown
+from harness.publish.local_paths import local_places, where_it_ran, written_in_words
 from harness.publish.progress import Stages
 from harness.publish.report.plotting import require_plotting
 from harness.publish.source.system_source import stage_system_source
@@ -85,7 +86,7 @@ def _fixture_metadata(path: Path, digest: str) -> dict[str, Any]:
         raise BundleError(f"the fixture {path} is no longer the file the receipts name ({digest}): it changed while "
                           "the bundle was made; restore it, then bundle again")
     fixture = json.loads(data)
-    return {"fixture_path": str(path), "fixture_sha256": digest,
+    return {"fixture_file": path.name, "fixture_sha256": digest,
             **{k: v for k, v in fixture.items() if k not in ("documents", "queries")}}
 
 
@@ -134,7 +135,10 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
                                                                     first["corpus"]["fixture_sha256"]))
         _write(staging / "configuration.json", {"config": first["retrieval"]["config"],
                                                 "config_sha256": first["retrieval"]["config_sha256"]})
-        _write(staging / "environment.json", {k: first[k] for k in ("executable", "source", "dependencies", "machine")})
+        _write(staging / "environment.json", {**{k: first[k] for k in ("executable", "source", "dependencies")},
+                                              "machine": {"ran_on": where_it_ran(first["machine"]),
+                                                          **{k: v for k, v in first["machine"].items()
+                                                             if k != "hostname"}}})
         freeze = read_document(staging / FREEZE_NAME, "freeze record", "freeze",
                                "bundle the output directory the freeze and the receipts belong to", BundleError)
         splits = list(dict.fromkeys(receipt["split"] for receipt in receipts))
@@ -147,6 +151,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         stages.next("writing CLAIMS.md and MANIFEST.json")
         claims = claims_markdown(receipts, freeze, reports, comparisons, source=source, systems=compared_systems)
         (staging / "CLAIMS.md").write_text(claims, encoding="utf-8")
+        written_in_words(staging, local_places(staging, output_dir, receipts))
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
         _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})

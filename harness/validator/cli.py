@@ -1,11 +1,14 @@
-"""python -m harness.validator AGGREGATE [ROWS] [AGGREGATE [ROWS] ...] | --comparison COMPARISON | --self-test"""
+"""python -m harness.validator AGGREGATE [ROWS] [AGGREGATE [ROWS] ...] | --comparison COMPARISON | --bundle DIR |
+--self-test"""
 
+import argparse
 import json
 import os
 import sys
 import traceback
 from pathlib import Path
 
+from .bundle_reader import BundleOptions, bundle_problem, validate_bundle
 from .core.report import Report
 from .options import (
     ELIGIBLE,
@@ -62,6 +65,10 @@ def build_parser(prog: str = "scifact-validate") -> Parser:
                         help="validate a comparison artifact instead of an aggregate: of a split's modes "
                              "(scifact-comparison-<split>.json) or between systems (scifact-systems-<split>.json), "
                              "as its schema field says")
+    parser.add_argument("--bundle", type=path_argument, metavar="DIR",
+                        help="validate a publication bundle as its reader: MANIFEST.json against every file, then "
+                             "every aggregate and comparison in it with every text re-embedded here (nothing kept or "
+                             "stored is reused); with --archive, or $SCIFACT_ARCHIVE")
     parser.add_argument("--self-test", action="store_true", help="validate a generated tiny run, then tampered copies")
     return parser
 
@@ -82,11 +89,36 @@ def _write(path: Path, report: Report) -> str | None:
     return None
 
 
+def _bundle(parser: Parser, args: argparse.Namespace) -> int:
+    """--bundle DIR: one verdict line per artifact and one for the bundle (exit 0 only when all are eligible)."""
+    if args.inputs or args.comparison or args.freeze or args.json or args.verdicts or args.no_embedding_check:
+        parser.error("--bundle takes no AGGREGATE, --comparison, --freeze, --json, --verdicts or --no-embedding-check: "
+                     "it validates every artifact the bundle holds, against the bundle's freeze.json, with every text "
+                     "re-embedded")
+    problem = bundle_problem(args.bundle) or usage_problem(args.store_dir, None, args.archive)
+    if problem is None and args.fixture is not None and not args.fixture.is_file():
+        problem = f"--fixture {args.fixture} is not a file; name the corpus fixture's JSON file"
+    if problem is not None:
+        parser.error(problem)
+    options = BundleOptions(archive=args.archive, fixture=args.fixture, store_dir=args.store_dir,
+                            ollama_url=args.ollama_url)
+    try:
+        lines, code = validate_bundle(args.bundle, options, lambda line: print(line, file=sys.stderr, flush=True))
+    except Exception:  # a validator fault is not a verdict on the bundle
+        traceback.print_exc()
+        print(f"VALIDATOR ERROR: the validator itself failed; no verdict (exit {FAULT})")
+        return FAULT
+    print("\n".join(lines))
+    return code
+
+
 def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.self_test:
         return run_self_test()
+    if args.bundle is not None:
+        return _bundle(parser, args)
     if args.comparison is not None and (args.inputs or args.fixture or args.freeze or args.store_dir):
         parser.error("--comparison takes no AGGREGATE, ROWS, --fixture, --freeze or --store-dir: it validates the "
                      "aggregates the comparison names, as their receipts locate them")

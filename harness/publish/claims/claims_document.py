@@ -14,6 +14,7 @@ from harness.publish.text.markdown_text import code, inert
 from harness.publish.text.reading_notes import all_queries_note, latency_scope, short_list, short_lists
 from harness.publish.text.report_text import LANES_NOTE
 
+READER_COMMAND = "scifact-validate --bundle <this directory> --archive scifact.zip"
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
            ("S@10", "success_at_10"), ("R@100", "recall_at_100"), ("nDCG@100", "ndcg_at_100"))
@@ -61,28 +62,33 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
     embedding = {json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports}
     verifiers = {json.dumps(r["notes"].get("embedding_verification"), sort_keys=True) for r in reports}
     archives = sorted({r["notes"].get("archive", "not re-derived") for r in reports})
-    lines += ["", f"Re-embedding with the declared model: {inert('; '.join(sorted(embedding)))}.",
-              "The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
-              f"{inert('; '.join(sorted(verifiers)))}.", "", *_kept(reports),
+    kept = _kept(reports)
+    if not any((r["notes"].get("re_embedding") or {}).get("reused") for r in reports):
+        lines += ["", f"Re-embedding with the declared model: {inert('; '.join(sorted(embedding)))}."]
+    lines += ["The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
+              f"{inert('; '.join(sorted(verifiers)))}.", "",
               "The dataset: documents, test queries and judgements held to the validator's own pins; archive "
               f"re-derivation: {inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
-    lines += _items(_attested(aggregates, reports),
+    lines += _items(kept + _attested(aggregates, reports),
                     "Nothing: every check the validator ran was established from primary data.")
     return [*lines, ""]
 
 
+SEALED = ("sealed with the publishing machine's key: it attests that the publisher's validator ran, and proves "
+          "nothing to anyone else; `" + READER_COMMAND + "` re-embeds every text and re-validates everything itself")
+
+
 def _kept(reports: list[dict[str, Any]]) -> list[str]:
-    """When the full re-embedding was made and whether these verdicts were reused, and what a seal shows."""
-    made = sorted({f"re-embedded on {kept['re_embedded_at']} by validator {kept['validator']}"
-                   + ("; reused" if kept.get("reused") else "") for r in reports
-                   if (kept := r["notes"].get("re_embedding"))})
+    """A kept re-embedding or a stored verdict that was reused: the publisher's word, never established here."""
+    made = sorted({f"re-embedded on {kept['re_embedded_at']} by validator {kept['validator']}; reused" for r in reports
+                   if (kept := r["notes"].get("re_embedding")) and kept.get("reused")})
     reused = [r for r in reports if (r["notes"].get("stored_verdict") or {}).get("reused")]
-    if not made and not reused:
-        return []
-    return [f"The fixture's vectors: {inert('; '.join(made) or 'not re-embedded here')}. Verdicts reused from "
-            f"this machine's stored verdicts: {len(reused)} of {len(reports)} (each for the same bytes read, the same "
-            "validator source and options, sealed with the bundling machine's key: this attests that its validator "
-            "ran on these bytes; anyone else re-validates on their own machine).", ""]
+    embedding = sorted({json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports})
+    lines = [f"- re-embedding, a kept record reused: the fixture's vectors were {inert('; '.join(made))} "
+             f"({inert('; '.join(embedding))}), {SEALED}"] if made else []
+    return lines + ([f"- stored verdicts, reused from this machine's stored verdicts: {len(reused)} of {len(reports)} "
+                     "(each for the same bytes read, the same validator source and options), " + SEALED]
+                    if reused else [])
 
 
 def _attested(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]]) -> list[str]:
@@ -122,8 +128,13 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         "",
         f"Dataset: {inert(dataset['scope'])} (identified by {inert(dataset['pinned_by'])}).",
         "",
-        "Generated from the bundled receipts. Every aggregate here passed the independent validator",
-        "(`validation/`); `MANIFEST.json` holds the sha256 of every file.",
+        "Generated from the bundled receipts. Every aggregate here passed the independent validator on the",
+        "publishing machine (`validation/`); `MANIFEST.json` holds the sha256 of every file.",
+        "",
+        f"To check all of it yourself, run exactly `{READER_COMMAND}` (`scifact.zip`: the public",
+        "BEIR SciFact archive). It holds every file to `MANIFEST.json`, re-embeds every text with your own embedder,",
+        "replays and recomputes every artifact, reuses nothing sealed by the publisher, and prints one verdict per",
+        "artifact and one for the bundle.",
         "",
         "## What was run",
         "",

@@ -123,8 +123,9 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
         elif seed is None:
             seed = secrets.randbits(64)
         picks = _picks(fixture, whole, seed or 0)
-        scope = (f"a sample of {len(picks)} texts drawn with fresh seed {seed} (run with --full-embedding before "
-                 "publishing)" if not whole else f"all {len(picks)} texts" + (
+        scope = (f"a sample of {len(picks)} texts drawn with fresh seed {seed}, which proves nothing about the texts "
+                 "it did not draw (run with --full-embedding, or --bundle, before publishing)" if not whole
+                 else f"all {len(picks)} texts" + (
                      " (the full re-embedding this validator keeps for this fixture and verifier, which covers any "
                      "sample)" if covered else ""))
         report.notes["embedding_check"] = {"scope": "full" if whole else "sample", "texts": len(picks), "seed": seed,

@@ -3,7 +3,9 @@ scope, fixture, vectors, verifier and validator (`verdicts.re_embedding`), else 
 verifier is the model's own files (every file of the packaged model's directory, by digest) and libraries, or the
 Ollama server and the model's digest."""
 
+import contextlib
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,8 +66,24 @@ class Keeping:
         return Kept(key_material, recall(key_material))
 
 
+_FRESH_ONLY: list[bool] = []  # set while a bundle is validated for its reader: nothing kept is recalled or kept
+
+
+@contextlib.contextmanager
+def fresh_only() -> Iterator[None]:
+    """Within it, no kept re-embedding is recalled or recorded: every text is re-embedded in this process (a reader's
+    validation of a bundle takes no record sealed by anyone, not even one this machine's key verifies)."""
+    _FRESH_ONLY.append(True)
+    try:
+        yield
+    finally:
+        _FRESH_ONLY.pop()
+
+
 def keeping(fixture_sha256: str, sidecar: Path, verification: dict[str, Any]) -> Keeping | None:
-    """None when no verifier is named (nothing can be kept for it)."""
+    """None when no verifier is named (nothing can be kept for it), or within `fresh_only`."""
+    if _FRESH_ONLY:
+        return None
     identity = verifier_identity(verification)
     if identity is None:
         return None

@@ -1,0 +1,59 @@
+"""The bundle's own writings hold no absolute local path: in CLAIMS.md, the reports, the exports, the validation
+reports, fixture-metadata.json, environment.json and system-source.json, each local directory the run or the bundle
+used is written relative to the bundle (a file in it) or in words ("[the run's store]"), and the home directory as
+`~`. The receipts, rows, comparisons, freeze record and system source (`artifacts/`, `freeze.json`,
+`system-source/`) are published byte for byte, since their digests bind them: the fixture, store and freeze paths
+the receipts record are the run's own, written by the run."""
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+SIGNED = ("artifacts/", "freeze.json", "system-source/")  # bound by digest: published as the run wrote them
+TEXT = {".json", ".md", ".html", ".csv", ".tsv", ".tex", ".run", ".txt", ".qrels"}
+HARNESS_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _add(places: dict[str, str], path: Any, words: str) -> None:
+    if isinstance(path, str) and os.path.isabs(path) and path not in ("/", ""):
+        places.setdefault(path.rstrip("/"), words)
+
+
+def local_places(staging: Path, output_dir: Path, receipts: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Each local directory the bundle's writings may name, longest first, with what it is written as."""
+    places: dict[str, str] = {}
+    _add(places, str(staging) + "/", "")
+    _add(places, str(staging), "[the bundle]")
+    _add(places, str(output_dir.absolute()), "[the run's output directory]")
+    _add(places, str(output_dir.resolve()), "[the run's output directory]")
+    for document in receipts:
+        receipt = document["receipt"]
+        _add(places, receipt["store"]["directory"], "[the run's store]")
+        _add(places, str(Path(receipt["corpus"]["fixture_path"]).parent), "[the run's fixture directory]")
+        _add(places, receipt["system"]["source"].get("root"), "[the system's source root]")
+        if receipt.get("freeze"):
+            _add(places, str(Path(receipt["freeze"]["path"]).parent), "[the run's output directory]")
+        _add(places, str(Path(receipt["executable"]["interpreter"]).parent), "[the interpreter's directory]")
+    _add(places, str(HARNESS_ROOT), "[the harness's source]")
+    _add(places, str(Path.home()), "~")
+    return sorted(places.items(), key=lambda item: -len(item[0]))
+
+
+def written_in_words(staging: Path, places: Sequence[tuple[str, str]]) -> None:
+    """Every local path in the bundle's own text files replaced by its place (signed files left as they are)."""
+    for path in sorted(staging.rglob("*")):
+        name = path.relative_to(staging).as_posix()
+        if not path.is_file() or name.startswith(SIGNED) or path.suffix not in TEXT:
+            continue
+        text = original = path.read_text(encoding="utf-8")
+        for prefix, words in places:
+            text = text.replace(prefix, words)
+        if text != original:
+            path.write_text(text, encoding="utf-8")
+
+
+def where_it_ran(machine: dict[str, Any]) -> str:
+    """The machine block's place, in words: no host name or path, what kind of machine."""
+    return (f"a {machine.get('machine', 'unknown')} machine ({machine.get('cpu_model', 'unknown CPU')}, "
+            f"{machine.get('logical_cores', '?')} logical cores) running {machine.get('os', 'an unknown system')}")

@@ -1,0 +1,133 @@
+"""`scifact-validate --bundle DIR`: a publication bundle judged by its reader, from the bundle and the public archive.
+
+In order: MANIFEST.json against every byte of the bundle (a changed, missing or added file named); every aggregate
+under `artifacts/`, with its rows beside it and the bundle's `freeze.json`; every comparison of modes and every
+comparison between systems (each run it read under `artifacts/runs/NAME/`, against that run's own freeze record).
+Every text of the fixture is re-embedded here, in this process, by the reader's embedder: within `fresh_only` no
+kept re-embedding is recalled (not even one this machine's key verifies) and no stored verdict is read, and the
+bundle's own `validation/` reports, CLAIMS.md, report and exports are held to their digests only, never believed.
+
+One verdict line per artifact, by its path in the bundle, then one for the bundle; what the reader recomputed and
+what stays the publisher's word are said in two lines of their own.
+"""
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bundle_manifest import manifest_problems
+from .core.digests import sha256_file
+from .core.report import Report
+from .embedding.kept_run import fresh_only
+from .options import ELIGIBLE, FAILED, NOT_VERIFIED
+from .pipeline import validate, validate_comparison
+
+EXIT_ORDER = (ELIGIBLE, NOT_VERIFIED, FAILED)
+ARTIFACTS = "artifacts"
+FREEZE = "freeze.json"
+RECOMPUTED = ("MANIFEST.json's digest of every file; every row's metrics, every aggregate's means, every ranking "
+              "replayed from the fixture and the live store, every statistic of every comparison; every document and "
+              "query text of the fixture re-embedded by this validator's embedder in this process (nothing kept by "
+              "anyone, nor any stored verdict, was reused); the fixture held to the validator's own pins and, with an "
+              "archive, to every document, query and judgement read from it")
+PUBLISHERS_WORD = ("the ATTESTED lines above (latency, the machine, the run ledger's history, the held-out looks "
+                   "counted where the run was made); the bundle's validation/ reports, CLAIMS.md, report.html, "
+                   "report.md and exports/ (held to MANIFEST.json's digests, not recomputed)")
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class BundleOptions:
+    archive: Path | None = None
+    fixture: Path | None = None
+    store_dir: Path | None = None
+    ollama_url: str | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    path: str  # relative to the bundle
+    report: Report
+
+
+def _relative(bundle: Path, path: Path) -> str:
+    return path.relative_to(bundle).as_posix()
+
+
+def _aggregates(bundle: Path) -> list[tuple[Path, Path]]:
+    return [(aggregate, aggregate.with_name(aggregate.name.removesuffix(".aggregate.json") + ".jsonl"))
+            for aggregate in sorted((bundle / ARTIFACTS).glob("*.aggregate.json"))]
+
+
+def _comparisons(bundle: Path) -> list[Path]:
+    return sorted([*(bundle / ARTIFACTS).glob("scifact-comparison-*.json"),
+                   *(bundle / ARTIFACTS).glob("scifact-systems-*.json")])
+
+
+def validate_bundle_artifacts(bundle: Path, options: BundleOptions, say: Say) -> list[Verdict]:
+    """Every aggregate, then every comparison, each validated afresh with every text re-embedded."""
+    verdicts: list[Verdict] = []
+    known: dict[str, Report] = {}
+    freeze = bundle / FREEZE
+    with fresh_only():
+        for aggregate, rows in _aggregates(bundle):
+            say(f"validator: --bundle: validating {_relative(bundle, aggregate)} with every text re-embedded")
+            report = validate(aggregate, rows, fixture=options.fixture, freeze=freeze if freeze.is_file() else None,
+                              full_embedding=True, store_dir=options.store_dir, archive=options.archive,
+                              ollama_url=options.ollama_url)
+            known[sha256_file(aggregate)] = report
+            verdicts.append(Verdict(_relative(bundle, aggregate), report))
+        for comparison in _comparisons(bundle):
+            say(f"validator: --bundle: validating {_relative(bundle, comparison)}")
+            report = validate_comparison(comparison, full_embedding=True, known=known, archive=options.archive,
+                                         ollama_url=options.ollama_url)
+            verdicts.append(Verdict(_relative(bundle, comparison), report))
+    return verdicts
+
+
+def _word(report: Report) -> str:
+    return "ELIGIBLE" if report.eligible else "NOT ELIGIBLE"
+
+
+def bundle_lines(bundle: Path, problems: Sequence[str], verdicts: Sequence[Verdict]) -> tuple[list[str], int]:
+    """The report: each artifact's checks under its path, a verdict line per artifact, one for the bundle; the exit
+    code (0 only when the manifest holds and every artifact is eligible)."""
+    lines = [f"{'MANIFEST':<12} {'FAIL' if problems else 'pass'}  " + (
+        f"{len(problems)} problem(s) against MANIFEST.json" if problems else
+        "every file of the bundle has the sha256 MANIFEST.json lists, and no file is missing or added")]
+    lines += [f"{'MANIFEST':<12} FAIL  {problem}" for problem in problems]
+    for verdict in verdicts:
+        lines += [f"== {verdict.path}", *verdict.report.lines()]
+    lines.append("")
+    lines += [f"{'VERDICT':<12} {_word(v.report)}: {v.path}: {v.report.verdict()}" for v in verdicts]
+    if not verdicts:
+        lines.append(f"{'VERDICT':<12} NOT ELIGIBLE: {ARTIFACTS}/ holds no aggregate; a bundle holds the runs it "
+                     "publishes: fetch the whole bundle again")
+    lines += [f"{'RECOMPUTED':<12} by this reader: {RECOMPUTED}",
+              f"{'PUBLISHER':<12} the publisher's word, not recomputed: {PUBLISHERS_WORD}"]
+    codes = [v.report.exit_code() for v in verdicts] + ([FAILED] if problems or not verdicts else [ELIGIBLE])
+    code = max(codes, key=EXIT_ORDER.index)
+    failing = [v.path for v in verdicts if not v.report.eligible] + (["MANIFEST.json"] if problems else [])
+    lines.append(f"{'BUNDLE':<12} " + (
+        f"ELIGIBLE for a claim: {bundle.name}: the manifest holds and all {len(verdicts)} artifacts are eligible"
+        if code == ELIGIBLE else f"NOT ELIGIBLE for a claim: {bundle.name}: not eligible: {', '.join(failing)}"
+        + ("" if problems or not verdicts else "; each artifact's failing checks are listed above")))
+    return lines, code
+
+
+def bundle_problem(bundle: Path) -> str | None:
+    """What makes DIR no bundle before any work starts, if anything (a usage error)."""
+    if not bundle.is_dir():
+        return (f"--bundle {bundle} {'is a file' if bundle.exists() else 'does not exist'}; name the directory that "
+                "holds the bundle's MANIFEST.json")
+    if not (bundle / "MANIFEST.json").is_file():
+        return f"--bundle {bundle} holds no MANIFEST.json; name the bundle's own directory (the one with CLAIMS.md)"
+    return None
+
+
+def validate_bundle(bundle: Path, options: BundleOptions, say: Say) -> tuple[list[str], int]:
+    bundle = Path(os.path.abspath(bundle))
+    problems = manifest_problems(bundle)
+    return bundle_lines(bundle, problems, validate_bundle_artifacts(bundle, options, say))
