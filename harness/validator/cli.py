@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
         print("\n".join(([f"== {report.subject}"] if several else []) + lines[:-1] + [with_file(lines[-1], report)]))
     if args.json:
         targets = [args.json / (Path(r.subject).name.removesuffix(".aggregate.json") + ".validation.json")
-                   for r in reports] if several else [args.json]
+                   for r in reports] if several else [args.json] * len(reports)  # none for a malformed input
         failed = [error for target, report in zip(targets, reports, strict=True)
                   if (error := _write(target, report)) is not None]
         if failed:
