@@ -107,8 +107,7 @@ def test_the_record_counts_looks_across_the_stores_of_one_fixture(tiny_corpus: C
             tiny_corpus.sha256, "heldout", "fts_only", receipt["run"]["run_id"], receipt["freeze"]["sha256"])
         report = validate(runs[name].aggregate_path, embeddings=False)
         assert _check(report, "heldout.record").status == "pass", _check(report, "heldout.record").line()
-        assert f"3 looks by {len({_configuration(r) for r in runs.values()})} configurations" in _check(
-            report, "heldout.looks").detail
+        assert f"{position - 1} earlier look" in _check(report, "heldout.looks").detail  # nothing after its entry
 
 
 def test_a_calibration_run_leaves_the_record_untouched(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path,
@@ -116,7 +115,8 @@ def test_a_calibration_run_leaves_the_record_untouched(tiny_corpus: CorpusFixtur
     run_split(Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "store", output_dir=tmp_path / "out",
                          split="calibration"), tiny)
     assert not record.exists()
-    heldout_record.append_look(fixture_sha256=tiny_corpus.sha256, split="heldout", mode="fts_only", system="x",
+    heldout_record.append_look(dataset="d", dataset_sha256="sha256:" + "d" * 64,
+                               fixture_sha256=tiny_corpus.sha256, split="heldout", mode="fts_only", system="x",
                                configuration_sha256="sha256:" + "c" * 64, store_sha256="sha256:" + "s" * 64,
                                store_directory="/s", freeze_sha256="sha256:" + "z" * 64, host="h", run_id="x/1")
     before = record.read_bytes()
@@ -147,7 +147,8 @@ def test_a_receipt_whose_record_is_replaced_on_this_host_fails(tiny_corpus: Corp
     store, out = _calibrate_and_freeze(tiny_corpus, tiny, tmp_path, SearchConfig())
     run = _heldout(tiny_corpus, tiny, store, out, SearchConfig())
     monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(tmp_path / "elsewhere.sqlite3"))
-    heldout_record.append_look(fixture_sha256=tiny_corpus.sha256, split="heldout", mode="fts_only", system="x",
+    heldout_record.append_look(dataset="d", dataset_sha256="sha256:" + "d" * 64,
+                               fixture_sha256=tiny_corpus.sha256, split="heldout", mode="fts_only", system="x",
                                configuration_sha256="sha256:" + "c" * 64, store_sha256="sha256:" + "s" * 64,
                                store_directory="/s", freeze_sha256="sha256:" + "z" * 64, host="h", run_id="x/1")
     report = validate(run.aggregate_path, embeddings=False)
@@ -206,7 +207,8 @@ import sys
 from harness.evaluation.history.heldout_record import append_look
 writer = sys.argv[1]
 for n in range(int(sys.argv[2])):
-    append_look(fixture_sha256="sha256:" + "f" * 64, split="heldout", mode="fts_only", system="w" + writer,
+    append_look(dataset="d", dataset_sha256="sha256:" + "d" * 64, fixture_sha256="sha256:" + "f" * 64,
+                split="heldout", mode="fts_only", system="w" + writer,
                 configuration_sha256="sha256:" + "c" * 64, store_sha256="sha256:" + "s" * 64,
                 store_directory="/stores/" + writer, freeze_sha256="sha256:" + "z" * 64, host="h",
                 run_id=f"{writer}/{n}")
@@ -259,9 +261,9 @@ def test_a_truncated_ledger_passes_freeze_history_but_the_bundle_states_the_reco
     assert "a ledger truncated or replaced by whoever can write the store would show none too" in history.detail
     assert _check(report, "heldout.record").status == "pass"
     bundle = make_bundle(out, tmp_path / "bundle")
-    stated = ("Held-out looks: 1 configuration (system, configuration digest, store digest) saw this fixture's "
-              "held-out split on this machine, in 2 held-out or all-query runs in all: read now from this machine's "
-              f"held-out record {record}")
+    stated = ("Held-out looks: 1 configuration (system, configuration digest, store digest) saw tiny-test's "
+              "held-out split on this machine, whatever fixture build they ran, in 2 held-out or all-query runs in "
+              f"all: read now from this machine's held-out record {record}")
     assert stated in (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert stated in (bundle / "report.md").read_text(encoding="utf-8")
     assert "attested" in (bundle / "report.html").read_text(encoding="utf-8")

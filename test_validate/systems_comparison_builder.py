@@ -25,7 +25,9 @@ HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact com
                "pairing rule gives and the pair of any declared hypothesis); nDCG@10 is the primary metric, the others "
                "secondary")
 DEFAULT = Procedure()
-CONFIRMATORY = "declared at the freeze before either arm's run started, and tested on the held-out split as declared"
+CONFIRMATORY = ("declared at the freeze before either arm's run started, with no earlier held-out look at the dataset "
+                "before the declaration as both arms' receipts attest it (the publisher's held-out record), and tested "
+                "on the held-out split as declared")
 
 
 @dataclass(frozen=True)
@@ -88,13 +90,30 @@ def _rule_pairs(runs: list[Json], baseline: str | None) -> list[tuple[str, str]]
     return [p for run in runs if run is not base for p in between(run, base)]
 
 
-def _hypothesis(run: Json, record: Json, runs: list[Json], started: dict[str, str], split: str) -> Json:
+def _seen(receipts: dict[str, Json], labels: tuple[str, str], created: str) -> str | None:
+    """The specification's condition 5: earlier looks the arms' receipts date at or before the declaration."""
+    counts: dict[str, int] = {}
+    name = ""
+    for label in labels:
+        looks = receipts[label]["heldout_looks"]
+        if looks is None:
+            return f"{label}'s receipt names no held-out record, so no earlier look can be ruled out"
+        name = looks["dataset"]["name"]
+        counts[looks["record_id"]] = max(counts.get(looks["record_id"], 0),
+                                         len([t for t in looks["earlier_looks_at"] if t <= created]))
+    n = sum(counts.values())
+    return None if n == 0 else (f"{n} earlier held-out look{'s' if n != 1 else ''} at {name} before the "
+                                f"declaration at {created}, as the arms' receipts attest")
+
+
+def _hypothesis(run: Json, record: Json, runs: list[Json], receipts: dict[str, Json], split: str) -> Json:
     """The hypothesis entry, its result left to the statistics."""
     declared = record["hypothesis"]
     a = f"{run['name']}/{declared['a']['mode']}"
     b_mode, b_digest = declared["b"]["mode"], declared["b"]["freeze_sha256"]
     b = next((f"{o['name']}/{b_mode}" for o in runs if o is not run and (o["freeze"] or {}).get("freeze_sha256")
               == b_digest and b_mode in o["modes"]), None)
+    started = {label: receipt["run"]["started_at"] for label, receipt in receipts.items()}
     late = [f"{label} started at {started[label]}, not after the hypothesis was declared at {record['created_at']}"
             for label in (a, b) if label in started and not started[label] > record["created_at"]]
     if split != "heldout":
@@ -104,7 +123,8 @@ def _hypothesis(run: Json, record: Json, runs: list[Json], started: dict[str, st
     elif b is None:
         reason = f"no other run here was frozen as {b_digest} with an arm in mode {b_mode}"
     else:
-        reason = late[0] if late else CONFIRMATORY
+        seen = _seen(receipts, (a, b), record["created_at"])
+        reason = late[0] if late else seen or CONFIRMATORY
     return {"declared_by": run["name"], "freeze_sha256": record["freeze_sha256"], "declaration": declared,
             "status": "confirmatory" if reason == CONFIRMATORY else "exploratory", "reason": reason,
             "pair": {"a": a, "b": b} if a in started and b is not None else None, "result": None}
@@ -124,7 +144,8 @@ def hypothesis_result(declared: Json, difference: Json) -> Json:
 def _scope(split: str, count: int, calibration_count: int) -> str:
     return {"calibration": "calibration queries only: the configurations were chosen on them, so every result here "
                            "is exploratory",
-            "heldout": f"the {count} held-out queries, unseen before the freeze",
+            "heldout": f"the {count} held-out queries, unseen before the freeze as the publisher's "
+                       "attested held-out record shows",
             "all": f"all {count} queries, including the {calibration_count} calibration queries the configurations "
                    "were chosen on"}[split]
 
@@ -180,8 +201,8 @@ def build(specs: list[RunSpec], split: str, where: Path, *, baseline: str | None
             values[entry["label"]] = {m: [row["metrics"][m] for row in rows] for m in METRICS}
             query_ids = query_ids or [row["query_id"] for row in rows]
     assert query_ids is not None
-    started = {label: aggregate["receipt"]["run"]["started_at"] for label, aggregate in aggregates.items()}
-    hypotheses = [_hypothesis(run, record, runs, started, split) for run in runs
+    receipts = {label: aggregate["receipt"] for label, aggregate in aggregates.items()}
+    hypotheses = [_hypothesis(run, record, runs, receipts, split) for run in runs
                   if (record := records[run["name"]]) is not None and record.get("hypothesis") is not None]
     sampled = stats.draws(procedure.seed, len(query_ids), procedure.resamples, procedure.permutations)
     arms = {label: {m: _interval(v, sampled) for m, v in metrics.items()} for label, metrics in values.items()}

@@ -157,7 +157,8 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         started_at = _now()
         ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at, freeze_sha256=gated)
         try:
-            look = None if gated is None else _record_look(fixture, system, mode, split, gated, ticket.run_id)
+            look = None if gated is None else _record_look(fixture, contract, system, mode, split, gated,
+                                                           ticket.run_id)
             rows, aggregate, failures = _results(
                 mode=mode, split=split, fixture=fixture, contract=contract, system=system, top_k=top_k,
                 pair=pair, argv=argv, freeze=freeze, ticket=ticket, look=look, selected=selected, before=before,
@@ -173,11 +174,14 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded, failures)
 
 
-def _record_look(fixture: CorpusFixture, system: SystemUnderTest, mode: str, split: str, freeze_sha256: str,
-                 run_id: str) -> heldout_record.Look:
+def _record_look(fixture: CorpusFixture, contract: Contract, system: SystemUnderTest, mode: str, split: str,
+                 freeze_sha256: str, run_id: str) -> heldout_record.Look:
     """The run's entry in the per-user held-out record, written before its first query is searched."""
     identity = system.identity()
+    name = contract.ir_datasets_id or contract.name
     return heldout_record.append_look(
+        dataset=name, dataset_sha256=heldout_record.dataset_key(name, fixture.data["payload_hashes"],
+                                                                contract.calibration_count),
         fixture_sha256=fixture.sha256, split=split, mode=mode, system=identity.name,
         configuration_sha256=identity.configuration_sha256, store_sha256=system.sha256,
         store_directory=str(system.state_directory.absolute()), freeze_sha256=freeze_sha256,

@@ -20,16 +20,45 @@ class Reading:
     pair: tuple[Arm, Arm] | None  # (a, b) when both arms are in the comparison
 
 
-CONFIRMATORY = "declared at the freeze before either arm's run started, and tested on the held-out split as declared"
+CONFIRMATORY = ("declared at the freeze before either arm's run started, with no earlier held-out look at the dataset "
+                "before the declaration as both arms' receipts attest it (the publisher's held-out record), and tested "
+                "on the held-out split as declared")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def seen_before(receipts: Sequence[dict[str, Any]], labels: Sequence[str], created: str) -> str | None:
+    """Why the arms' receipts do not attest the held-out split unseen before `created` (None when they do): every
+    look each receipt's record dates at or before the declaration, by any configuration (one record counted once)."""
+    counted: dict[str, int] = {}
+    name = "the dataset"
+    for receipt, label in zip(receipts, labels, strict=True):
+        block = receipt.get("heldout_looks")
+        if block is None:
+            return f"{label}'s receipt names no held-out record, so no earlier look can be ruled out"
+        name = block["dataset"]["name"]
+        seen = sum(at <= created for at in block["earlier_looks_at"])
+        counted[block["record_id"]] = max(seen, counted.get(block["record_id"], 0))
+    total = sum(counted.values())
+    if not total:
+        return None
+    return (f"{_plural(total, 'earlier held-out look')} at {name} before the declaration at {created}, as the "
+            "arms' receipts attest")
 
 
 def _arm(run: RunInput, mode: str) -> Arm | None:
     return next((arm for arm in run.arms if arm.mode == mode), None)
 
 
+def _receipt(run: RunInput, mode: str) -> dict[str, Any]:
+    receipt: dict[str, Any] = next(e for e in run.inputs if e.mode == mode).aggregate["receipt"]
+    return receipt
+
+
 def _started(run: RunInput, mode: str) -> str:
-    started: str = next(e for e in run.inputs if e.mode == mode).aggregate["receipt"]["run"]["started_at"]
-    return started
+    return str(_receipt(run, mode)["run"]["started_at"])
 
 
 def _read(declaring: RunInput, runs: Sequence[RunInput], split: str) -> Reading:
@@ -52,7 +81,9 @@ def _read(declaring: RunInput, runs: Sequence[RunInput], split: str) -> Reading:
     else:
         late = [f"{arm.label} started at {started}, not after the hypothesis was declared at {created}"
                 for arm, run in ((a, declaring), (b, baseline)) if not (started := _started(run, arm.mode)) > created]
-        reason = late[0] if late else CONFIRMATORY
+        receipts = [_receipt(run, arm.mode) for arm, run in ((a, declaring), (b, baseline))]
+        seen = seen_before(receipts, [a.label, b.label], created)
+        reason = late[0] if late else seen if seen is not None else CONFIRMATORY
     return Reading(declaring, declared, "confirmatory" if reason == CONFIRMATORY else "exploratory", reason, pair)
 
 

@@ -39,7 +39,8 @@ VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the 
 def scope(split: str, count: int, calibration_count: int) -> str:
     return {"calibration": "calibration queries only: the configurations were chosen on them, so every result here "
                            "is exploratory",
-            "heldout": f"the {count} held-out queries, unseen before the freeze",
+            "heldout": f"the {count} held-out queries, unseen before the freeze as the publisher's "
+                       "attested held-out record shows",
             "all": f"all {count} queries, including the {calibration_count} calibration queries the configurations "
                    "were chosen on"}[split]
 

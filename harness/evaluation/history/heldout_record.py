@@ -1,5 +1,7 @@
 """The per-user record of held-out looks: every held-out and all-query run of a claim-profile fixture on this
-machine, whatever store, output directory or configuration it ran with.
+machine, whatever store, output directory, configuration or fixture build it ran with. Looks are counted per
+dataset (dataset_key: its name and pinned content digests and held-out split), never per fixture bytes: a fixture
+rebuilt with one vector moved by one ulp is the same dataset, and its looks count the earlier ones.
 
 A store's run ledger allows one held-out run per mode and store, but stores are free: a new store directory
 is a new ledger. This record lives outside every store, in the user's cache directory, so each look at a
@@ -15,9 +17,11 @@ DELETE), each chained to the one before exactly as the run ledger's history is:
 
     digest = "sha256:" + hex(sha256(UTF-8 of previous_digest + "\\n" + entry_json))
 
-An entry (canonical JSON): fixture_sha256, split, mode, system, configuration_sha256, store_sha256,
-store_directory, freeze_sha256, recorded_at, host, run_id. A configuration is (system, configuration_sha256,
-store_sha256). Each write is one BEGIN IMMEDIATE transaction with synchronous=FULL, so concurrent writers
+An entry (canonical JSON): dataset, dataset_sha256, fixture_sha256 (for people), split, mode, system,
+configuration_sha256, store_sha256, store_directory, freeze_sha256, recorded_at, host, machine_id (machine_identity),
+run_id. A configuration is (system, configuration_sha256, store_sha256). An entry written before entries named
+their dataset (no dataset_sha256) counts for the dataset of a run on its very fixture. Each write is one BEGIN
+IMMEDIATE transaction with synchronous=FULL, so concurrent writers
 (xdist workers, parallel runs) wait their turn and no entry is lost. The record is evidence kept by the user
 who ran it: whoever can write it can rewrite it, so what it says is attested, not proven.
 """
@@ -33,11 +37,15 @@ from typing import Any
 
 from harness.errors import EnvironmentProblem, HarnessError, LockTimeout
 from harness.evaluation.history.ledger import GENESIS, chain_digest
-from harness.hashing import CANONICAL_JSON_RULE, canonical_json
+from harness.evaluation.history.machine_identity import machine_id
+from harness.hashing import CANONICAL_JSON_RULE, canonical_json, sha256_canonical
 
 RECORD_VARIABLE = "SCIFACT_HELDOUT_RECORD"
 RECORD_NAME = "heldout-looks.sqlite3"
 BUSY_TIMEOUT_SECONDS = 60.0
+DATASET_RULE = ('dataset_sha256 = sha256_canonical({"dataset": the ir_datasets id, else the contract name, '
+                '"documents", "queries", "qrels": the pinned content digests, "calibration_count": the contract\'s}); '
+                "looks are counted per dataset, whatever the fixture's bytes")
 CHAIN_RULE = ('digest = "sha256:" + hex(sha256(UTF-8 of previous_digest + "\\n" + entry_json)); entry_json is '
               f"{CANONICAL_JSON_RULE}; previous_digest is the digest of the entry at the position before, "
               '"sha256:" + 64 zeros for position 1; positions count from 1 without gaps')
@@ -73,12 +81,29 @@ class Look:
     entry: dict[str, Any]
     looks_before: int
     other_configurations_before: int
+    earlier_looks_at: list[str]  # when each earlier look at the dataset was recorded, in record order
 
     def receipt(self) -> dict[str, Any]:
         return {"record": str(self.path), "record_id": self.record_id, "host": self.entry["host"],
-                "rule": CHAIN_RULE,
+                "machine_id": self.entry["machine_id"], "rule": CHAIN_RULE,
+                "dataset": {"name": self.entry["dataset"], "sha256": self.entry["dataset_sha256"],
+                            "rule": DATASET_RULE},
                 "entry": {"position": self.position, "digest": self.digest},
-                "looks_before": self.looks_before, "other_configurations_before": self.other_configurations_before}
+                "looks_before": self.looks_before, "other_configurations_before": self.other_configurations_before,
+                "earlier_looks_at": self.earlier_looks_at}
+
+
+def dataset_key(name: str, payload_hashes: dict[str, Any], calibration_count: int) -> str:
+    """The dataset's key in the record (DATASET_RULE)."""
+    return sha256_canonical({"dataset": name, "calibration_count": calibration_count,
+                             **{part: payload_hashes[part] for part in ("documents", "queries", "qrels")}})
+
+
+def same_dataset(entry: dict[str, Any], dataset_sha256: str, fixture_sha256: str) -> bool:
+    """Whether `entry` is a look at the dataset (an entry without a dataset: at the very fixture)."""
+    if "dataset_sha256" in entry:
+        return bool(entry["dataset_sha256"] == dataset_sha256)
+    return bool(entry.get("fixture_sha256") == fixture_sha256)
 
 
 def record_path() -> Path:
@@ -157,14 +182,16 @@ def prepare() -> Path:
     return path
 
 
-def append_look(*, fixture_sha256: str, split: str, mode: str, system: str, configuration_sha256: str,
-                store_sha256: str, store_directory: str, freeze_sha256: str, host: str, run_id: str) -> Look:
-    """Append one look, in one transaction with the count of what came before it."""
+def append_look(*, dataset: str, dataset_sha256: str, fixture_sha256: str, split: str, mode: str, system: str,
+                configuration_sha256: str, store_sha256: str, store_directory: str, freeze_sha256: str, host: str,
+                run_id: str) -> Look:
+    """Append one look, in one transaction with the count of what came before it at the same dataset."""
     path = record_path()
-    entry = {"fixture_sha256": fixture_sha256, "split": split, "mode": mode, "system": system,
-             "configuration_sha256": configuration_sha256, "store_sha256": store_sha256,
-             "store_directory": store_directory, "freeze_sha256": freeze_sha256,
-             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": host, "run_id": run_id}
+    entry = {"dataset": dataset, "dataset_sha256": dataset_sha256, "fixture_sha256": fixture_sha256, "split": split,
+             "mode": mode, "system": system, "configuration_sha256": configuration_sha256,
+             "store_sha256": store_sha256, "store_directory": store_directory, "freeze_sha256": freeze_sha256,
+             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": host,
+             "machine_id": machine_id(), "run_id": run_id}
     text = canonical_json(entry).decode("utf-8")
     try:
         connection = _connect(path)
@@ -172,7 +199,7 @@ def append_look(*, fixture_sha256: str, split: str, mode: str, system: str, conf
             with connection:
                 connection.execute("BEGIN IMMEDIATE")
                 record_id = _record_id(connection)
-                earlier = [e for _, _, e in _entries(connection) if e.get("fixture_sha256") == fixture_sha256]
+                earlier = [e for _, _, e in _entries(connection) if same_dataset(e, dataset_sha256, fixture_sha256)]
                 last = connection.execute("SELECT position, digest FROM looks ORDER BY position DESC "
                                           "LIMIT 1").fetchone()
                 position, previous = (int(last[0]) + 1, str(last[1])) if last else (1, GENESIS)
@@ -184,7 +211,8 @@ def append_look(*, fixture_sha256: str, split: str, mode: str, system: str, conf
     except (OSError, sqlite3.Error, ValueError) as exc:
         raise _problem(path, exc) from exc
     others = {configuration(e) for e in earlier} - {configuration(entry)}
-    return Look(path, record_id, position, digest, entry, len(earlier), len(others))
+    return Look(path, record_id, position, digest, entry, len(earlier), len(others),
+                [str(e.get("recorded_at")) for e in earlier])
 
 
 @dataclass(frozen=True)
@@ -193,9 +221,9 @@ class RecordView:
     record_id: str
     entries: list[dict[str, Any]]
 
-    def fixture_looks(self, fixture_sha256: str) -> tuple[int, int]:
-        """(looks, distinct configurations) at this fixture's held-out split, in the whole record."""
-        looks = [e for e in self.entries if e.get("fixture_sha256") == fixture_sha256]
+    def dataset_looks(self, dataset_sha256: str, fixture_sha256: str) -> tuple[int, int]:
+        """(looks, distinct configurations) at this dataset's held-out split, in the whole record."""
+        looks = [e for e in self.entries if same_dataset(e, dataset_sha256, fixture_sha256)]
         return len(looks), len({configuration(e) for e in looks})
 
 

@@ -19,7 +19,8 @@ def scope(split: str, query_count: int, calibration_count: Any) -> str:
     if split == "calibration":
         return "calibration queries only: the configurations were chosen on them, so every result here is exploratory"
     if split == "heldout":
-        return f"the {query_count} held-out queries, unseen before the freeze"
+        return (f"the {query_count} held-out queries, unseen before the freeze as the publisher's "
+                "attested held-out record shows")
     return (f"all {query_count} queries, including the {calibration_count} calibration queries the configurations "
             "were chosen on")
 

@@ -17,8 +17,9 @@ from .systems_inputs import Run
 
 Pair = tuple[str, str]  # (a, b): the difference a - b
 TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
-CONFIRMATORY_REASON = ("declared at the freeze before either arm's run started, and tested on the held-out split as "
-                       "declared")
+CONFIRMATORY_REASON = ("declared at the freeze before either arm's run started, with no earlier held-out look at the "
+                       "dataset before the declaration as both arms' receipts attest it (the publisher's held-out "
+                       "record), and tested on the held-out split as declared")
 HELD_OUT_ONLY = "a hypothesis is tested on the held-out split only"
 
 
@@ -54,6 +55,24 @@ def _not_after(label: str, arm: Input, created_at: str) -> str | None:
     return f"{label} started at {started}, not after the hypothesis was declared at {created_at}"
 
 
+def _looked(arms: list[tuple[str, Input]], created_at: str) -> str | None:
+    """The earlier looks at the dataset the arms' receipts date at or before the declaration, each record once."""
+    by_record: dict[Any, int] = {}
+    dataset = "the dataset"
+    for label, arm in arms:
+        looks = arm.receipt.get("heldout_looks")
+        if not isinstance(looks, dict):
+            return f"{label}'s receipt names no held-out record, so no earlier look can be ruled out"
+        dataset = looks["dataset"]["name"]
+        count = len([when for when in looks["earlier_looks_at"] if when <= created_at])
+        by_record[looks["record_id"]] = max(count, by_record.get(looks["record_id"], 0))
+    total = sum(by_record.values())
+    if total == 0:
+        return None
+    return (f"{total} earlier held-out look{'' if total == 1 else 's'} at {dataset} before the declaration at "
+            f"{created_at}, as the arms' receipts attest")
+
+
 def _hypothesis(run: Run, runs: list[Run], arms: dict[str, Input], split: str) -> Hypothesis:
     assert run.freeze is not None
     declaration: dict[str, Any] = run.freeze["hypothesis"]
@@ -70,9 +89,10 @@ def _hypothesis(run: Run, runs: list[Run], arms: dict[str, Input], split: str) -
     elif b_label is None:
         reason = f"no other run here was frozen as {b_digest} with an arm in mode {b_mode}"
     else:
-        late = [found for label in (a_label, b_label)
-                if (found := _not_after(label, arms[label], run.freeze["created_at"])) is not None]
-        reason = late[0] if late else CONFIRMATORY_REASON
+        created = run.freeze["created_at"]
+        late = [found for label in (a_label, b_label) if (found := _not_after(label, arms[label], created)) is not None]
+        seen = _looked([(a_label, arms[a_label]), (b_label, arms[b_label])], created)
+        reason = late[0] if late else seen if seen is not None else CONFIRMATORY_REASON
     status = "confirmatory" if reason == CONFIRMATORY_REASON else "exploratory"
     return Hypothesis(run, declaration, status, reason, pair)
 

@@ -45,11 +45,14 @@ class Reading:
     journals: set[str] = field(default_factory=set)  # a database's write-ahead log: its content, if any, counts
     listings: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
+    records: dict[str, int] = field(default_factory=dict)  # an append-only record: only its rows up to a position
     broken: str | None = None
 
     def merge(self, other: "Reading") -> None:
         for path, seen in other.files.items():
             self.files.setdefault(path, seen)
+        for path, through in other.records.items():
+            self.records[path] = max(through, self.records.get(path, 0))
         self.journals |= other.journals
         self.listings |= other.listings
         self.written |= other.written
@@ -162,6 +165,14 @@ def note(path: Path) -> None:
     """`path` counts as read (a file a native library reads, or one whose absence decided a check)."""
     if _ACTIVE:
         _file(os.path.abspath(path))
+
+
+def note_rows(path: Path, through: int) -> None:
+    """The append-only held-out record at `path` was read for its rows up to position `through` only: the verdict
+    depends on those rows, not on the file's bytes, which every later run changes."""
+    for reading in _ACTIVE:
+        key = os.path.abspath(path)
+        reading.records[key] = max(through, reading.records.get(key, 0))
 
 
 def is_file(path: Path) -> bool:

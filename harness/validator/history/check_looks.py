@@ -3,44 +3,64 @@
 Every held-out and all-query run of a claim-profile fixture appends an entry to the record of the user who ran it
 before its first query is searched (SQLite: table `meta` with the record's random `record_id`, table `looks` with
 position, entry, previous_digest, digest, chained as the run ledger's history is). The receipt's `heldout_looks`
-names the record (path, record id, host), the entry (position, digest) and two counts over the entries before it
-for the same fixture: `looks_before`, and `other_configurations_before`, the distinct (system, configuration
-digest, store digest) among them other than the run's own.
+names the record (path, record id, host, machine id), the dataset (name and key), the entry (position, digest) and
+what the record held before it for the same dataset: `looks_before`, `earlier_looks_at` (when each was recorded) and
+`other_configurations_before`, the distinct (system, configuration digest, store digest) among them other than the
+run's own. Looks are counted per dataset, never per fixture bytes: the validator derives the dataset key by its own
+rule (looks_record.dataset_key) from its own pins of the receipt's dataset, held to the receipt's payload hashes (a
+receipt whose payload is not the pinned one is keyed by its own payload hashes, and fails corpus.pinned besides).
 
 The validator finds the record by its own rule ($SCIFACT_HELDOUT_RECORD of whoever validates, else
 $XDG_CACHE_HOME/scifact-harness/heldout-looks.sqlite3, else ~/.cache/scifact-harness/heldout-looks.sqlite3),
 never by the path a receipt names. The record is on this machine when that file carries the receipt's record id;
-then `heldout.record` passes only when the whole chain recomputes, the entry at the receipt's position has the
-receipt's digest and fields (fixture, split, mode, system, configuration digest, store digest, freeze, run id,
-host), and both counts recompute from the entries before it: a receipt claiming the first look while the record
-shows earlier looks at this fixture's held-out split fails. A receipt naming this machine's host whose record here
-has another id (or is unreadable) fails too: the record the run wrote was replaced or kept elsewhere. With no record
-here at all (a reader's own empty cache, or a record removed: the validator cannot tell which), the looks are
-attested in the run's words, not verifiable here.
-A receipt from another host leaves the counts to the attestation `heldout.looks`, in the receipt's words.
+then `heldout.record` passes only when the chain recomputes up to the receipt's entry, that entry has the receipt's
+digest and fields (dataset, fixture, split, mode, system, configuration digest, store digest, freeze, run id, host,
+machine id), and the counts and times recompute from the entries before it: a receipt claiming the first look while
+the record shows earlier looks at this dataset's held-out split fails. Entries after the receipt's are not read, so
+a later run leaves this verdict standing. "This machine" is decided by the machine id (machine.py), never the host
+name: a receipt naming this machine's id whose record here has another id (or is unreadable) fails, since the record
+the run wrote was replaced or kept elsewhere. With no record here at all (a reader's own empty cache, or a record
+removed: the validator cannot tell which), the looks are attested in the run's words, not verifiable here. A
+receipt from another machine (or naming no machine id) leaves the counts to the attestation `heldout.looks`.
 """
 
-import socket
 import sqlite3
 from typing import Any
 
 from ..core.context import Context
-from ..core.reading import is_file
+from ..core.reading import is_file, note_rows
 from ..core.report import Report
-from .looks_record import RECORD_VARIABLE, Entry, Record, read_record, this_machines_record
+from ..dataset.pins import pins_for
+from .looks_record import RECORD_VARIABLE, Record, dataset_key, read_record, this_machines_record
+from .machine import this_machine
 
 NAME = "heldout.record"
 KEPT = ("the record is kept by the user who ran the evaluation; whoever can write it can rewrite it, so it is a second "
         "witness beside the store's run ledger, not proof")
 
 
+def dataset_of(receipt: dict[str, Any]) -> tuple[str, str]:
+    """(name, key) of the receipt's dataset by the validator's rule: from its own pins when the receipt's payload
+    hashes are the pinned content, else from the receipt's own payload hashes and contract."""
+    corpus = receipt["corpus"]
+    pins = pins_for(corpus["contract"].get("name"))
+    payload = corpus["payload_hashes"]
+    if pins is not None and all(payload.get(k) == pins.content_sha256[k] for k in ("documents", "queries", "qrels")):
+        name = pins.ir_datasets_id or pins.dataset
+        return name, dataset_key(name, pins.content_sha256, pins.contract["calibration_count"])
+    name = corpus.get("ir_datasets_id") or corpus["contract"].get("name")
+    return str(name), dataset_key(name, payload, corpus["contract"].get("calibration_count"))
+
+
 def _expected_entry(ctx: Context, block: dict[str, Any]) -> dict[str, Any]:
     receipt = ctx.receipt
-    return {"fixture_sha256": receipt["corpus"]["fixture_sha256"], "split": ctx.split, "mode": ctx.mode,
+    name, key = dataset_of(receipt)
+    return {"dataset": name, "dataset_sha256": key, "fixture_sha256": receipt["corpus"]["fixture_sha256"],
+            "split": ctx.split, "mode": ctx.mode,
             "system": receipt["system"]["name"], "configuration_sha256": receipt["system"]["configuration_sha256"],
             "store_sha256": receipt["store"].get("store_sha256"),
             "freeze_sha256": (receipt["freeze"] or {}).get("sha256"),
-            "run_id": receipt["run"]["run_id"], "host": block["host"]}
+            "run_id": receipt["run"]["run_id"], "host": block["host"], "machine_id": block["machine_id"]}
 
 
 def _problems(ctx: Context, block: dict[str, Any], record: Record) -> list[str]:
@@ -56,11 +76,14 @@ def _problems(ctx: Context, block: dict[str, Any], record: Record) -> list[str]:
     if differing:
         problems.append(f"the entry at position {position} is another run's: it differs from the receipt in "
                         f"{', '.join(differing)} ({ {k: entry.value.get(k) for k in differing} })")
-    earlier = record.before(position, expected["fixture_sha256"])
+    earlier = record.before(position, expected["dataset_sha256"], expected["fixture_sha256"])
     own = (expected["system"], expected["configuration_sha256"], expected["store_sha256"])
     others = [e for e in earlier if e.configuration != own]
     counted = (len(earlier), len({e.configuration for e in others}))
     stated = (block["looks_before"], block["other_configurations_before"])
+    times = [e.value["recorded_at"] for e in earlier]
+    if block["earlier_looks_at"] != times:
+        problems.append(f"the receipt dates the earlier looks {block['earlier_looks_at']}; the record {times}")
     if counted != stated:
         shown = f"; the first other: {others[0].describe()}" if others else ""
         said = f"{_count(stated[0], 'earlier look')} by {_count(stated[1], 'other configuration')}"
@@ -73,12 +96,8 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word}{'' if number == 1 else 's'}"
 
 
-def _totals(entries: list[Entry]) -> str:
-    return f"{_count(len(entries), 'look')} by {_count(len({e.configuration for e in entries}), 'configuration')}"
-
-
 def _stated(block: dict[str, Any]) -> str:
-    return (f"{_count(block['looks_before'], 'earlier look')} at this fixture's held-out split by "
+    return (f"{_count(block['looks_before'], 'earlier look')} at {block['dataset']['name']}'s held-out split by "
             f"{_count(block['other_configurations_before'], 'other configuration')}")
 
 
@@ -92,34 +111,44 @@ def check_looks(ctx: Context, report: Report) -> None:
         report.fail(NAME, f"a {ctx.split} receipt names its entry in the per-user held-out record, written before "
                     "its first query", "an entry", None)
         return
-    here = this_machines_record()
+    here, position = this_machines_record(), block["entry"]["position"]
     record, unreadable = None, None
     if is_file(here):
         try:
-            record = read_record(here)
+            record = read_record(here, position)
         except sqlite3.Error as exc:
             unreadable = f"unreadable ({type(exc).__name__}: {exc})"
     if record is not None and record.record_id == block["record_id"]:
+        note_rows(here, position)  # this verdict read the rows up to its entry, not the file's later bytes
         problems = _problems(ctx, block, record)
-        detail = (f"the receipt's look is entry {block['entry']['position']} of this machine's held-out record "
+        detail = (f"the receipt's look is entry {position} of this machine's held-out record "
                   f"{here}, with its digest and fields, after {_stated(block)}, as the record counts them")
         report.expect(NAME, not problems, detail + (": " + "; ".join(problems) if problems else ""), block, problems)
-        report.attest("heldout.looks", f"this machine's record {here} counts {_stated(block)} before this run, and "
-                      f"{_totals(record.of_fixture(_expected_entry(ctx, block)['fixture_sha256']))} at this "
-                      f"fixture's held-out split by now; {KEPT}")
+        report.attest("heldout.looks", f"this machine's record {here} counts {_stated(block)} before this run; "
+                      f"{KEPT}")
         return
-    if block["host"] == socket.gethostname() and not is_file(here):
+    name, key = dataset_of(ctx.receipt)
+    if (block["dataset"]["name"], block["dataset"]["sha256"]) != (name, key):
+        report.fail(NAME, "the receipt names its dataset by the validator's own rule (its pins, held to the "
+                    "receipt's payload hashes): the looks are counted per dataset", [name, key],
+                    [block["dataset"]["name"], block["dataset"]["sha256"]])
+    mine = this_machine()
+    ours = mine is not None and block["machine_id"] == mine
+    if ours and not is_file(here):
         report.attest("heldout.looks", f"the receipt states {_stated(block)} in the record {block['record_id']}, "
-                      f"written on this host ({block['host']}) at {block['record']}; there is no held-out record here "
+                      f"written on this machine ({block['host']}, machine id {mine}) at {block['record']}; there is "
+                      "no held-out record here "
                       f"({here}: a cache of the validating user's own, or a record removed), so the looks are not "
                       f"verifiable here: attested, in the run's words; validate with {RECORD_VARIABLE} naming the "
                       f"record the run wrote to check them; {KEPT}")
         return
-    if block["host"] == socket.gethostname():
+    if ours:
         found = unreadable or f"record id {record.record_id if record is not None else None}"
-        report.fail(NAME, f"the run named this host ({block['host']}), so its held-out record should be this "
+        report.fail(NAME, f"the run named this machine (id {mine}, host {block['host']}), so its held-out record "
+                    "should be this "
                     f"machine's {here} ({RECORD_VARIABLE}, else the cache directory): it was replaced, or the run kept "
                     f"it elsewhere ({block['record']}); validate with {RECORD_VARIABLE} naming the record the run "
                     "wrote", f"record id {block['record_id']}", found)
     report.attest("heldout.looks", f"the receipt states {_stated(block)} in the record {block['record_id']} on "
-                  f"{block['host']}, not on this machine: attested, a record on the machine that ran it; {KEPT}")
+                  f"{block['host']} (machine id {block['machine_id']}), not this machine ({mine}): attested, a record "
+                  f"on the machine that ran it, not verifiable here; {KEPT}")

@@ -1,6 +1,7 @@
 """The bytes a validation read, by digest: its subject's files by role (they move with a snapshot or a bundle's
 staging: the aggregate, its rows, the freeze record), every other file by path (a missing one as null), every
-directory listed by the digest of its names."""
+directory listed by the digest of its names, and the append-only held-out record by the digest of its id and the
+rows the validation read (up to the run's own entry): a later run appends a row and leaves the verdict standing."""
 
 import os
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from ..core.context import input_paths
 from ..core.digests import sha256_canonical, sha256_file
 from ..core.reading import Reading, stat_of
 from ..core.strict_json import StrictJSONError, load_file
+from ..history.looks_record import rows_digest
 
 
 @dataclass(frozen=True)
@@ -20,9 +22,11 @@ class Digests:
     files: dict[str, str | None]
     journals: dict[str, str | None]
     listings: dict[str, str | None]
+    records: dict[str, dict[str, Any]]
 
     def record(self) -> dict[str, Any]:
-        return {"roles": self.roles, "files": self.files, "journals": self.journals, "listings": self.listings}
+        return {"roles": self.roles, "files": self.files, "journals": self.journals, "listings": self.listings,
+                "records": self.records}
 
 
 def subject_roles(aggregate: Path, rows: Path | None, freeze: Path | None) -> dict[str, Path | None]:
@@ -77,7 +81,7 @@ def taken(reading: Reading, roles: dict[str, Path | None]) -> tuple[Digests | No
     subject = {os.path.abspath(path) for path in roles.values() if path is not None}
     files: dict[str, str | None] = {}
     for path, seen in sorted(reading.files.items()):
-        if path in reading.written:
+        if path in reading.written or path in reading.records:
             continue
         if path in subject:  # digested by its role, below
             if stat_of(path) != seen:
@@ -91,9 +95,12 @@ def taken(reading: Reading, roles: dict[str, Path | None]) -> tuple[Digests | No
         files[path] = file_digest(path)
         if stat_of(path) != seen:
             return None, f"{path} changed while it was validated"
-    journals = {path: journal_digest(path) for path in sorted(reading.journals)}
+    journals = {path: journal_digest(path) for path in sorted(reading.journals)
+                if path.removesuffix("-wal") not in reading.records}
     listings = {directory: listing_digest(directory) for directory in sorted(reading.listings)}
-    return Digests(role_digests(roles), files, journals, listings), ""
+    records = {path: {"through": through, "rows": rows_digest(path, through)}
+               for path, through in sorted(reading.records.items())}
+    return Digests(role_digests(roles), files, journals, listings, records), ""
 
 
 def changed(stored: dict[str, Any], roles: dict[str, Path | None]) -> Iterator[str]:
@@ -105,3 +112,5 @@ def changed(stored: dict[str, Any], roles: dict[str, Path | None]) -> Iterator[s
     yield from (path for path, digest in stored["journals"].items() if journal_digest(path) != digest)
     yield from (f"the listing of {path}" for path, digest in stored["listings"].items()
                 if listing_digest(path) != digest)
+    yield from (f"the rows of {path} up to position {rows['through']}" for path, rows in stored.get("records",
+                {}).items() if rows_digest(path, rows["through"]) != rows["rows"])
