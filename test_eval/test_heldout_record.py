@@ -263,7 +263,7 @@ def test_a_truncated_ledger_passes_freeze_history_but_the_bundle_states_the_reco
     bundle = make_bundle(out, tmp_path / "bundle")
     stated = ("Held-out looks: 1 configuration (system, configuration digest, store digest) saw tiny-test's "
               "held-out split on this machine, whatever fixture build they ran, in 2 held-out or all-query runs in "
-              f"all: read now from this machine's held-out record {record}")
+              f"all: read now from this machine's held-out record (id {read_record(record).record_id})")
     assert stated in (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert stated in (bundle / "report.md").read_text(encoding="utf-8")
     assert "attested" in (bundle / "report.html").read_text(encoding="utf-8")

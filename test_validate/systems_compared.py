@@ -1,11 +1,15 @@
 """The session's comparison between systems (systems_runs.py: builtin and k1, k1's freeze declaring a hypothesis
 against builtin's), the validator's reports on its inputs, and per-test copies to forge."""
 
+import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.evaluation.history.heldout_record import RECORD_VARIABLE
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
 
@@ -58,6 +62,26 @@ class SystemsCompared:
 
 
 def systems_compared(clean: CleanRun, root: Path) -> SystemsCompared:
+    """Under a held-out record of its own: the session's other held-out looks at the tiny dataset, made before the
+    hypothesis was declared, would (rightly) make it exploratory."""
+    with own_record(root / "heldout-looks.sqlite3"):
+        return _compared(clean, root)
+
+
+@contextmanager
+def own_record(path: Path) -> Iterator[None]:
+    before = os.environ.get(RECORD_VARIABLE)
+    os.environ[RECORD_VARIABLE] = str(path)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[RECORD_VARIABLE]
+        else:
+            os.environ[RECORD_VARIABLE] = before
+
+
+def _compared(clean: CleanRun, root: Path) -> SystemsCompared:
     runs = make_systems_runs(clean.fixture_path, root)
     arms = [(getattr(runs, name), mode, "heldout") for name in ("builtin", "k1")
             for mode in ("fts_only", "vector_only", "hybrid")]

@@ -32,12 +32,12 @@ def looks_statement(aggregates: list[dict[str, Any]]) -> str | None:
         looks, configurations = record.dataset_looks(named["sha256"], fixture)
         return (f"Held-out looks: {_plural(configurations, 'configuration')} (system, configuration digest, store "
                 f"digest) saw {named['name']}'s held-out split on this machine, whatever fixture build they ran, in "
-                f"{_plural(looks, RUN)} in all: read "
-                f"now from this machine's held-out record {record.path}, the record these runs wrote. " + WITNESS)
+                f"{_plural(looks, RUN)} in all: read now from this machine's held-out record (id "
+                f"{record.record_id}), the record these runs wrote. " + WITNESS)
     last = max(blocks, key=lambda b: (b["record_id"], b["entry"]["position"]))
     configurations = last["other_configurations_before"] + 1
     return (f"Held-out looks: by the last of these runs, {_plural(configurations, 'configuration')} (this one "
             f"included) had seen {named['name']}'s held-out split on {last['host']}, in "
             f"{_plural(last['looks_before'] + 1, RUN)}: attested: a record on the machine that "
-            f"ran it ({last['record']}, id {last['record_id']}), not on this machine, so these are the receipts' "
+            f"ran it (id {last['record_id']}), not on this machine, so these are the receipts' "
             "numbers. " + WITNESS)
