@@ -64,7 +64,7 @@ def system_tree(root: Path, clone: Path = PACKAGE_ROOT.parent) -> dict[str, Any]
     """A system's source root inside the harness's clone (a git work tree) is covered by the clone's own state;
     elsewhere, the state of the git work tree holding it, or none: then its files are bound by digest only."""
     resolved = root.resolve()
-    if (resolved.is_relative_to(clone.resolve()) and not distribution.installed()["available"]
+    if (resolved.is_relative_to(clone.resolve()) and distribution.find() is None  # located, not hashed
             and git_state(clone)["available"]):
         return {"kind": INSIDE_CLONE, "git": None}
     state = git_state(resolved)
