@@ -1,7 +1,8 @@
 """`pytest -m compare --scifact-compare-run NAME=DIR --scifact-compare-run NAME2=DIR2`: the comparison between those
 evaluations of each split they all hold, written into --scifact-output-dir (or, when one is there, recomputed and
 compared byte for byte), then checked by the independent validator. Without two --scifact-compare-run it is skipped;
-a split some run lacks is skipped, unless --scifact-require-receipts (CI) makes that a failure."""
+a split some run holds no aggregate of yet is skipped, unless --scifact-require-receipts (CI) makes that a failure; runs
+that are there but cannot be compared (tampered, another fixture, a missing mode, a replaced freeze) fail the test."""
 
 import json
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.evaluation.comparison.artifact import Procedure, document_bytes
-from harness.evaluation.comparison.inputs import ComparisonInputError
+from harness.evaluation.comparison.inputs import ComparisonInputError, ComparisonRefused
 from harness.evaluation.comparison.run_specs import parse_run
 from harness.evaluation.comparison.systems_artifact import (
     SystemsRequest,
@@ -34,12 +35,15 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
     absent = [f"{spec.name}={spec.output_dir}" for spec in runs if not spec.output_dir.is_dir()]
     if absent:  # a mistyped run is an error, never a skip
         pytest.fail(f"--scifact-compare-run {', '.join(absent)}: not a directory", pytrace=False)
+    not_yet = [f"{spec.name}={spec.output_dir}" for spec in runs if not _holds_split(spec.output_dir, split)]
+    if not_yet:
+        if pytestconfig.getoption("--scifact-require-receipts"):
+            pytest.fail(f"--scifact-require-receipts: no {split} aggregate in {', '.join(not_yet)}", pytrace=False)
+        pytest.skip(f"not every run holds its {split} receipts yet: none in {', '.join(not_yet)}")
     try:
         loaded = comparable_runs(runs, split)
-    except (ComparisonInputError, MissingModeError) as exc:
-        if pytestconfig.getoption("--scifact-require-receipts"):
-            pytest.fail(f"--scifact-require-receipts: {exc}", pytrace=False)
-        pytest.skip(f"not every run holds its {split} receipts yet: {exc}")
+    except (ComparisonInputError, ComparisonRefused, MissingModeError) as exc:  # there, tampered or mismatched
+        pytest.fail(f"the {split} runs are there but cannot be compared: {exc}", pytrace=False)
     request = SystemsRequest(output_dir=output_dir, split=split, runs=runs)
     target = output_dir / systems_comparison_name(split)
     if target.is_file():
@@ -56,3 +60,7 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
     report = validate_comparison(target)
     assert report.eligible, "\n".join(c.line() for c in report.checks if c.status != "pass")
     print("\n".join(systems_summary(target, document, None)))
+
+
+def _holds_split(output_dir: Path, split: str) -> bool:
+    return any(output_dir.glob(f"scifact-*-{split}.aggregate.json"))
