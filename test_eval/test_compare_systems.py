@@ -43,7 +43,11 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
     try:
         loaded = comparable_runs(runs, split)
     except (ComparisonInputError, ComparisonRefused, MissingModeError) as exc:  # there, tampered or mismatched
-        pytest.fail(f"the {split} runs are there but cannot be compared: {exc}", pytrace=False)
+        refused = str(exc)
+    else:
+        refused = None
+    if refused is not None:
+        pytest.fail(f"the {split} runs are there but cannot be compared: {refused}", pytrace=False)
     request = SystemsRequest(output_dir=output_dir, split=split, runs=runs)
     target = output_dir / systems_comparison_name(split)
     if target.is_file():

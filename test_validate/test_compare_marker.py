@@ -29,13 +29,14 @@ def _compare(builtin: Path, k1: Path, out: Path) -> tuple[int, str]:
 
 
 @pytest.mark.real_model
-def test_the_genuine_runs_compare_and_a_torn_one_fails(systems_heldout: SystemsCompared, tmp_path: Path) -> None:
+def test_the_genuine_runs_compare_and_a_damaged_one_fails(systems_heldout: SystemsCompared, tmp_path: Path) -> None:
     copy = systems_heldout.fresh(tmp_path / "copies")
     code, output = _compare(copy.builtin.out, copy.k1.out, tmp_path / "genuine")
     assert (code, "1 passed" in output) == (0, True), output[-3000:]
 
-    rows = copy.k1.out / "scifact-hybrid-heldout.jsonl"
-    rows.write_bytes(rows.read_bytes().rstrip(b"\n"))  # a torn last row: the run is there, and cannot be read
-    code, output = _compare(copy.builtin.out, copy.k1.out, tmp_path / "torn")
-    assert code == 1 and "1 failed" in output and "skipped" not in output, output[-3000:]
-    assert "the heldout runs are there but cannot be compared" in output and "torn last row" in output, output[-3000:]
+    aggregate = copy.k1.out / "scifact-hybrid-heldout.aggregate.json"
+    aggregate.write_bytes(aggregate.read_bytes()[:-40])  # cut short: the run is there, and its receipt unreadable
+    code, output = _compare(copy.builtin.out, copy.k1.out, tmp_path / "cut")
+    assert code == 1 and "1 failed" in output and "skipped" not in output and "During handling" not in output, \
+        output[-3000:]
+    assert "the heldout runs are there but cannot be compared" in output and aggregate.name in output, output[-3000:]
