@@ -40,12 +40,11 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
         if pytestconfig.getoption("--scifact-require-receipts"):
             pytest.fail(f"--scifact-require-receipts: no {split} aggregate in {', '.join(not_yet)}", pytrace=False)
         pytest.skip(f"not every run holds its {split} receipts yet: none in {', '.join(not_yet)}")
+    refused: str | None = None
     try:
         loaded = comparable_runs(runs, split)
     except (ComparisonInputError, ComparisonRefused, MissingModeError) as exc:  # there, tampered or mismatched
         refused = str(exc)
-    else:
-        refused = None
     if refused is not None:
         pytest.fail(f"the {split} runs are there but cannot be compared: {refused}", pytrace=False)
     request = SystemsRequest(output_dir=output_dir, split=split, runs=runs)
