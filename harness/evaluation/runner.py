@@ -15,6 +15,7 @@ from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.evaluation.measures.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
 from harness.evaluation.measures.metrics import query_metrics
 from harness.evaluation.measures.query_vectors import QueryVectors
+from harness.evaluation.measures.threads import one_blas_thread
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifact_writer import PairWriter, exclusive_pair
 from harness.evaluation.receipts.artifacts import aggregate_bytes, clear_the_way, rows_bytes
@@ -195,14 +196,16 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     """The rows (as the JSONL's bytes), the aggregate and the failed queries; nothing is written here."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
-    warm_up(mode, [queries[qid] for qid in selected[:WARMUP_CALLS]], system, vectors, top_k)
-    workers = system.processes()
-    timing = Snapshot.take(workers)
-    answered = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS)
-                for qid in selected]
+    with one_blas_thread() as blas:
+        warm_up(mode, [queries[qid] for qid in selected[:WARMUP_CALLS]], system, vectors, top_k)
+        workers = system.processes()
+        timing = Snapshot.take(workers)
+        answered = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS)
+                    for qid in selected]
+        timed = Snapshot.take(workers)
     rows = [row for row, _ in answered]
-    latency = measurement(timing, Snapshot.take(workers), warmup_calls=min(WARMUP_CALLS, len(selected)),
-                          repeats=REPEATS, blas=provenance.machine()["blas"], workers=len(workers))
+    latency = measurement(timing, timed, warmup_calls=min(WARMUP_CALLS, len(selected)), repeats=REPEATS, blas=blas,
+                          workers=len(workers))
     add_depth_rankings(rows, queries, system, mode, vectors)  # untimed, after every timed call
     system.verify_bound()
     after = system.part_digests()

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .threads import POLICY
+
 WARMUP_CALLS = 10
 REPEATS = 5
 WAIT_FRACTION_CEILING = 0.10
@@ -139,9 +141,7 @@ def measurement(before: Snapshot, after: Snapshot, *, warmup_calls: int, repeats
         "warmup_calls": warmup_calls,
         "repeats_per_query": repeats,
         "statistic": f"each row's latency_ms is the median of its {repeats} timed calls",
-        "thread_policy": {"blas": blas, "pinned": False,
-                          "note": "library defaults: BLAS and the interpreter choose their own thread counts"
-                          + (WORKER_NOTE if workers else "")},
+        "thread_policy": {"blas": blas, "pinned": False, "note": POLICY + (WORKER_NOTE if workers else "")},
         "usable_cores": cores,
         "load_average_before": before.load,
         "load_average_after": after.load,

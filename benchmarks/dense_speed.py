@@ -1,0 +1,124 @@
+"""`python -m benchmarks.dense_speed [--fixture FILE] [--busy N] [--rounds R]`: the built-in system's vector_only
+search against faiss `IndexFlatIP` (exact inner product, one thread) on the same fixture, the same queries, under the
+same load, back to back, as the harness times it (one query at a time, top 10).
+
+Three arms, interleaved round by round so that load changes reach each alike:
+- `builtin, one BLAS thread`: the built-in system's `search` inside the limit the runner sets around its timed
+  calls (`harness.evaluation.measures.threads.one_blas_thread`);
+- `builtin, library default`: the same call with BLAS free to choose its thread count (what the runner did before);
+- `faiss IndexFlatIP`: `faiss.IndexFlatIP` over the same document vectors, `omp_set_num_threads(1)`.
+
+With --busy N (default 2), N processes spin on the CPU beside it for the whole measurement: a busy laptop. Prints
+p50 and p95 wall per query, CPU per query (the whole process, all threads) and each arm's ratio to faiss. Needs
+faiss-cpu (the `bench` extra: `.venv/bin/pip install -e ".[bench]"`); the fixture defaults to
+work-dir/scifact-corpus.json, which `make calibration` builds.
+"""
+
+import argparse
+import importlib
+import multiprocessing
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from harness.corpus.contract import scifact_contract
+from harness.evaluation.measures.threads import one_blas_thread
+from harness.fixture.corpus_fixture import load_fixture
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import build_store
+from harness.systems.builtin.system import BuiltinSystem
+
+TOP_K = 10
+Search = Callable[[int], object]
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def _faiss_search(documents: NDArray[np.float32], queries: NDArray[np.float32]) -> Search:
+    faiss = importlib.import_module("faiss")  # an optional package, not one of the harness's
+    faiss.omp_set_num_threads(1)
+    index = faiss.IndexFlatIP(documents.shape[1])
+    index.add(np.ascontiguousarray(documents))
+    return lambda i: index.search(queries[i:i + 1], TOP_K)
+
+
+def _timed(search: Search, count: int, limited: bool) -> tuple[list[float], float]:
+    walls: list[float] = []
+    context: Any = one_blas_thread() if limited else nullcontext()
+    with context:
+        cpu = time.process_time()
+        for i in range(count):
+            start = time.perf_counter()
+            search(i)
+            walls.append(time.perf_counter() - start)
+        cpu = time.process_time() - cpu
+    return walls, cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.dense_speed", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fixture", type=Path, default=Path("work-dir/scifact-corpus.json"))
+    parser.add_argument("--busy", type=int, default=2, help="processes spinning beside the measurement (default 2)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds over every query, arms interleaved")
+    args = parser.parse_args(argv)
+    if not args.fixture.is_file():
+        parser.error(f"--fixture {args.fixture} does not exist; build it with `make calibration` or name one")
+    fixture = load_fixture(args.fixture)
+    texts = [query["text"] for query in fixture.data["queries"]]
+    vectors = np.ascontiguousarray(fixture.query_vectors, dtype=np.float32)
+    with tempfile.TemporaryDirectory() as scratch:
+        store, _ = build_store(Path(scratch) / "store", fixture, scifact_contract().namespace, SearchConfig().lexical)
+        system = BuiltinSystem(store, SearchConfig())
+
+        def builtin(i: int) -> object:
+            return system.search("vector_only", texts[i], vectors[i], TOP_K)
+
+        arms = {"builtin, one BLAS thread": (builtin, True), "builtin, library default": (builtin, False),
+                "faiss IndexFlatIP": (_faiss_search(fixture.document_vectors, vectors), False)}
+        for search, limited in arms.values():
+            _timed(search, min(20, len(texts)), limited)  # warm-up, untimed
+        spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
+        for process in spinners:
+            process.start()
+        walls: dict[str, list[float]] = {name: [] for name in arms}
+        cpus: dict[str, float] = dict.fromkeys(arms, 0.0)
+        try:
+            for _ in range(args.rounds):
+                for name, (search, limited) in arms.items():
+                    found, cpu = _timed(search, len(texts), limited)
+                    walls[name] += found
+                    cpus[name] += cpu
+        finally:
+            for process in spinners:
+                process.terminate()
+    _print(walls, cpus, len(texts) * args.rounds, args)
+    return 0
+
+
+def _print(walls: dict[str, list[float]], cpus: dict[str, float], calls: int, args: argparse.Namespace) -> None:
+    load = os.getloadavg()
+    print(f"dense search, top {TOP_K}, {calls} calls per arm ({args.rounds} rounds), {args.busy} busy processes "
+          f"beside it, {os.cpu_count()} cores, load after {load[0]:.2f}")
+    reference = "faiss IndexFlatIP"
+    p50_ref = float(np.percentile(walls[reference], 50))
+    cpu_ref = cpus[reference] / calls
+    print(f"{'arm':<28} {'p50 ms':>8} {'p95 ms':>8} {'CPU ms/query':>13} {'p50 / faiss':>12} {'CPU / faiss':>12}")
+    for name, found in walls.items():
+        p50, p95 = float(np.percentile(found, 50)), float(np.percentile(found, 95))
+        cpu = cpus[name] / calls
+        print(f"{name:<28} {p50 * 1e3:>8.3f} {p95 * 1e3:>8.3f} {cpu * 1e3:>13.3f} {p50 / p50_ref:>12.2f} "
+              f"{cpu / cpu_ref:>12.2f}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
