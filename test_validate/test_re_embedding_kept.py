@@ -10,6 +10,7 @@ import pytest
 from harness.validator.embedding import check_embeddings, embedders
 from harness.validator.embedding.embed_batches import embed_in_equal_length_batches
 from harness.validator.pipeline import validate
+from harness.validator.verdicts import identity
 from harness.validator.verdicts.key import KEY_VARIABLE, RECORDS
 
 from .support import CleanRun, check_named, describe
@@ -83,6 +84,22 @@ def test_an_edited_re_embedding_record_is_not_believed(clean_run: CleanRun, own_
     asked = _model_asked(monkeypatch)
     again = validate(aggregate, full_embedding=True)
     assert asked == [1] and again.notes["re_embedding"]["reused"] is False, again.notes
+
+
+def test_a_kept_re_embedding_serves_another_venv_but_not_other_embedding_code(
+        clean_run: CleanRun, own_key: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another interpreter path and other unrelated distributions (the user's own venv) decide nothing about the
+    vectors: the kept record is reused; other embedding code of the validator does, and it is not."""
+    aggregate = clean_run.aggregate_path("vector_only", "calibration")
+    assert validate(aggregate, full_embedding=True).notes["re_embedding"]["reused"] is False
+    monkeypatch.setattr(check_embeddings, "_FULL_RUNS", {})
+    monkeypatch.setattr(identity, "environment_digest", lambda: "sha256:" + "1" * 64)  # another venv
+    asked = _model_asked(monkeypatch)
+    assert validate(aggregate, full_embedding=True).notes["re_embedding"]["reused"] is True and asked == []
+    monkeypatch.setattr(check_embeddings, "_FULL_RUNS", {})
+    monkeypatch.setattr(identity, "embedding_code_digest", lambda: "sha256:" + "2" * 64)  # other embedding code
+    again = validate(aggregate, full_embedding=True)
+    assert again.notes["re_embedding"]["reused"] is False and asked == [1], again.notes
 
 
 def test_a_long_prompt_is_cut_without_a_warning(capfd: pytest.CaptureFixture[str]) -> None:

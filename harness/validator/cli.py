@@ -53,7 +53,7 @@ def build_parser(prog: str = "scifact-validate") -> Parser:
     embedding = parser.add_mutually_exclusive_group()
     embedding.add_argument("--full-embedding", action="store_true",
                            help="re-embed every document and query text (the bundle always does; kept once per "
-                                "fixture, verifier and validator); default: a fresh sample")
+                                "fixture, verifier and embedding code); default: a fresh sample")
     embedding.add_argument("--no-embedding-check", action="store_true",
                            help="do not re-embed (leaves it not verified)")
     parser.add_argument("--verdicts", type=path_argument, metavar="DIR",

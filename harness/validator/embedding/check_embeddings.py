@@ -6,7 +6,7 @@ the run searched. Full (`--full-embedding`, and always before a bundle is publis
 Quick: a sample drawn with fresh randomness (the seed comes from the operating system, never from the
 artifacts, and is printed in the report), so an artifact cannot steer which vectors are looked at. The outcome of
 the first sample drawn for a fixture's bytes is kept (sealed with the user's key, `kept_run.keeping`), and a later quick
-check of the same bytes by the same verifier and validator reuses it without loading the model: the same bytes get
+check of the same bytes by the same verifier and embedding code reuses it without loading the model: the same bytes get
 the same verdict, and a sample only ever guards a diagnostic (a bundle re-embeds every text). When this validator
 already keeps a full re-embedding of the same fixture and vectors, that covers any sample instead.
 A fresh vector is L2-normalised in float64 and must lie within MAX_COMPONENT_DIFFERENCE of the stored

@@ -1,5 +1,5 @@
 """A re-embedding (the full one, or the first sample drawn) kept across processes: its outcome recalled for the same
-scope, fixture, vectors, verifier and validator (`verdicts.re_embedding`), else recorded after it is made. The
+scope, fixture, vectors, verifier and embedding code (`verdicts.re_embedding`), else recorded after it is made. The
 verifier is the model's own files (every file of the packaged model's directory, by digest) and libraries, or the
 Ollama server and the model's digest."""
 

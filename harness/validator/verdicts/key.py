@@ -21,7 +21,7 @@ from ..core.reading import skip
 
 KEY_VARIABLE = "SCIFACT_VALIDATOR_KEY"
 SEAL_PREFIX = "hmac-sha256:"
-RECORDS = "re-embeddings"  # beside the key: the full re-embeddings, one per fixture, verifier and validator
+RECORDS = "re-embeddings"  # beside the key: the full re-embeddings, one per fixture, verifier and embedding code
 
 
 class KeyUnusable(Exception):

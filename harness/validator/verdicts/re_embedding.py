@@ -1,7 +1,9 @@
 """A re-embedding of a fixture, kept once per scope (the full one, or the first sample drawn), fixture (its JSON and
-its vectors, by digest), verifier (the model's files and libraries, or the Ollama server and model digest) and
-validator (source and environment), sealed like a verdict, in `re-embeddings/` beside the key. A later check of the
-same scope and fixture reuses its outcome, and says "re-embedded on <date> by validator <digest>; reused"."""
+its vectors, by digest), verifier (the model's files and libraries, or the Ollama server and model digest) and what
+else decides the vectors (the validator's embedding code, the interpreter's version, numpy's, the architecture:
+`identity.re_embedding_identity`; not which venv runs it), sealed like a verdict, in `re-embeddings/` beside the key.
+A later check of the same scope and fixture reuses its outcome, and says "re-embedded on <date> by validator
+<digest>; reused"."""
 
 import datetime
 import json
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.digests import sha256_canonical
-from .identity import validator_identity
+from .identity import re_embedding_identity, source_digest
 from .key import RECORDS, KeyUnusable, load_key, seal, sealed, state_directory
 
 SCHEMA = "scifact-validator-re-embedding-v1"
@@ -20,7 +22,7 @@ SCHEMA = "scifact-validator-re-embedding-v1"
 def material(scope: str, fixture_sha256: str, vectors_sha256: str, verifier: dict[str, Any]) -> dict[str, Any]:
     """What the outcome of a re-embedding ('full', or a 'sample' drawn by this validator) depends on."""
     return {"scope": scope, "fixture_sha256": fixture_sha256, "vectors_sha256": vectors_sha256, "verifier": verifier,
-            "validator": validator_identity()}
+            "embedding": re_embedding_identity()}
 
 
 def _path(key_material: dict[str, Any]) -> Path:
@@ -46,7 +48,7 @@ def remember(key_material: dict[str, Any], outcome: dict[str, Any]) -> tuple[dic
     """Record the outcome; the outcome with when and by which validator it was re-embedded, and why it could not be
     recorded (None when it was: a record that cannot be written only means re-embedding again later)."""
     stamped = {**outcome, "re_embedded_at": datetime.datetime.now(datetime.UTC).strftime(
-        "%Y-%m-%dT%H:%M:%SZ"), "validator": key_material["validator"]["source_sha256"]}
+        "%Y-%m-%dT%H:%M:%SZ"), "validator": source_digest()}
     try:
         key = load_key()
         document: dict[str, Any] = {"schema": SCHEMA, "material": key_material, "outcome": stamped}
