@@ -60,7 +60,8 @@ def add_build_parser(commands: Commands) -> None:
                        help="accept payload digests that differ from the pins; recorded as unpinned")
     build.add_argument("--profile", choices=PROFILES, default="scifact-contract",
                        help="text profile; mteb-parity reproduces MTEB's encoding and is never a contract result")
-    build.add_argument("--no-progress", action="store_true", help="no progress bar")
+    build.add_argument("--no-progress", action="store_true",
+                       help="no progress on stderr (a bar on a terminal, lines in a log)")
 
 
 def run_build(args: argparse.Namespace) -> int:

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from tqdm import tqdm
 
 from harness.embedding.cache import CachedVector, EmbeddingCache
 from harness.embedding.embedders.base import Embedder, EmbeddingRequest
+from harness.embedding.progress import embedding_progress
 from harness.embedding.vectors import check_and_normalize
 from harness.errors import EmbeddingError, InvalidVectorError
 
@@ -40,9 +40,7 @@ def _embed_missing(missing: list[EmbeddingRequest], embedder: Embedder, cache: E
     arrange = getattr(embedder, "arrange", None)  # an embedder that batches says in which order it wants them
     if arrange is not None:
         missing = arrange(missing)
-    bar = tqdm(total=len(missing), unit="text", desc="embedding", disable=not progress or not missing,
-               file=sys.stderr, dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 15.0)
-    with bar:
+    with embedding_progress(len(missing), "embedding", progress) as bar:
         # Each vector is checked and durably cached as soon as it arrives, before the next is embedded.
         for request, raw in zip(missing, embedder.embed(missing), strict=True):
             vector = check_and_normalize(request.text_id, raw.values, dimensions)

@@ -1,7 +1,6 @@
 """The session fixtures of the SciFact suite: the archive, the work dir, the corpus fixture (built once and shared by
 every xdist worker), the output dir, the built-in store and the system under test."""
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,15 +25,15 @@ if TYPE_CHECKING:
 
 @contextmanager
 def on_the_terminal(pytestconfig: pytest.Config) -> Iterator[bool]:
-    """Lift pytest's output capture for a long step so its progress bar (rate, ETA) reaches the terminal.
-    Yields whether to show one: only when the real stderr is a TTY, without --scifact-no-progress, and not inside
-    an xdist worker, whose output never reaches the terminal."""
+    """Lift pytest's output capture for a long step so its progress reaches stderr: a bar on a terminal, lines in a
+    log (`harness.embedding.progress`). Yields whether to show it: without --scifact-no-progress, and not inside an
+    xdist worker, whose output never reaches the terminal."""
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
     if pytestconfig.getoption(options.NO_PROGRESS) or hasattr(pytestconfig, "workerinput") or capture is None:
         yield False
         return
     with capture.global_and_fixture_disabled():
-        yield sys.stderr.isatty()
+        yield True
 
 
 def failed(exc: HarnessError) -> BaseException:

@@ -62,7 +62,7 @@ def add_options(parser: pytest.Parser) -> None:
                     help="-m compare: also compare these evaluations of different systems (twice or more), as "
                          "`scifact-harness compare --run` does, into the output dir")
     group.addoption(NO_PROGRESS, action="store_true",
-                    help="no progress bar while embedding (there is none anyway when the terminal is not a TTY)")
+                    help="no progress while embedding (a bar on a terminal, lines in a log)")
     group.addoption(QUALITY_BAR, action="append", default=[], metavar="MODE=VALUE",
                     help="-m final: a quality bar for the system under test: the all-query nDCG@10 of MODE must be at "
                          "least VALUE (repeatable); without one, a system other than the built-in one has no bar and "

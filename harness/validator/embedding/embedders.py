@@ -83,12 +83,13 @@ def _local(identity: dict[str, Any]) -> Embed:
 
 
 SHOWN_FROM = 200  # texts
+PERIOD_SECONDS = 30.0
 
 
 def shown(total: int) -> Callable[[int], None] | None:
     """What a long re-embedding shows on stderr: a bar on a terminal (tqdm, which the model's libraries bring),
-    else a line when it starts and one when it ends; nothing for a few texts (a sample). A callback told how many
-    texts each batch embedded, or None."""
+    else a line when it starts, one every PERIOD_SECONDS and one when it ends; nothing for a few texts (a sample).
+    A callback told how many texts each batch embedded, or None."""
     if total < SHOWN_FROM:
         return None
     if sys.stderr.isatty():
@@ -101,15 +102,21 @@ def shown(total: int) -> Callable[[int], None] | None:
             if bar.n >= total:
                 bar.close()
         return advance
-    started, done = time.monotonic(), [0]
+    started = time.monotonic()
+    done, last = [0], [started]
     print(f"validator: re-embedding {total} texts with the verifier's model (minutes on a busy machine)",
           file=sys.stderr, flush=True)
 
     def count(embedded: int) -> None:
         done[0] += embedded
+        now = time.monotonic()
         if done[0] >= total:
-            print(f"validator: re-embedded {total} texts in {time.monotonic() - started:.0f} s", file=sys.stderr,
-                  flush=True)
+            print(f"validator: re-embedded {total} texts in {now - started:.0f} s", file=sys.stderr, flush=True)
+        elif now - last[0] >= PERIOD_SECONDS:  # in a log, a line every period: never minutes of silence
+            last[0] = now
+            rate = done[0] / (now - started)
+            print(f"validator: re-embedded {done[0]}/{total} texts, {now - started:.0f} s, {rate:.1f} texts/s, about "
+                  f"{(total - done[0]) / rate:.0f} s left", file=sys.stderr, flush=True)
     return count
 
 
