@@ -6,16 +6,18 @@ import argparse
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from harness import errors
 from harness.cli.app import build_parser as harness_parser
+from harness.cli.app import main as harness_main
 from harness.signals import INTERRUPTED_EXIT, TERMINATED_EXIT
 from harness.validator import options as validator_options
 from harness.validator.cli import build_parser as validator_parser
+from harness.validator.cli import main as validator_main
 from harness.validator.core.report import Report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,23 +71,45 @@ def _run(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=120, check=False, cwd=ROOT)
 
 
+def _in_process(main: Callable[..., int], argv: list[str], prog: str,
+                capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """The exit code, stdout and stderr of `main(argv)` in this process (argparse exits through SystemExit)."""
+    try:
+        code = main(argv, prog=prog)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_harness_command_answers_help_and_refuses_an_unknown_option(command: str) -> None:
-    assert _run("-m", "harness", command, "--help").returncode == 0
-    done = _run("-m", "harness", command, "--no-such-option")
-    assert done.returncode == errors.USAGE and not done.stdout, done.stderr
-    assert done.stderr.startswith(f"error: python -m harness {command}: ") and done.stderr.endswith(
-        f"usage: python -m harness {command} --help\n"), done.stderr
+def test_every_harness_command_answers_help_and_refuses_an_unknown_option(
+        command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _in_process(harness_main, [command, "--help"], "python -m harness", capsys)
+    assert code == 0 and f"usage: python -m harness {command}" in out
+    code, out, err = _in_process(harness_main, [command, "--no-such-option"], "python -m harness", capsys)
+    assert code == errors.USAGE and not out, err
+    assert err.startswith(f"error: python -m harness {command}: ") and err.endswith(
+        f"usage: python -m harness {command} --help\n"), err
 
 
 @pytest.mark.parametrize("argv", [["--no-such-option"], ["missing-aggregate.json"], ["--comparison", "missing.json"],
                                   ["--help"]])
-def test_the_validator_s_usage_codes(argv: list[str], tmp_path: Path) -> None:
-    done = _run("-m", "harness.validator", *[str(tmp_path / a) if a.endswith(".json") else a for a in argv])
+def test_the_validator_s_usage_codes(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    given = [str(tmp_path / a) if a.endswith(".json") else a for a in argv]
+    code, out, err = _in_process(validator_main, given, "python -m harness.validator", capsys)
     expected = 0 if argv == ["--help"] else validator_options.USAGE
-    assert done.returncode == expected, done.stdout + done.stderr
+    assert code == expected, out + err
     if expected:
-        assert done.stderr.startswith("error: python -m harness.validator: ") and not done.stdout
+        assert err.startswith("error: python -m harness.validator: ") and not out
+
+
+@pytest.mark.parametrize("module", ["harness", "harness.validator"])
+def test_the_processes_exit_with_those_codes(module: str) -> None:
+    """The same, as a process: `python -m` hands main's code to the shell."""
+    assert _run("-m", module, "--help").returncode == 0
+    done = _run("-m", module, "--no-such-option")
+    assert done.returncode == 2 and not done.stdout and done.stderr.startswith(f"error: python -m {module}"), done
 
 
 def _actions(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.Action]]:
