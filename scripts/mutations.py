@@ -20,21 +20,23 @@ V = "harness/validator/"
 E = "harness/evaluation/"
 P = "harness/systems/plugin/"
 V_PAIRING = ("test_validate/test_systems_comparison.py::test_the_pairing_rule",)
-V_HYPOTHESES: tuple[str, ...] = ()
+V_HYPOTHESES = ("test_validate/test_systems_hypotheses.py",)
 V_SYSTEMS = ("test_validate/test_systems_comparison.py", "test_validate/test_systems_forgeries.py")
-V_STATS = ("test_eval/test_paired_statistics.py", "test_validate/test_comparison.py")
-DATASET = ("test_validate/test_dataset_pins.py",)
-VERDICTS = ("test_validate/test_stored_verdicts.py",)
-RE_EMBEDDING = ("test_validate/test_re_embedding_kept.py",)
-E_HYPOTHESES: tuple[str, ...] = ()
+V_STATS = ("test_validate/test_comparison_rules.py", "test_eval/test_paired_statistics.py",
+           "test_validate/test_comparison.py")
+DATASET = ("test_validate/test_dataset_derivation.py", "test_validate/test_dataset_pins.py")
+VERDICTS = ("test_validate/test_verdict_refusals.py", "test_validate/test_stored_verdicts.py")
+RE_EMBEDDING = ("test_validate/test_verdict_refusals.py", "test_validate/test_re_embedding_kept.py")
+E_HYPOTHESES = ("test_eval/test_hypothesis_reading.py",)
 E_SYSTEMS = ("test_eval/test_systems_comparison.py",)
 E_STATS = ("test_eval/test_paired_statistics.py",)
-LOOKS = ("test_eval/test_heldout_record.py", "test_eval/test_looks_per_dataset.py")
+LOOKS = ("test_eval/test_record_rules.py", "test_eval/test_heldout_record.py", "test_eval/test_looks_per_dataset.py")
 LEDGER = ("test_eval/test_freeze.py",)
 RULES = ("test_eval/test_search_rule_messages.py::test_each_broken_rule_is_named_with_its_fix",
          "test_eval/test_search_rule_messages.py::test_answers_that_keep_the_rules_pass")
 ISOLATION = ("test_eval/test_plugin_isolation.py::test_the_environment_is_declared_bound_by_digest_and_never_written",)
-WORKER = ("test_eval/test_plugin_worker.py::test_what_a_system_prints_stays_off_the_protocol",)
+WORKER = ("test_eval/test_plugin_worker.py::test_a_systems_standard_input_is_not_the_harnesss_request_stream",
+          "test_eval/test_plugin_worker.py::test_what_a_system_prints_stays_off_the_protocol")
 
 MUTATIONS: tuple[Mutation, ...] = (
     # harness/validator/comparison: the pairing rule, each hypothesis's status, reason and result, the statistics
