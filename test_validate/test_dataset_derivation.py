@@ -1,15 +1,16 @@
 """The validator's pins derived from an archive that is not the pinned one, the SciFact pins' ir_datasets id held to
-the receipt's, and the contract's rules as the validator computes them (text cut at the ceiling, judgement pairs
-counted one by one). Without the model or a run: pins, archives and fixtures made here."""
+the receipt's, the receipt's profile held to the fixture's, an explicit archive held to the pinned members, and the
+contract's rules as the validator computes them (text cut at the ceiling, judgement pairs counted one by one). Without
+the model or a run: pins, archives and fixtures made here."""
 
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fixtures.archives import TINY_DIR, tiny_archive
+from fixtures.archives import TINY_DIR, tiny_archive, write_zip
 from harness.validator.core.report import Report
-from harness.validator.dataset.check_dataset import check_dataset
+from harness.validator.dataset.check_dataset import check_archive, check_dataset
 from harness.validator.dataset.content import Content, document_semantic_text, query_semantic_text
 from harness.validator.dataset.derive_pins import derive
 from harness.validator.dataset.pins import all_pins
@@ -69,3 +70,27 @@ def test_a_semantic_text_is_cut_at_the_ceiling_in_code_points() -> None:
 def test_the_judgement_pairs_are_counted_one_by_one() -> None:
     content = Content((), (("q1", "a"), ("q2", "b")), {"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 2}})
     assert content.shape() == {"documents": 0, "test_queries": 2, "test_qrel_pairs": 3}
+
+
+def test_a_receipt_of_another_profile_than_the_fixtures_fails_profile_contract() -> None:
+    """The fixture's profile is the contract's; a receipt stating another (a parity run's) is not a claim."""
+    pins = all_pins()["tiny-test"]
+    fixture = {"contract": dict(pins.contract), "documents": [], "queries": [], "profile": dict(pins.profile)}
+    statuses = []
+    for profile in (dict(pins.profile), {**pins.profile, "name": "mteb-parity", "is_contract": False}):
+        report = Report("a made-up tiny fixture")
+        check_dataset(fixture, {"corpus": {"ir_datasets_id": None}, "profile": profile}, report)
+        statuses.append(check_named(report, "profile.contract").status)
+    assert statuses == ["pass", "fail"]
+
+
+def test_an_archive_named_explicitly_must_hold_the_pinned_members(tmp_path: Path) -> None:
+    """--archive names the dataset's archive: one holding none of its members fails archive.members (only
+    $SCIFACT_ARCHIVE holding another dataset is passed over)."""
+    other = write_zip(tmp_path / "other.zip", {"other/corpus.jsonl": b"{}\n"})
+    report = Report("a made-up tiny fixture")
+    check_archive({}, all_pins()["tiny-test"], other, report)
+    assert check_named(report, "archive.members").status == "fail"
+    missing = Report("a made-up tiny fixture")
+    check_archive({}, all_pins()["tiny-test"], tmp_path / "missing.zip", missing)
+    assert check_named(missing, "archive.members").status == "fail"
