@@ -33,6 +33,7 @@ E_STATS = ("test_eval/test_paired_statistics.py",)
 LOOKS = ("test_eval/test_record_rules.py", "test_eval/test_heldout_record.py", "test_eval/test_looks_per_dataset.py")
 LEDGER = ("test_eval/test_freeze.py",)
 RULES = ("test_eval/test_search_rule_messages.py::test_each_broken_rule_is_named_with_its_fix",
+         "test_eval/test_search_rule_messages.py::test_ill_formed_lane_statistics_fail_the_query",
          "test_eval/test_search_rule_messages.py::test_answers_that_keep_the_rules_pass")
 ISOLATION = ("test_eval/test_plugin_isolation.py::test_the_environment_is_declared_bound_by_digest_and_never_written",)
 WORKER = ("test_eval/test_plugin_worker.py::test_a_systems_standard_input_is_not_the_harnesss_request_stream",
