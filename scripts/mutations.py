@@ -146,8 +146,7 @@ MUTATIONS: tuple[Mutation, ...] = (
              "if split in HELD_OUT_SPLITS and _named_freeze(run.inputs) == {None}:",
              'if split == "heldout" and _named_freeze(run.inputs) == {None}:', E_HYPOTHESES + E_SYSTEMS),
     Mutation("EC12", E + "comparison/artifact.py", "if self.seed < 0 or self.seed >= 2**63:", "if self.seed < 0:",
-             (*E_STATS, "test_validate/test_comparison.py::test_refusals",
-                        "test_validate/test_comparison.py::test_the_command_line")),
+             E_STATS),
     Mutation("EC13", E + "comparison/experiment.py", "if split in HELD_OUT_SPLITS:", 'if split == "heldout":',
              E_HYPOTHESES + E_SYSTEMS),
     # harness/evaluation/history: the run ledger's turn and freeze gates, the held-out record's counts
