@@ -10,6 +10,7 @@
 
 import itertools
 import math
+import re
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -21,7 +22,7 @@ import scipy.stats
 from fixtures.paired_rows import MODES, column, ranked_rows
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, document_bytes
-from harness.evaluation.comparison.inputs import ModeInput
+from harness.evaluation.comparison.inputs import ComparisonRefused, ModeInput
 from harness.evaluation.measures.metrics import METRIC_KEYS
 from harness.validator.comparison import paired_stats as independent
 
@@ -170,3 +171,14 @@ def test_degenerate_differences() -> None:
     assert same["randomization"] == {"extreme_count": stats.MIN_PERMUTATIONS, "p_value": 1.0}
     assert same["t_test"] == {"statistic": None, "df": 3, "p_value": None} and same["effect_size"] is None
     assert (same["wins"], same["ties"], same["losses"], same["ci_low"], same["ci_high"]) == (0, 4, 0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(("procedure", "said"), [
+    (Procedure(seed=-1), "--seed -1"), (Procedure(seed=2**63), f"--seed {2**63}"),
+    (Procedure(resamples=stats.MIN_RESAMPLES - 1), "--resamples"),
+    (Procedure(permutations=stats.MIN_PERMUTATIONS - 1), "--permutations")])
+def test_a_procedure_out_of_range_is_refused_whoever_asks(procedure: Procedure, said: str) -> None:
+    """The command line checks its options; a caller of the library (the suite, a script) gets the same refusal."""
+    Procedure(seed=2**63 - 1).check()
+    with pytest.raises(ComparisonRefused, match=re.escape(said)):
+        procedure.check()

@@ -85,6 +85,13 @@ def test_what_a_system_prints_stays_off_the_protocol(tiny_corpus: CorpusFixture,
     assert not plugins.still_present(tmp_path / "store")
 
 
+def test_a_systems_standard_input_is_not_the_harnesss_request_stream(tiny_corpus: CorpusFixture, tiny: Contract,
+                                                                     tmp_path: Path) -> None:
+    """The protocol keeps the process's own stdin; what the system reads from its stdin is /dev/null."""
+    _calibrate(tiny_corpus, tiny, tmp_path, "StdinReader")
+    assert (tmp_path / "store" / plugins.STDIN).read_text() == os.devnull
+
+
 def _cli_with_a_hanging_system(corpus: CorpusFixture, root: Path) -> tuple[subprocess.Popen[str], int]:
     """The command line, running a system that hangs in its search: the process, and its worker's pid."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

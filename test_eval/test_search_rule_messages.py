@@ -88,6 +88,21 @@ def test_each_broken_rule_is_named_with_its_fix(mode: str, results: list[Result]
         assert isinstance(error, SearchFailed) and error.error.startswith(said) and error.latency_ms == 0.25, error
 
 
+@pytest.mark.parametrize(("statistics", "said"), [
+    (LaneStatistics(3, 0.25, 0.5, 0.4, -0.5), "min at most max, std at least 0"),
+    (LaneStatistics(3, 0.5, 0.25, 0.4, 0.1), "min at most max, std at least 0"),
+    (LaneStatistics(101, 0.25, 0.5, 0.4, 0.1), "counts 101 candidates: from 0 to the candidate depth 100"),
+    (LaneStatistics(3, 0.25, math.inf, 0.4, 0.1), "every statistic is a finite number"),
+])
+def test_ill_formed_lane_statistics_fail_the_query(statistics: LaneStatistics, said: str) -> None:
+    answer = Ranking(_hybrid(("d01", 0.3), lanes={"lexical": (1, 3.0), "dense": (None, None)}),
+                     {**STATISTICS, "dense": statistics})
+    with pytest.raises(SearchFailed) as raised:
+        check_answer(answer, "hybrid", 10, POSITION, CONVEX, 0.25)
+    assert raised.value.error.startswith("search('hybrid') returned statistics of the 'dense' lane that ")
+    assert said in raised.value.error, raised.value.error
+
+
 def test_answers_that_keep_the_rules_pass() -> None:
     check_answer([Result("d02", 0.9), Result("d01", 0.5), Result("d03", 0.5)], "vector_only", 10, POSITION, {}, 0.1)
     check_answer([], "fts_only", 10, POSITION, {}, 0.1)  # no document matched: fewer than top_k is allowed

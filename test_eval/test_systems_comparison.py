@@ -17,7 +17,7 @@ from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import Contract
 from harness.errors import RefusedError
 from harness.evaluation.comparison.inputs import ComparisonRefused
-from harness.evaluation.comparison.run_specs import RunSpec, RunSpecError, parse_run
+from harness.evaluation.comparison.run_specs import RunSpec, RunSpecError, check_runs, parse_run
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.gates.hypothesis import HypothesisError, HypothesisRefused, HypothesisRequest
@@ -153,6 +153,16 @@ def test_a_malformed_run_is_named(text: str, problem: str) -> None:
     with pytest.raises(RunSpecError, match=problem.replace("(", r"\(")):
         parse_run(text)
     assert parse_run("tfidf:hybrid=a=b") == RunSpec("tfidf", Path("a=b"), "hybrid")
+
+
+def test_the_set_of_runs_is_checked() -> None:
+    one, other = RunSpec("a", Path("a"), None), RunSpec("b", Path("b"), None)
+    check_runs([one, other], "b")
+    for runs, baseline, problem in (([one], None, "needs two --run or more; got 1"), ([], None, "got 0"),
+                                    ([one, one], None, "a is given more than once"),
+                                    ([one, other], "c", "--baseline c: not one of the runs")):
+        with pytest.raises(RunSpecError, match=re.escape(problem)):
+            check_runs(runs, baseline)
 
 
 def test_a_hypothesis_needs_a_frozen_baseline_of_the_same_fixture(tiny_corpus: CorpusFixture, tiny: Contract,

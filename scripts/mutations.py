@@ -1,0 +1,196 @@
+"""The mutations `mutation_audit.py` applies, one at a time: the file, the exact original text (found once), its
+replacement, and the tests that should fail with it. Decisions only: comparisons, conditions, branches, checks,
+bounds, keys and constants of the code that decides a verdict. `equivalent` says why a mutation that survives
+changes no behaviour a test could see."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mutation:
+    ident: str
+    path: str
+    original: str
+    replacement: str
+    tests: tuple[str, ...]
+    equivalent: str = ""
+
+
+V = "harness/validator/"
+E = "harness/evaluation/"
+P = "harness/systems/plugin/"
+V_PAIRING = ("test_validate/test_systems_comparison.py::test_the_pairing_rule",)
+V_HYPOTHESES = ("test_validate/test_systems_hypotheses.py",)
+V_SYSTEMS = ("test_validate/test_systems_comparison.py", "test_validate/test_systems_forgeries.py")
+V_STATS = ("test_validate/test_comparison_rules.py", "test_eval/test_paired_statistics.py",
+           "test_validate/test_comparison.py")
+DATASET = ("test_validate/test_dataset_derivation.py", "test_validate/test_dataset_pins.py")
+VERDICTS = ("test_validate/test_verdict_refusals.py", "test_validate/test_stored_verdicts.py")
+RE_EMBEDDING = ("test_validate/test_verdict_refusals.py", "test_validate/test_re_embedding_kept.py")
+E_HYPOTHESES = ("test_eval/test_hypothesis_reading.py",)
+E_SYSTEMS = ("test_eval/test_systems_comparison.py",)
+E_STATS = ("test_eval/test_paired_statistics.py",)
+LOOKS = ("test_eval/test_record_rules.py", "test_eval/test_heldout_record.py", "test_eval/test_looks_per_dataset.py")
+LEDGER = ("test_eval/test_freeze.py",)
+RULES = ("test_eval/test_search_rule_messages.py::test_each_broken_rule_is_named_with_its_fix",
+         "test_eval/test_search_rule_messages.py::test_ill_formed_lane_statistics_fail_the_query",
+         "test_eval/test_search_rule_messages.py::test_answers_that_keep_the_rules_pass")
+ISOLATION = ("test_eval/test_plugin_isolation.py::test_the_environment_is_declared_bound_by_digest_and_never_written",)
+WORKER = ("test_eval/test_plugin_worker.py::test_a_systems_standard_input_is_not_the_harnesss_request_stream",
+          "test_eval/test_plugin_worker.py::test_what_a_system_prints_stays_off_the_protocol")
+
+MUTATIONS: tuple[Mutation, ...] = (
+    # harness/validator/comparison: the pairing rule, each hypothesis's status, reason and result, the statistics
+    Mutation("VC01", V + "comparison/systems_pairs.py", "if a == b or chosen]", "if a == b and chosen]", V_PAIRING),
+    Mutation("VC02", V + "comparison/systems_pairs.py", "for j in range(1, len(runs))", "for j in range(2, len(runs))",
+             V_PAIRING),
+    Mutation("VC03", V + "comparison/systems_pairs.py", "started > created_at:", "started >= created_at:",
+             V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC04", V + "comparison/systems_pairs.py", "if when <= created_at]", "if when < created_at]",
+             V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC05", V + "comparison/systems_pairs.py", 'if split != "heldout":', 'if split == "calibration":',
+             V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC06", V + "comparison/systems_pairs.py", "pairs[pairs.index((b, a))] = (a, b)",
+             "pairs[pairs.index((b, a))] = (b, a)", V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC07", V + "comparison/systems_hypothesis.py", 'if comparison["status"] != status:',
+             'if comparison["status"] != status and status == "exploratory":', V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC08", V + "comparison/systems_hypothesis.py", 'if key != "result" and mine[key] != entry[key])',
+             'if key not in ("result", "reason") and mine[key] != entry[key])', V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC09", V + "comparison/systems_hypothesis.py",
+             'p_value = mine["p_value"] if declaration["test"] == "randomization" else mine["t_p"]',
+             'p_value = mine["p_value"]', V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC10", V + "comparison/systems_hypothesis.py", '"a_less": mean_difference < 0',
+             '"a_less": mean_difference > 0', V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC11", V + "comparison/systems_hypothesis.py", '"supported": significant and direction}',
+             '"supported": significant}', V_HYPOTHESES + V_SYSTEMS),
+    Mutation("VC12", V + "comparison/comparison_stats.py",
+             ' or procedure.get("permutations", 0) < MIN_PERMUTATIONS:', ":", V_STATS),
+    Mutation("VC13", V + "comparison/comparison_stats.py",
+             '\n            and mine["wtl"] == [stated["wins"], stated["ties"], stated["losses"]])', ")", V_STATS),
+    Mutation("VC14", V + "comparison/systems_inputs.py", "if named_sha256 is not None and named_sha256 != run.freeze",
+             "if False and named_sha256 != run.freeze", V_SYSTEMS),
+    Mutation("VC15", V + "comparison/systems_inputs.py",
+             'if not record["freeze_sha256"] == freeze_digest(record) == recorded["freeze_sha256"]:',
+             'if not record["freeze_sha256"] == recorded["freeze_sha256"]:', V_SYSTEMS),
+    # harness/validator/dataset: the pins, the content's digests, the archive's re-derivation, derive_pins
+    Mutation("VD01", V + "dataset/check_dataset.py",
+             'report.equal("corpus.ir_datasets_id", pins.ir_datasets_id, receipt["corpus"]["ir_datasets_id"],',
+             'report.equal("corpus.ir_datasets_id", pins.ir_datasets_id, receipt["corpus"]["ir_datasets_id"] '
+             'if pins.ir_datasets_id is None else pins.ir_datasets_id,', DATASET),
+    Mutation("VD02", V + "dataset/check_dataset.py", 'if digests["qrels"] != pins.content_sha256["qrels"]:',
+             "if False:", DATASET),
+    Mutation("VD03", V + "dataset/check_dataset.py", 'if digests["documents"] != pins.content_sha256["documents"]:',
+             'if digests["documents"] == pins.content_sha256["documents"]:', DATASET),
+    Mutation("VD04", V + "dataset/check_dataset.py", 'fixture_contract and receipt["profile"] == fixture["profile"]',
+             'fixture_contract or receipt["profile"] == fixture["profile"]', DATASET),
+    Mutation("VD05", V + "dataset/check_dataset.py", "pinned = not content_pinned or digests ==",
+             "pinned = True or digests ==", DATASET,
+             "on pinned content the texts are derived from the pinned documents and queries under the pinned "
+             "ceiling, so their digests are the pinned ones whenever the pins are what their archive gives (which "
+             "test_the_tiny_pins_are_what_the_tiny_archive_gives holds); the comparison can never be false there"),
+    Mutation("VD06", V + "dataset/check_dataset.py", "explicit = archive is not None", "explicit = False", DATASET),
+    Mutation("VD07", V + "dataset/check_dataset.py", 'if found != pins.member_files[name]["sha256"]}',
+             'if found == pins.member_files[name]["sha256"]}', DATASET),
+    Mutation("VD08", V + "dataset/derive_pins.py", 'pins["qrels"] = content.qrels', 'pins["qrels"] = template.qrels',
+             DATASET),
+    Mutation("VD09", V + "dataset/derive_pins.py",
+             'pins["content_sha256"] = {**content.digests(), **semantic_digests(semantic_texts(content, ceiling))}',
+             'pins["content_sha256"] = template.content_sha256', DATASET),
+    Mutation("VD10", V + "dataset/content.py", 'if part)[:ceiling]', 'if part)[:ceiling + 1]', DATASET),
+    Mutation("VD11", V + "dataset/content.py", '"test_qrel_pairs": sum(len(judged) for judged in self.qrels.values())',
+             '"test_qrel_pairs": len(self.qrels)', DATASET),
+    # harness/validator/verdicts: what a stored verdict or re-embedding must match to be reused, the key
+    Mutation("VV01", V + "verdicts/store.py",
+             'if document["validator"]["environment_sha256"] != identity["environment_sha256"]:', "if False:",
+             VERDICTS),
+    Mutation("VV02", V + "verdicts/store.py", "if not sealed(document, key):", "if sealed(document, key) is None:",
+             VERDICTS),
+    Mutation("VV03", V + "verdicts/store.py", 'ACCEPTED = {"full": ("full",),',
+             'ACCEPTED = {"full": ("full", "sample"),', VERDICTS),
+    Mutation("VV04", V + "verdicts/store.py",
+             ' or {**stated, "embedding": None} != {\n            **options, "embedding": None}:', ":", VERDICTS),
+    Mutation("VV05", V + "verdicts/key.py", "found.st_mode & 0o077", "found.st_mode & 0o007", VERDICTS),
+    Mutation("VV06", V + "verdicts/key.py", "if len(key) < 32:", "if len(key) < 16:", VERDICTS),
+    Mutation("VV07", V + "verdicts/key.py", "hmac.compare_digest(stated, seal(document, key))",
+             "stated.startswith(SEAL_PREFIX)", VERDICTS),
+    Mutation("VV08", V + "verdicts/inputs.py", "if digest != stored[\"roles\"].get(role))",
+             "if digest != stored[\"roles\"].get(role) and role != \"freeze\")", VERDICTS),
+    Mutation("VV09", V + "verdicts/re_embedding.py",
+             ' \\\n            or document.get("material") != key_material:', ":", RE_EMBEDDING),
+    Mutation("VV10", V + "verdicts/identity.py", 'if p.suffix in {".py", ".json"}', 'if p.suffix in {".py"}',
+             VERDICTS),
+    # harness/evaluation/comparison: pairing, hypotheses, statistics, the runs' and requests' checks
+    Mutation("EC01", E + "comparison/pairing.py", "return a.run != b.run and (", "return (", E_SYSTEMS,
+             "arm_pairs pairs an arm of one run (j) with an arm of another (i != j), and check_runs refuses a name "
+             "given twice, so a.run != b.run always holds where _paired is asked"),
+    Mutation("EC02", E + "comparison/pairing.py", "or a.chosen or b.chosen)", "or a.chosen and b.chosen)",
+             E_SYSTEMS),
+    Mutation("EC03", E + "comparison/hypotheses.py", 'if split != "heldout":', 'if split == "calibration":',
+             E_HYPOTHESES + E_SYSTEMS),
+    Mutation("EC04", E + "comparison/hypotheses.py", "if not (started := _started(run, arm.mode)) > created]",
+             "if not (started := _started(run, arm.mode)) >= created]", E_HYPOTHESES + E_SYSTEMS),
+    Mutation("EC05", E + "comparison/hypotheses.py", "seen = sum(at <= created for", "seen = sum(at < created for",
+             E_HYPOTHESES + LOOKS),
+    Mutation("EC06", E + "comparison/hypotheses.py", "result[result.index((b, a))] = (a, b)",
+             "result[result.index((b, a))] = (b, a)", E_HYPOTHESES + E_SYSTEMS),
+    Mutation("EC07", E + "comparison/hypotheses.py",
+             'p = metric["randomization"]["p_value"] if declared["test"] == "randomization" else metric["t_test"]'
+             '["p_value"]', 'p = metric["randomization"]["p_value"]', E_HYPOTHESES + E_SYSTEMS),
+    Mutation("EC08", E + "comparison/paired_statistics.py", "min(1.0, (m - step) * p_values[i])",
+             "min(1.0, (m - step + 1) * p_values[i])", E_STATS),
+    Mutation("EC09", E + "comparison/paired_statistics.py", "permuted >= observed - TIE_MARGIN",
+             "permuted >= observed + TIE_MARGIN", E_STATS),
+    Mutation("EC10", E + "comparison/run_specs.py", "if len(runs) < 2:", "if len(runs) < 1:",
+             ("test_eval/test_systems_comparison.py::test_the_set_of_runs_is_checked", *E_SYSTEMS)),
+    Mutation("EC11", E + "comparison/systems_inputs.py",
+             "if split in HELD_OUT_SPLITS and _named_freeze(run.inputs) == {None}:",
+             'if split == "heldout" and _named_freeze(run.inputs) == {None}:', E_HYPOTHESES + E_SYSTEMS),
+    Mutation("EC12", E + "comparison/artifact.py", "if self.seed < 0 or self.seed >= 2**63:", "if self.seed < 0:",
+             E_STATS),
+    Mutation("EC13", E + "comparison/experiment.py", "if split in HELD_OUT_SPLITS:", 'if split == "heldout":',
+             E_HYPOTHESES + E_SYSTEMS),
+    # harness/evaluation/history: the run ledger's turn and freeze gates, the held-out record's counts
+    Mutation("EH01", E + "history/ledger.py", 'if latest.event.get("freeze_sha256") != freeze_sha256:', "if False:",
+             LEDGER),
+    Mutation("EH02", E + "history/ledger.py", "and e.position < latest.position)", "and e.position > latest.position)",
+             LEDGER),
+    Mutation("EH03", E + "history/ledger.py", 'earlier = _first_run(connection, "split IN (?, ?)", HELD_OUT)',
+             'earlier = _first_run(connection, "split = ?", HELD_OUT[:1])', LEDGER),
+    Mutation("EH04", E + "history/ledger.py", '"mode = ? AND split = ?", (mode, split))',
+             '"mode = ? AND split = ?", (mode, "calibration"))', LEDGER),
+    Mutation("EH05", E + "history/heldout_record.py",
+             'return bool(entry["dataset_sha256"] == dataset_sha256)',
+             'return bool(entry.get("fixture_sha256") == fixture_sha256)', LOOKS),
+    Mutation("EH06", E + "history/heldout_record.py",
+             "others = {configuration(e) for e in earlier} - {configuration(entry)}",
+             "others = {configuration(e) for e in earlier}", LOOKS),
+    Mutation("EH07", E + "history/heldout_record.py", 'if cache and Path(cache).is_absolute() else',
+             "if cache else", LOOKS),
+    Mutation("EH08", E + "history/heldout_record.py", 'sha256_canonical({"dataset": name, "calibration_count": '
+             'calibration_count,', 'sha256_canonical({"dataset": name,', LOOKS),
+    Mutation("EH09", E + "history/heldout_record.py",
+             'return entry.get("system"), entry.get("configuration_sha256"), entry.get("store_sha256")',
+             'return entry.get("system"), entry.get("configuration_sha256"), None', LOOKS),
+    Mutation("EH10", E + "history/heldout_record.py", '[str(e.get("recorded_at")) for e in earlier])',
+             "[])", LOOKS),
+    Mutation("EH11", E + "history/ledger.py", "'running')\", (run_id, mode, split, sequence, started_at))",
+             "'running')\", (run_id, mode, \"calibration\", sequence, started_at))", LEDGER),
+    # harness/systems/plugin: the worker's channel and environment, the rules of search, what a system may be
+    Mutation("SP01", P + "worker.py", "    os.dup2(null, 0)\n", "", WORKER),
+    Mutation("SP02", P + "environment.py", "return name in ALLOWED or name.startswith(",
+             "return True or name.startswith(", ISOLATION),
+    Mutation("SP03", P + "environment.py", "if allowed(name) or name in declared}", "if allowed(name)}", ISOLATION),
+    Mutation("SP04", P + "rules.py", "if ahead.score < behind.score:", "if ahead.score > behind.score:", RULES),
+    Mutation("SP05", P + "rules.py", "ahead.score == behind.score and ahead.doc_id > behind.doc_id",
+             "ahead.score == behind.score and ahead.doc_id < behind.doc_id", RULES),
+    Mutation("SP06", P + "rules.py", "if len(results) > top_k:", "if len(results) > top_k + 1:", RULES),
+    Mutation("SP07", P + "rules.py", "if len(ranks) > 1)", "if len(ranks) > 2)", RULES),
+    Mutation("SP08", P + "rules.py", "not 1 <= lane_rank <= depth", "not 0 <= lane_rank <= depth", RULES),
+    Mutation("SP09", P + "rules.py", "or numbers[3] < 0)", "or numbers[3] < -1)", RULES),
+    Mutation("SP10", P + "rules.py", "if not modes.mode(mode).fusion and result.lanes:",
+             "if modes.mode(mode).fusion and result.lanes:", RULES),
+    Mutation("SP11", P + "rules.py", 'fusion["method"] == "rrf" and result.score <= 0',
+             'fusion["method"] == "rrf" and result.score < 0', RULES),
+    Mutation("SP12", P + "loading.py", "set(offered) <= set(MODES)", "set(offered) >= set(MODES)",
+             ("test_eval/test_plugin_system.py",)),
+)
