@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from harness.corpus.contract import Contract
+from harness.evaluation.measures.contention import REPEATS
 from harness.evaluation.measures.threads import POLICY, one_blas_thread
 from harness.evaluation.runner import run_mode
 from harness.fixture.corpus_fixture import CorpusFixture
@@ -53,7 +54,7 @@ def test_the_timed_calls_run_with_one_blas_thread(tiny_corpus: CorpusFixture, ti
                    replace=False, argv=["test"])
     aggregate = json.loads(run.aggregate_path.read_bytes())
     rows = aggregate["row_count"]
-    timed = Watching.seen[:rows + rows * 5]  # the warm-up and the timed calls; the depth-100 searches come after
+    timed = Watching.seen[:rows + rows * REPEATS]  # the warm-up and the timed calls; the depth-100 searches come after
     assert timed and all(threads == [1] * len(threads) for threads in timed), timed
     policy = aggregate["receipt"]["latency_measurement"]["thread_policy"]
     assert policy["note"] == POLICY

@@ -20,6 +20,8 @@ from harness.evaluation.comparison.systems_artifact import (
     systems_document,
 )
 from harness.evaluation.gates.split_modes import MissingModeError
+from harness.evaluation.receipts.artifacts import aggregate_name
+from harness.modes import MODES
 from harness.publish.text.systems_text import systems_summary
 from harness.publish.verdicts import validator_judgement
 from harness.validator.pipeline import validate_comparison
@@ -66,4 +68,4 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
 
 
 def _holds_split(output_dir: Path, split: str) -> bool:
-    return any(output_dir.glob(f"scifact-*-{split}.aggregate.json"))
+    return any((output_dir / aggregate_name(mode, split)).is_file() for mode in MODES)
