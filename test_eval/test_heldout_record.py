@@ -141,9 +141,11 @@ def test_a_receipt_claiming_the_first_look_after_other_configurations_fails(
     assert "the first other: look 1: builtin configuration" in detail and str(tmp_path / "a" / "store") in detail
 
 
-def test_a_receipt_whose_record_is_replaced_on_this_host_fails(tiny_corpus: CorpusFixture, tiny: Contract,
-                                                               tmp_path: Path, record: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_record_of_another_id_on_this_host_leaves_the_looks_attested_not_failed(
+        tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path, record: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record kept under another SCIFACT_HELDOUT_RECORD (or the run's, replaced): the validator cannot tell which,
+    and the record is the publisher's to keep, so the looks are the run's word here, never a FAIL of an honest run."""
     store, out = _calibrate_and_freeze(tiny_corpus, tiny, tmp_path, SearchConfig())
     run = _heldout(tiny_corpus, tiny, store, out, SearchConfig())
     monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(tmp_path / "elsewhere.sqlite3"))
@@ -152,9 +154,11 @@ def test_a_receipt_whose_record_is_replaced_on_this_host_fails(tiny_corpus: Corp
                                configuration_sha256="sha256:" + "c" * 64, store_sha256="sha256:" + "s" * 64,
                                store_directory="/s", freeze_sha256="sha256:" + "z" * 64, host="h", run_id="x/1")
     report = validate(run.aggregate_path, embeddings=False)
-    check = _check(report, "heldout.record")
-    assert check.status == "fail" and "it was replaced, or the run kept it elsewhere" in check.detail, check.line()
-    assert "attested, a record on the machine that ran it" in _check(report, "heldout.looks").detail
+    assert [c.name for c in report.failed if c.name not in ("source.clean", "source.git")] == []
+    looks = _check(report, "heldout.looks")
+    assert "the record here is another: record id" in looks.detail and "not verifiable here" in looks.detail, (
+        looks.line())
+    assert "attested, a record on the machine that ran it" not in looks.detail
 
 
 def test_on_this_host_without_a_record_the_looks_are_attested_not_failed(
