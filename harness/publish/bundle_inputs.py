@@ -106,7 +106,10 @@ def _one_fixture(runs: Sequence[Run]) -> dict[str, Any]:
     return corpus
 
 
-def _stage_fixture(staging: Path, corpus: dict[str, Any]) -> None:
+Writes = list[tuple[Path, dict[str, bytes]]]  # each target with the bytes read and checked for it
+
+
+def _fixture(staging: Path, corpus: dict[str, Any]) -> Writes:
     path = Path(corpus["fixture_path"])
     fix = f"restore the fixture {path} and its vectors as the runs read them (or build it again), then bundle again"
     data = _checked(path, corpus["fixture_sha256"], "the fixture", fix)
@@ -119,8 +122,7 @@ def _stage_fixture(staging: Path, corpus: dict[str, Any]) -> None:
         raise BundleError(f"the fixture {path} states vectors {vectors['sha256']}, the receipts "
                           f"{corpus['vectors_sha256']}; {fix}")
     sidecar = _checked(path.parent / name.name, corpus["vectors_sha256"], "the fixture's vectors", fix)
-    _write(staging / FIXTURE_DIR / path.name, data)
-    _write(staging / FIXTURE_DIR / name.name, sidecar)
+    return [(staging / FIXTURE_DIR / path.name, data), (staging / FIXTURE_DIR / name.name, sidecar)]
 
 
 def _one_store(run: Run) -> dict[str, Any]:
@@ -176,7 +178,8 @@ def _copy_ledger(source: Path, target: Path) -> None:
     writing.close()
 
 
-def _stage_store(staging: Path, store: dict[str, Any], target: str) -> None:
+def _store(staging: Path, store: dict[str, Any], target: str) -> tuple[Writes, tuple[Path, Path]]:
+    """What to write for one store, and its run ledger (from, to)."""
     directory = Path(store["directory"])
     fix = (f"restore the store {directory} as the run left it, then bundle again (a store changed after its runs is "
            "evaluated anew: calibration, freeze and held-out in a new --store-dir and --output-dir)")
@@ -190,25 +193,31 @@ def _stage_store(staging: Path, store: dict[str, Any], target: str) -> None:
              else _builtin_parts(directory, store, manifest, fix))
     read = {path: _checked(directory / path, digest, f"the store part {name!r}", fix)
             for path, (name, digest) in sorted(parts.items())}
+    writes = [(staging / target / path if path != "." else staging / target, files) for path, files in read.items()]
     if manifest is not None:
-        _write(staging / target / STORE_MANIFEST, {"": manifest})
-    for path, files in read.items():
-        _write(staging / target / path if path != "." else staging / target, files)
-    _copy_ledger(directory / LEDGER, staging / target / LEDGER)
+        writes.append((staging / target / STORE_MANIFEST, {"": manifest}))
+    return writes, (directory / LEDGER, staging / target / LEDGER)
 
 
 def stage_inputs(staging: Path) -> None:
     """Copy into `staging` the fixture and the store of every run whose aggregates are staged under `artifacts/`,
-    each held to the receipts' digests; refused, naming the file and the fix, when any is not."""
+    each held to the receipts' digests; refused, naming the file and the fix, when any is not, before anything is
+    written."""
     runs = _runs(staging)
     if not runs:
         return
-    _stage_fixture(staging, _one_fixture(runs))
+    writes = _fixture(staging, _one_fixture(runs))
+    ledgers = []
     own_store = _one_store(runs[0]) if runs[0].name is None else None
     for run in runs:
         store = _one_store(run)
-        if run.name is None:
-            _stage_store(staging, store, OWN_STORE)
-        elif own_store is None or (store["directory"], store["store_sha256"]) != (
+        if run.name is not None and own_store is not None and (store["directory"], store["store_sha256"]) == (
                 own_store["directory"], own_store["store_sha256"]):
-            _stage_store(staging, store, f"{RUNS}/{run.name}/store")
+            continue  # the bundle's own store, carried once under inputs/store/
+        staged, ledger = _store(staging, store, OWN_STORE if run.name is None else f"{RUNS}/{run.name}/store")
+        writes += staged
+        ledgers.append(ledger)
+    for target, files in writes:
+        _write(target, files)
+    for source, target in ledgers:
+        _copy_ledger(source, target)

@@ -6,9 +6,9 @@ path) and the other modules that are its own (with an absolute `path`, less any 
 ships, such as an editable install's finder, and the harness's own), each by its module name, so that
 `system-source/` on PYTHONPATH imports what the run imported, and a replay from there binds the same modules. Each
 file is read once and its sha256 held to every receipt that names it before it is written into the staging
-directory; a file missing or changed since the run refuses the bundle, naming it. `system-source.json` says where each file was read from. A system whose source is
-the harness itself (its source digest is the harness's, as for the built-in system) is not copied: the receipts'
-harness digest and commit name it.
+directory; a file missing or changed since the run refuses the bundle, naming it. `system-source.json` says where
+each file was read from. A system whose source is the harness itself (its source digest is the harness's, as for the
+built-in system) is not copied: the receipts' harness digest and commit name it.
 
 This runs while the bundle stages its inputs, before the validator sees them; a staged aggregate whose receipt is
 unreadable or whose system block is off the schema contributes nothing here, and the validator refuses it next.
