@@ -76,7 +76,10 @@ def check_system_store(ctx: Context, report: Report) -> None:
 
     live = {name: part_digest(located(part["path"])) for name, part in store["parts"].items()}
     recorded = {name: part["sha256"] for name, part in store["parts"].items()}
-    report.equal("store.parts", recorded, live, "every part of the system re-hashed from the live files")
+    differing = [f"{name} ({located(store['parts'][name]['path'])})" for name in sorted(recorded)
+                 if live.get(name) != recorded[name]]
+    report.equal("store.parts", recorded, live, "every part of the system re-hashed from the live files" + (
+        f": not as the receipt binds: {', '.join(differing)}" if differing else ""))
     digest = sha256_canonical(live) if None not in live.values() else None
     report.equal("store.live", store["after_run_sha256"], digest, "the live parts' digest equals the after-run digest")
     report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]
