@@ -3,6 +3,10 @@
 In order: MANIFEST.json against every byte of the bundle (a changed, missing or added file named); every aggregate
 under `artifacts/`, with its rows beside it and the bundle's `freeze.json`; every comparison of modes and every
 comparison between systems (each run it read under `artifacts/runs/NAME/`, against that run's own freeze record).
+Each is validated from what the bundle carries (`carried_inputs`): the fixture under `inputs/fixture/`, each run's
+store under `inputs/store/` or `inputs/runs/NAME/store/`, and a system of its own replayed from `system-source/`;
+the reader's `--fixture` and `--store-dir` take their place when given. Nothing is read from the places the receipts
+name on the publisher's machine.
 Every text of the fixture is re-embedded here, in this process, by the reader's embedder: within `fresh_only` no
 kept re-embedding is recalled (not even one this machine's key verifies) and no stored verdict is read, and the
 bundle's own `validation/` reports, CLAIMS.md, report and exports are held to their digests only, never believed.
@@ -34,10 +38,11 @@ OWN_STORE = "inputs/store"  # the bundle's own run's store
 RUNS = "inputs/runs"  # RUNS/NAME/store: the store of the compared run artifacts/runs/NAME/
 SYSTEM_SOURCE = "system-source"
 RECOMPUTED = ("MANIFEST.json's digest of every file; every row's metrics, every aggregate's means, every ranking "
-              "replayed from the fixture and the live store, every statistic of every comparison; every document and "
-              "query text of the fixture re-embedded by this validator's embedder in this process (nothing kept by "
-              "anyone, nor any stored verdict, was reused); the fixture held to the validator's own pins and, with an "
-              "archive, to every document, query and judgement read from it")
+              "replayed from the fixture and the live store (those the bundle carries, unless named), every statistic "
+              "of every comparison; every document and query text of the fixture re-embedded by this validator's "
+              "embedder in this process (nothing kept by anyone, nor any stored verdict, was reused); the fixture "
+              "held to the validator's own pins and, with an archive, to every document, query and judgement read "
+              "from it")
 PUBLISHERS_WORD = ("the ATTESTED lines above (latency, the machine, the run ledger's history, the held-out looks "
                    "counted where the run was made); the bundle's validation/ reports, CLAIMS.md, report.html, "
                    "report.md and exports/ (held to MANIFEST.json's digests, not recomputed)")
