@@ -31,18 +31,19 @@ EMBEDDED = re.compile(r"^validator: re-embedded (\d+) texts in (\d+) s")
 
 def _run(command: list[str], cwd: Path) -> tuple[float, int, list[tuple[float, str]], str]:
     """Wall time, exit code, each stderr line with the seconds since the start, and stdout's last line."""
-    with tempfile.TemporaryDirectory(prefix="reader-cache-") as cache:
+    with tempfile.TemporaryDirectory(prefix="reader-cache-") as cache, tempfile.TemporaryFile("w+") as report:
         env = {**os.environ, "XDG_CACHE_HOME": cache}
         env.pop(KEY_VARIABLE, None)
         env.pop(RECORD_VARIABLE, None)
         started = time.perf_counter()
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True)
-        assert process.stderr is not None and process.stdout is not None
+        # the report goes to a file: a pipe nobody reads while stderr is followed would fill and stop the command
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=report, stderr=subprocess.PIPE, text=True)
+        assert process.stderr is not None
         lines = [(time.perf_counter() - started, line.rstrip("\n")) for line in process.stderr]
-        out = process.stdout.read()
         code = process.wait()
         elapsed = time.perf_counter() - started
+        report.seek(0)
+        out = report.read()
     last = out.strip().splitlines()[-1] if out.strip() else ""
     return elapsed, code, lines, last
 
