@@ -131,7 +131,8 @@ def test_a_helper_module_edited_after_the_freeze_stops_held_out_and_fails_valida
     system = run.aggregate["receipt"]["system"]
     helper = lone_system / "lone_helper.py"
     assert system["source"]["files"] == {"lone.py": sha256_file(lone_system / "lone.py")}  # the lone module alone
-    assert system["modules"]["lone_helper"] == {"path": str(helper), "sha256": sha256_file(helper)}
+    # a helper beside the system's module is its own source: by its path under the source root
+    assert system["modules"]["lone_helper"] == {"source_path": "lone_helper.py", "sha256": sha256_file(helper)}
     assert "system.modules" in {c.name for c in validate(run.aggregate_path).checks if c.status == "pass"}
     _freeze(tiny_corpus, tiny, tmp_path, "lone:SYSTEM")
     helper.write_text(HELPER.replace("-scores[i]", "scores[i]"), encoding="utf-8")  # worst first

@@ -194,13 +194,18 @@ def add_replay_parser(commands: Commands) -> None:
     replay.add_argument("--system-path", type=path_argument, default=None, metavar="DIR",
                         help="where the system's module is now, if it moved since the run (default: the source root "
                              "the receipt records)")
+    replay.add_argument("--fixture", type=path_argument, default=None, metavar="PATH",
+                        help="where the run's corpus fixture is now, if it moved since the run (default: the one the "
+                             "receipt records); it must be the fixture the run read, by sha256")
 
 
 def run_replay(args: argparse.Namespace) -> int:
     cli_paths.input_file("--aggregate", args.aggregate, "pass a run's *.aggregate.json")
     if args.system_path is not None:
         cli_paths.existing_directory("--system-path", args.system_path)
-    print(json.dumps(replay(args.aggregate, args.store_dir, args.system_path), sort_keys=True))
+    if args.fixture is not None:
+        cli_paths.input_file("--fixture", args.fixture, "pass the corpus fixture the run read")
+    print(json.dumps(replay(args.aggregate, args.store_dir, args.system_path, args.fixture), sort_keys=True))
     return 0
 
 

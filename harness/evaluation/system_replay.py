@@ -45,22 +45,28 @@ def _read(path: Path) -> dict[str, Any]:
     return value
 
 
-def replay(aggregate_path: Path, store_dir: Path | None = None,
-           system_path: Path | None = None) -> dict[str, dict[str, Any]]:
+def replay(aggregate_path: Path, store_dir: Path | None = None, system_path: Path | None = None,
+           fixture_path: Path | None = None) -> dict[str, dict[str, Any]]:
     """`top_k`: query id -> the system's hits now (doc id, score and lane evidence, best first); `depth`: query id
-    -> its depth-100 ranking now ({doc_ids, scores}), for each row that carries one answered."""
+    -> its depth-100 ranking now ({doc_ids, scores}), for each row that carries one answered. `store_dir`,
+    `system_path` and `fixture_path`: where the store, the system's source and the fixture are now, when not at the
+    places the receipt records (a bundle's copies); the fixture must be the one the run read, by sha256."""
     aggregate = _read(aggregate_path)
     try:
         receipt, mode = aggregate["receipt"], aggregate["mode"]
         spec, namespace = receipt["system"]["spec"], receipt["store"]["namespace"]
         options = {str(k): str(v) for k, v in receipt["system"]["options"].items()}
-        fixture = load_fixture(Path(receipt["corpus"]["fixture_path"]))
+        fixture = load_fixture(fixture_path or Path(receipt["corpus"]["fixture_path"]))
+        fixture_sha256 = receipt["corpus"]["fixture_sha256"]
         directory = store_dir or Path(receipt["store"]["directory"])
         top_k = int(receipt["retrieval"]["top_k"])
         rows_path = aggregate_path.parent / aggregate["per_query_path"]
         source_root = Path(receipt["system"]["source"]["root"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
+    if fixture.sha256 != fixture_sha256:
+        raise ReplayInputError(f"the fixture {fixture.path} has sha256 {fixture.sha256}, the run read "
+                               f"{fixture_sha256}: pass --fixture the fixture the run read")
     # the module is looked for where the run found it (or where --system-path says it moved); the source digest
     # compared below says whether it is the same code
     module_directory = locate(spec, [system_path or source_root], "the receipt's system.spec", "--system-path DIR")

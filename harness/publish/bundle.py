@@ -18,13 +18,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.gates.freeze import FREEZE_NAME
 from harness.evaluation.gates.split_modes import frozen_modes, present_modes
 from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_file
 from harness.json_input import read_document
+from harness.publish.bundle_error import BundleError as BundleError  # raised here, and re-exported
+from harness.publish.bundle_inputs import stage_inputs
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.bundle_systems import stage_systems, validate_systems
 from harness.publish.claims.claims_document import claims_markdown
@@ -39,10 +40,6 @@ from harness.validator.stored import Options, Subject, validate_all
 
 REQUIRED_SPLITS = ("calibration", "heldout")
 ARTIFACTS = "artifacts"
-
-
-class BundleError(RefusedError):
-    """The bundle cannot be made: missing artifacts, or an aggregate that fails validation."""
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -144,6 +141,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         splits = list(dict.fromkeys(receipt["split"] for receipt in receipts))
         stages.next("validating the comparisons")
         systems = stage_systems(output_dir, staging, splits, freeze["freeze_sha256"])
+        stage_inputs(staging)  # the fixture and every run's store, for a reader without the publisher's paths
         comparisons = add_comparisons(staging, output_dir, splits, known)
         compared_systems = validate_systems(staging, systems, known)
         stages.next("writing the exports and the reports")

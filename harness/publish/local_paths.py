@@ -1,16 +1,16 @@
 """The bundle's own writings hold no absolute local path: in CLAIMS.md, the reports, the exports, the validation
 reports, fixture-metadata.json, environment.json and system-source.json, each local directory the run or the bundle
 used is written relative to the bundle (a file in it) or in words ("[the run's store]"), and the home directory as
-`~`. The receipts, rows, comparisons, freeze record and system source (`artifacts/`, `freeze.json`,
-`system-source/`) are published byte for byte, since their digests bind them: the fixture, store and freeze paths
-the receipts record are the run's own, written by the run."""
+`~`. The receipts, rows, comparisons, freeze record, system source and the carried fixture and stores
+(`artifacts/`, `freeze.json`, `system-source/`, `inputs/`) are published byte for byte, since their digests bind
+them: the fixture, store and freeze paths the receipts record are the run's own, written by the run."""
 
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-SIGNED = ("artifacts/", "freeze.json", "system-source/")  # bound by digest: published as the run wrote them
+SIGNED = ("artifacts/", "freeze.json", "system-source/", "inputs/")  # bound by digest: published as the run wrote them
 TEXT = {".json", ".md", ".html", ".csv", ".tsv", ".tex", ".run", ".txt", ".qrels"}
 HARNESS_ROOT = Path(__file__).resolve().parents[2]
 

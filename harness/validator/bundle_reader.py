@@ -3,6 +3,10 @@
 In order: MANIFEST.json against every byte of the bundle (a changed, missing or added file named); every aggregate
 under `artifacts/`, with its rows beside it and the bundle's `freeze.json`; every comparison of modes and every
 comparison between systems (each run it read under `artifacts/runs/NAME/`, against that run's own freeze record).
+Each is validated from what the bundle carries (`carried_inputs`): the fixture under `inputs/fixture/`, each run's
+store under `inputs/store/` or `inputs/runs/NAME/store/`, and a system of its own replayed from `system-source/`;
+the reader's `--fixture` and `--store-dir` take their place when given. Nothing is read from the places the receipts
+name on the publisher's machine.
 Every text of the fixture is re-embedded here, in this process, by the reader's embedder: within `fresh_only` no
 kept re-embedding is recalled (not even one this machine's key verifies) and no stored verdict is read, and the
 bundle's own `validation/` reports, CLAIMS.md, report and exports are held to their digests only, never believed.
@@ -12,7 +16,10 @@ what stays the publisher's word are said in two lines of their own.
 """
 
 import os
-from collections.abc import Callable, Sequence
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,16 +28,21 @@ from .core.digests import sha256_file
 from .core.report import Report
 from .embedding.kept_run import fresh_only
 from .options import ELIGIBLE, FAILED, NOT_VERIFIED
-from .pipeline import validate, validate_comparison
+from .pipeline import Inputs, validate, validate_comparison
 
 EXIT_ORDER = (ELIGIBLE, NOT_VERIFIED, FAILED)
 ARTIFACTS = "artifacts"
 FREEZE = "freeze.json"
+FIXTURE_DIR = "inputs/fixture"  # the fixture JSON and its vectors sidecar
+OWN_STORE = "inputs/store"  # the bundle's own run's store
+RUNS = "inputs/runs"  # RUNS/NAME/store: the store of the compared run artifacts/runs/NAME/
+SYSTEM_SOURCE = "system-source"
 RECOMPUTED = ("MANIFEST.json's digest of every file; every row's metrics, every aggregate's means, every ranking "
-              "replayed from the fixture and the live store, every statistic of every comparison; every document and "
-              "query text of the fixture re-embedded by this validator's embedder in this process (nothing kept by "
-              "anyone, nor any stored verdict, was reused); the fixture held to the validator's own pins and, with an "
-              "archive, to every document, query and judgement read from it")
+              "replayed from the fixture and the live store (those the bundle carries, unless named), every statistic "
+              "of every comparison; every document and query text of the fixture re-embedded by this validator's "
+              "embedder in this process (nothing kept by anyone, nor any stored verdict, was reused); the fixture "
+              "held to the validator's own pins and, with an archive, to every document, query and judgement read "
+              "from it")
 PUBLISHERS_WORD = ("the ATTESTED lines above (latency, the machine, the run ledger's history, the held-out looks "
                    "counted where the run was made); the bundle's validation/ reports, CLAIMS.md, report.html, "
                    "report.md and exports/ (held to MANIFEST.json's digests, not recomputed)")
@@ -66,23 +78,48 @@ def _comparisons(bundle: Path) -> list[Path]:
                    *(bundle / ARTIFACTS).glob("scifact-systems-*.json")])
 
 
+@contextmanager
+def carried_inputs(bundle: Path, options: BundleOptions) -> Iterator[Inputs]:
+    """What the bundle carries under `inputs/` (docs/validator.md, "What a bundle carries"), unless the reader named
+    its own: the fixture, the bundle's own run's store (under None) and each compared run's store by its name; and
+    the system's source, `system-source/`, copied for the block into a temporary directory (a replay imports the
+    system from there, and an import writes bytecode caches beside it, files MANIFEST.json does not list)."""
+    fixtures = sorted((bundle / FIXTURE_DIR).glob("*.json"))
+    fixture = options.fixture or (fixtures[0] if len(fixtures) == 1 else None)
+    own = options.store_dir or (bundle / OWN_STORE if (bundle / OWN_STORE).is_dir() else None)
+    stores: dict[str | None, Path] = {} if own is None else {None: own}
+    for run in sorted(p.name for p in (bundle / ARTIFACTS / "runs").glob("*") if p.is_dir()):
+        carried = bundle / RUNS / run / "store"
+        if carried.is_dir() or own is not None:
+            stores[run] = carried if carried.is_dir() or own is None else own  # no copy: it used the bundle's store
+    source = bundle / SYSTEM_SOURCE
+    if not source.is_dir():
+        yield Inputs(fixture, stores, None)
+        return
+    with tempfile.TemporaryDirectory(prefix="scifact-bundle-source-") as temporary:
+        copy = Path(temporary) / SYSTEM_SOURCE
+        shutil.copytree(source, copy)
+        yield Inputs(fixture, stores, copy)
+
+
 def validate_bundle_artifacts(bundle: Path, options: BundleOptions, say: Say) -> list[Verdict]:
-    """Every aggregate, then every comparison, each validated afresh with every text re-embedded."""
+    """Every aggregate, then every comparison, each validated afresh with every text re-embedded, from the inputs the
+    bundle carries unless the reader named others."""
     verdicts: list[Verdict] = []
     known: dict[str, Report] = {}
     freeze = bundle / FREEZE
-    with fresh_only():
+    with fresh_only(), carried_inputs(bundle, options) as inputs:
         for aggregate, rows in _aggregates(bundle):
             say(f"validator: --bundle: validating {_relative(bundle, aggregate)} with every text re-embedded")
-            report = validate(aggregate, rows, fixture=options.fixture, freeze=freeze if freeze.is_file() else None,
-                              full_embedding=True, store_dir=options.store_dir, archive=options.archive,
-                              ollama_url=options.ollama_url)
+            report = validate(aggregate, rows, fixture=inputs.fixture, freeze=freeze if freeze.is_file() else None,
+                              full_embedding=True, store_dir=inputs.store_dirs.get(None), archive=options.archive,
+                              ollama_url=options.ollama_url, system_path=inputs.system_path)
             known[sha256_file(aggregate)] = report
             verdicts.append(Verdict(_relative(bundle, aggregate), report))
         for comparison in _comparisons(bundle):
             say(f"validator: --bundle: validating {_relative(bundle, comparison)}")
             report = validate_comparison(comparison, full_embedding=True, known=known, archive=options.archive,
-                                         ollama_url=options.ollama_url)
+                                         ollama_url=options.ollama_url, inputs=inputs)
             verdicts.append(Verdict(_relative(bundle, comparison), report))
     return verdicts
 

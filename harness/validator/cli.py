@@ -36,9 +36,11 @@ def build_parser(prog: str = "scifact-validate") -> Parser:
     parser.add_argument("inputs", type=path_argument, nargs="*", metavar="AGGREGATE [ROWS]",
                         help="aggregates to validate, each optionally followed by its rows (a .jsonl file); several "
                              "are validated in one process (the model loaded once)")
-    parser.add_argument("--fixture", type=path_argument, help="corpus fixture (default: the one the receipt names)")
+    parser.add_argument("--fixture", type=path_argument,
+                        help="corpus fixture (default: the one the receipt names; with --bundle, the bundle's)")
     parser.add_argument("--store-dir", type=path_argument,
-                        help="the run's store, when it moved (default: the directory the receipt names)")
+                        help="the run's store, when it moved (default: the directory the receipt names; with "
+                             "--bundle, the bundle's copy)")
     parser.add_argument("--freeze", type=path_argument, help="freeze record (default: the one the receipt names)")
     parser.add_argument("--json", type=path_argument,
                         help="also write the report as JSON here; with several aggregates, a directory that gets "
@@ -68,7 +70,8 @@ def build_parser(prog: str = "scifact-validate") -> Parser:
     parser.add_argument("--bundle", type=path_argument, metavar="DIR",
                         help="validate a publication bundle as its reader: MANIFEST.json against every file, then "
                              "every aggregate and comparison in it with every text re-embedded here (nothing kept or "
-                             "stored is reused); with --archive, or $SCIFACT_ARCHIVE")
+                             "stored is reused), from the fixture, stores and system source the bundle carries; with "
+                             "--archive, or $SCIFACT_ARCHIVE")
     parser.add_argument("--self-test", action="store_true", help="validate a generated tiny run, then tampered copies")
     return parser
 

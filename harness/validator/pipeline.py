@@ -3,6 +3,7 @@ a comparison artifact, of a split's modes or between systems (recomputed from it
 validated in full)."""
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +41,14 @@ from .system.check_system import (
 
 def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None = None, freeze: Path | None = None,
              embeddings: bool = True, full_embedding: bool = False, store_dir: Path | None = None,
-             archive: Path | None = None, ollama_url: str | None = None) -> Report:
+             archive: Path | None = None, ollama_url: str | None = None, system_path: Path | None = None) -> Report:
     """`archive`: the dataset's archive to re-derive the fixture from (None: $SCIFACT_ARCHIVE when it holds the
     dataset's members, else the pins alone). `ollama_url`: the verifier's Ollama server, for a fixture embedded
-    by Ollama (None: $OLLAMA_HOST; never the endpoint the fixture names)."""
+    by Ollama (None: $OLLAMA_HOST; never the endpoint the fixture names). `fixture`, `store_dir`, `system_path`:
+    where the fixture, the store and the system's source are, when not at the places the receipt records."""
     report = Report(str(aggregate))
     try:
-        ctx = load(aggregate, rows, fixture, freeze, store_dir)
+        ctx = load(aggregate, rows, fixture, freeze, store_dir, system_path)
     except StrictJSONError as exc:
         report.fail("json.strict", "artifacts parse as strict JSON (no NaN, Infinity or duplicate keys)",
                     "strict JSON", str(exc))
@@ -103,19 +105,31 @@ def comparison_schema(comparison: Path) -> Any:
     return document.get("schema") if isinstance(document, dict) else None
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """Where a comparison's inputs are, when not at the places their receipts record (a bundle's copies): the
+    fixture, each run's store by run name (None for a comparison of modes, whose run is one) and the system's
+    source for a run of the bundle's own system."""
+
+    fixture: Path | None = None
+    store_dirs: Mapping[str | None, Path] = field(default_factory=dict)
+    system_path: Path | None = None
+
+
 def validate_systems_comparison(comparison: Path, *, embeddings: bool = True, full_embedding: bool = False,
                                 known: Mapping[str, Report] | None = None, archive: Path | None = None,
-                                ollama_url: str | None = None) -> Report:
+                                ollama_url: str | None = None, inputs: Inputs = Inputs()) -> Report:
     """A comparison between systems, recomputed from its runs' rows; each input aggregate validated in full against
     its own run's freeze record (or its report taken from `known`, keyed by the aggregate's sha256)."""
-    return check_systems_comparison(comparison, lambda aggregate, freeze: validate(
+    return check_systems_comparison(comparison, lambda aggregate, freeze, run: validate(
         aggregate, freeze=freeze, embeddings=embeddings, full_embedding=full_embedding, archive=archive,
-        ollama_url=ollama_url), known=known)
+        ollama_url=ollama_url, fixture=inputs.fixture, store_dir=inputs.store_dirs.get(run)), known=known)
 
 
 def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, embeddings: bool = True,
                         full_embedding: bool = False, known: Mapping[str, Report] | None = None,
-                        archive: Path | None = None, ollama_url: str | None = None) -> Report:
+                        archive: Path | None = None, ollama_url: str | None = None,
+                        inputs: Inputs = Inputs()) -> Report:
     """A comparison artifact, recomputed from its rows; each input aggregate validated in full (or its report taken
     from `known`, keyed by the aggregate's sha256, when this process validated it already). A comparison between
     systems (its `schema` says so) goes to `validate_systems_comparison`: it finds its runs' files itself, so
@@ -125,8 +139,8 @@ def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, 
             raise ValueError("artifacts_dir is for a comparison of modes; a comparison between systems finds its "
                              "runs in runs/NAME/ beside it, else in each run's recorded output_dir")
         return validate_systems_comparison(comparison, embeddings=embeddings, full_embedding=full_embedding,
-                                           known=known, archive=archive, ollama_url=ollama_url)
-    return check_comparison(comparison, lambda aggregate: validate(aggregate, embeddings=embeddings,
-                                                                   full_embedding=full_embedding, archive=archive,
-                                                                   ollama_url=ollama_url),
-                            artifacts_dir=artifacts_dir, known=known)
+                                           known=known, archive=archive, ollama_url=ollama_url, inputs=inputs)
+    return check_comparison(comparison, lambda aggregate: validate(
+        aggregate, embeddings=embeddings, full_embedding=full_embedding, archive=archive, ollama_url=ollama_url,
+        fixture=inputs.fixture, store_dir=inputs.store_dirs.get(None), system_path=inputs.system_path),
+        artifacts_dir=artifacts_dir, known=known)

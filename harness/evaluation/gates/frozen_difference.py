@@ -38,9 +38,9 @@ def first_difference(frozen: Any, now: Any, not_compared: set[str], path: str = 
 
 
 def _named(path: str, prefix: str) -> str:
-    """The name under `prefix` (a module's name may hold dots): without a trailing .sha256 or .path."""
+    """The name under `prefix` (a module's name may hold dots): without a trailing .sha256, .path or .source_path."""
     name = path.removeprefix(prefix)
-    return name.rsplit(".", 1)[0] if name.endswith((".sha256", ".path")) else name
+    return name.rsplit(".", 1)[0] if name.endswith((".sha256", ".path", ".source_path")) else name
 
 
 def _environment(d: Difference, commit: str) -> str:

@@ -1,13 +1,14 @@
 """The system's source in the bundle: exactly the files the receipts hash, copied from where the run read them.
 
 Copied under `system-source/`: the system's source files (`receipt.system.source`, by their path under the recorded
-root) and the modules its worker loaded that are its own (`receipt.system.modules`, less any file an installed
-distribution ships, such as an editable install's finder, and the harness's own), each by its module name, so that
-`system-source/` on PYTHONPATH imports what the run imported. Each file is read once and its sha256 held to every
-receipt that names it before it is written into the staging directory; a file missing or changed since the run
-refuses the bundle, naming it. `system-source.json` says where each file was read from. A system whose source is
-the harness itself (its source digest is the harness's, as for the built-in system) is not copied: the receipts'
-harness digest and commit name it.
+root), the modules its worker loaded from under that root (`receipt.system.modules` with a `source_path`: at that
+path) and the other modules that are its own (with an absolute `path`, less any file an installed distribution
+ships, such as an editable install's finder, and the harness's own), each by its module name, so that
+`system-source/` on PYTHONPATH imports what the run imported, and a replay from there binds the same modules. Each
+file is read once and its sha256 held to every receipt that names it before it is written into the staging
+directory; a file missing or changed since the run refuses the bundle, naming it. `system-source.json` says where
+each file was read from. A system whose source is the harness itself (its source digest is the harness's, as for the
+built-in system) is not copied: the receipts' harness digest and commit name it.
 
 This runs while the bundle stages its inputs, before the validator sees them; a staged aggregate whose receipt is
 unreadable or whose system block is off the schema contributes nothing here, and the validator refuses it next.
@@ -95,7 +96,10 @@ def _installed(paths: set[Path]) -> set[Path]:
 
 
 def _own_modules(system: dict[str, Any]) -> dict[str, Path]:
-    modules = {name: Path(module["path"]).resolve() for name, module in system["modules"].items()}
+    """The modules recorded by absolute path that are the system's own (those under its source root are staged by
+    their `source_path`)."""
+    modules = {name: Path(module["path"]).resolve() for name, module in system["modules"].items()
+               if "path" in module}
     shipped = _installed(set(modules.values()))
     return {name: path for name, path in modules.items()
             if path not in shipped and not path.is_relative_to(PACKAGE_ROOT)}
@@ -123,6 +127,10 @@ def _wanted(receipts: list[tuple[str, dict[str, Any]]]) -> dict[PurePosixPath, W
         if source["sha256"] != receipt["source"]["harness"]["sha256"]:
             for relative, digest in source["files"].items():
                 _want(wanted, _inside(relative), (Path(source["root"]) / relative).resolve(), digest, named)
+        for module in system["modules"].values():
+            if "source_path" in module:
+                _want(wanted, _inside(module["source_path"]), (Path(source["root"]) / module["source_path"]).resolve(),
+                      module["sha256"], named)
         for name, path in _own_modules(system).items():
             _want(wanted, _module_path(name, path), path, system["modules"][name]["sha256"], named)
     return wanted

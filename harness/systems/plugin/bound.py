@@ -3,8 +3,11 @@
 - a module from an installed distribution (a file its RECORD lists) binds the distribution's name and version;
 - a module of the standard library or of the harness binds nothing here (the harness is bound by its own source
   digest, the interpreter by the receipt's executable);
-- every other module (the system's own, a helper beside it, a package installed in editable mode) binds its file
-  by path and sha256;
+- a module of the system's own source (a file under the root `harness.systems.source.source_root` finds, such as
+  the system's module or a helper beside it) binds its file by its path relative to that root and its sha256, so the
+  same source replayed from another place (a bundle's `system-source/`) is the same system;
+- every other module (a package installed in editable mode, a file elsewhere on the path) binds its file by its
+  absolute path and sha256;
 - a declared environment variable binds the sha256 of its value, or null when unset; never the value.
 """
 
@@ -64,9 +67,17 @@ def _existing_file(path: Path) -> Path | None:
     return next((candidate for candidate in (path, *path.parents) if candidate.is_file()), None)
 
 
-def loaded_code() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
-    """Every loaded module outside the standard library, the distributions and the harness: {module: {path,
-    sha256}}; and every installed distribution a loaded module belongs to: {name: version}."""
+def _record(found: Path, root: Path | None) -> dict[str, str]:
+    if root is not None and found.is_relative_to(root):
+        return {"source_path": found.relative_to(root).as_posix(), "sha256": sha256_file(found)}
+    return {"path": str(found), "sha256": sha256_file(found)}
+
+
+def loaded_code(root: Path | None = None) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """Every loaded module outside the standard library, the distributions and the harness: {module: {source_path,
+    sha256}} under the system's source `root`, else {module: {path, sha256}}; and every installed distribution a
+    loaded module belongs to: {name: version}."""
+    root = None if root is None else root.resolve()
     modules: dict[str, dict[str, str]] = {}
     distributions: dict[str, str] = {}
     for name, module in sorted(sys.modules.items()):
@@ -85,7 +96,7 @@ def loaded_code() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
             continue
         found = _existing_file(path)
         if found is not None:
-            modules[name] = {"path": str(found), "sha256": sha256_file(found)}
+            modules[name] = _record(found, root)
     return modules, distributions
 
 

@@ -148,8 +148,9 @@ class Host:
         if not isinstance(configuration, dict):
             raise SystemRaised(f"configuration() must return a dict, not {type(configuration).__name__}")
         engine = getattr(plugin, "engine", None)
-        source = _call(lambda: source_record(*source_root(plugin)))
-        modules, distributions = loaded_code()
+        root, files = _call(lambda: source_root(plugin))
+        source = _call(lambda: source_record(root, files))
+        modules, distributions = loaded_code(root)
         return {"configuration": configuration, "package": _call(package_of, plugin), "source": source,
                 "engine": _json("engine()", dict(_call(engine))) if callable(engine)
                 else {"name": plugin.name, "version": plugin.version},
@@ -158,7 +159,7 @@ class Host:
                 "environment": environment_digests(self.environment)}
 
     def _loaded(self, request: dict[str, Any], arrays: Arrays) -> Reply:
-        modules, distributions = loaded_code()
+        modules, distributions = loaded_code(_call(lambda: source_root(self.plugin))[0])
         return {"modules": modules, "distributions": distributions}
 
     def _parts(self, request: dict[str, Any], arrays: Arrays) -> Reply:

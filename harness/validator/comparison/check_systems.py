@@ -22,8 +22,8 @@ VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the 
                    "each against its own run's freeze record; a calibration comparison may skip the validator with "
                    "--no-validate, and then says so here")
 
-# (an aggregate, its run's freeze record or None) -> the full validator's report
-Judge = Callable[[Path, Path | None], Report]
+# (an aggregate, its run's freeze record or None, its run's name) -> the full validator's report
+Judge = Callable[[Path, Path | None, str], Report]
 
 
 def _values(document: dict[str, Any], loaded: Loaded, report: Report) -> Values | None:
@@ -48,7 +48,8 @@ def _eligibility(document: dict[str, Any], loaded: Loaded, judge: Judge, known: 
         problems.append(f"the recorded verdicts are {record['verdicts']}, not {wanted}")
     for label, arm in loaded.arms.items():
         digest = sha256_file(arm.aggregate_path)
-        verdict = known[digest] if digest in known else judge(arm.aggregate_path, loaded.run_of[label].freeze_path)
+        run = loaded.run_of[label]
+        verdict = known[digest] if digest in known else judge(arm.aggregate_path, run.freeze_path, run.name)
         if not verdict.eligible:
             failing = [c.name for c in verdict.checks if c.status != "pass"]
             problems.append(f"{label}: {arm.aggregate_path.name} is not eligible ({', '.join(failing[:6])})")

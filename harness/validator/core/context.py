@@ -31,6 +31,12 @@ class Context:
     freeze: dict[str, Any] | None
     store_dir: Path | None = None  # --store-dir: where the store is now, when it moved since the run
     fixture_sha256: str | None = None  # the digest of the very bytes `fixture` was parsed from
+    system_path: Path | None = None  # where the system's source is now (a bundle's system-source/), when it moved
+
+    @property
+    def source_root(self) -> Path:
+        """The system's source: `system_path` if given, else the root the receipt records."""
+        return self.system_path if self.system_path is not None else Path(self.receipt["system"]["source"]["root"])
 
     @property
     def store_directory(self) -> Path:
@@ -79,7 +85,7 @@ def input_paths(aggregate_path: Path, aggregate: Any, rows_path: Path | None,
 
 
 def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
-         freeze_path: Path | None, store_dir: Path | None = None) -> Context:
+         freeze_path: Path | None, store_dir: Path | None = None, system_path: Path | None = None) -> Context:
     aggregate, _ = _strict(aggregate_path, "aggregate")
     if not isinstance(aggregate, dict) or not {"schema", "receipt"} & aggregate.keys():
         raise InputError(f"aggregate {aggregate_path} is not an aggregate (not a JSON object with its schema and "
@@ -98,4 +104,4 @@ def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None
                                else (None, None))
     freeze = _strict(freeze_path, "freeze record")[0] if freeze_path is not None and is_file(freeze_path) else None
     return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze, store_dir,
-                   fixture_sha256)
+                   fixture_sha256, system_path)

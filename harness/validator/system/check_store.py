@@ -37,7 +37,10 @@ def _manifest(ctx: Context, report: Report, directory: Path) -> dict[str, Any] |
     live = _part_digests(directory, manifest)
     recorded = {"database": store["database_sha256"], "mapping": store["mapping_sha256"],
                 "lexical": store["lexical_sha256"], "dense": store["dense_sha256"]}
-    report.equal("store.parts", recorded, live, "every store part re-hashed from the live files")
+    differing = [f"{name} ({directory / manifest['parts'][name]['path']})" for name in sorted(recorded)
+                 if live.get(name) != recorded[name]]
+    report.equal("store.parts", recorded, live, "every store part re-hashed from the live files" + (
+        f": not as the receipt binds: {', '.join(differing)}" if differing else ""))
     digest = sha256_canonical(live) if None not in live.values() else None
     report.equal("store.live", store["after_run_sha256"], digest, "the live store digest equals the after-run digest")
     report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]

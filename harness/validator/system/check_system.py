@@ -24,7 +24,7 @@ from ..retrieval.ranking import id_ranks
 
 def check_system_source(ctx: Context, report: Report) -> None:
     source = ctx.receipt["system"]["source"]
-    root = Path(source["root"])
+    root = ctx.source_root
     if not is_dir(root):
         report.attest("system.source", f"the system's source root {root} is not on this machine: its digest "
                       f"{source['sha256']} is the run's statement")
@@ -35,14 +35,21 @@ def check_system_source(ctx: Context, report: Report) -> None:
                   f"the system's {len(found)} source files re-hashed under {root}", [], differing[:5])
 
 
+def _module_file(ctx: Context, module: dict[str, str]) -> Path:
+    """A module of the system's source by its path under the source root (as it is now), any other by its path."""
+    return ctx.source_root / module["source_path"] if "source_path" in module else Path(module["path"])
+
+
 def check_system_modules(ctx: Context, report: Report) -> None:
     """The modules the system's process loaded beyond the standard library, its distributions and the harness:
-    every file on this machine re-hashed; one that is not here is the run's statement. The distributions' versions
-    and the declared environment variables' digests cannot be re-established after the run: attested."""
+    every file on this machine re-hashed (one of the system's source under its source root as it is now); one that is
+    not here is the run's statement. The distributions' versions and the declared environment variables' digests
+    cannot be re-established after the run: attested."""
     system = ctx.receipt["system"]
     modules = system["modules"]
-    here = {name: module for name, module in modules.items() if is_file(Path(module["path"]))}
-    differing = sorted(name for name, module in here.items() if sha256_file(Path(module["path"])) != module["sha256"])
+    files = {name: _module_file(ctx, module) for name, module in modules.items()}
+    here = {name: module for name, module in modules.items() if is_file(files[name])}
+    differing = sorted(name for name, module in here.items() if sha256_file(files[name]) != module["sha256"])
     report.expect("system.modules", not differing, f"the {len(here)} modules the system loaded beyond the standard "
                   "library, its distributions and the harness re-hashed from their files", [], differing[:5])
     absent = sorted(set(modules) - set(here))
@@ -69,7 +76,10 @@ def check_system_store(ctx: Context, report: Report) -> None:
 
     live = {name: part_digest(located(part["path"])) for name, part in store["parts"].items()}
     recorded = {name: part["sha256"] for name, part in store["parts"].items()}
-    report.equal("store.parts", recorded, live, "every part of the system re-hashed from the live files")
+    differing = [f"{name} ({located(store['parts'][name]['path'])})" for name in sorted(recorded)
+                 if live.get(name) != recorded[name]]
+    report.equal("store.parts", recorded, live, "every part of the system re-hashed from the live files" + (
+        f": not as the receipt binds: {', '.join(differing)}" if differing else ""))
     digest = sha256_canonical(live) if None not in live.values() else None
     report.equal("store.live", store["after_run_sha256"], digest, "the live parts' digest equals the after-run digest")
     report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]

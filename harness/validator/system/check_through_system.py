@@ -30,6 +30,10 @@ def _ask(ctx: Context) -> tuple[dict[str, Any] | None, str]:
     command = [sys.executable, "-m", "harness", "replay", "--aggregate", str(ctx.aggregate_path.resolve())]
     if ctx.store_dir is not None:
         command += ["--store-dir", str(ctx.store_dir.resolve())]
+    if ctx.fixture_path is not None:
+        command += ["--fixture", str(ctx.fixture_path.resolve())]
+    if ctx.system_path is not None:
+        command += ["--system-path", str(ctx.system_path.resolve())]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HARNESS_DIR.parent), *sys.path])}
     try:
         done = subprocess.run(command, cwd=HARNESS_DIR.parent, env=env, capture_output=True, text=True,
