@@ -15,6 +15,7 @@ import numpy as np
 from ..core.context import Context
 from ..core.declared import DENSE_EXACT
 from ..core.digests import part_digest, sha256_canonical, sha256_file
+from ..core.locations import SOURCES
 from ..core.reading import is_dir, is_file
 from ..core.report import Report
 from ..retrieval.lanes import Replay
@@ -24,10 +25,11 @@ from ..retrieval.ranking import id_ranks
 
 def check_system_source(ctx: Context, report: Report) -> None:
     source = ctx.receipt["system"]["source"]
-    root = Path(source["root"])
-    if not is_dir(root):
-        report.attest("system.source", f"the system's source root {root} is not on this machine: its digest "
-                      f"{source['sha256']} is the run's statement")
+    root = ctx.places.place(SOURCES, source["sha256"])
+    if root is None or not is_dir(root):
+        where = ctx.places.unplaced("source root", "nothing: it is attested") if root is None else f"{root} is absent"
+        report.attest("system.source", f"the system's source root {source['root']!r} is not found on this machine "
+                      f"({where}): its digest {source['sha256']} is the run's statement")
         return
     found = {name: sha256_file(root / name) if is_file(root / name) else None for name in source["files"]}
     differing = sorted(name for name, digest in found.items() if digest != source["files"][name])
@@ -58,18 +60,16 @@ def check_system_modules(ctx: Context, report: Report) -> None:
 def check_system_store(ctx: Context, report: Report) -> None:
     """A system of its own: parts re-hashed, digests before and after the run, the fixture-position mapping."""
     store = ctx.receipt["store"]
-    moved = ctx.store_dir
-    recorded_dir = Path(store["directory"])
-
-    def located(path: str) -> Path:
-        part = Path(path)
-        if moved is not None and part.is_relative_to(recorded_dir):
-            return moved / part.relative_to(recorded_dir)
-        return part
-
-    live = {name: part_digest(located(part["path"])) for name, part in store["parts"].items()}
+    directory = ctx.store_dir
+    if directory is None:
+        report.fail("store.parts", "the system's directory the receipt binds is found: "
+                    + ctx.places.unplaced("store", "--store-dir DIR"), store.get("store_sha256"), "missing")
+        return
+    # a part's path is inside the system's directory
+    live = {name: part_digest(directory / part["path"]) for name, part in store["parts"].items()}
     recorded = {name: part["sha256"] for name, part in store["parts"].items()}
-    report.equal("store.parts", recorded, live, "every part of the system re-hashed from the live files")
+    report.equal("store.parts", recorded, live, f"every part of the system re-hashed from the live files in "
+                 f"{directory}, {ctx.where('the store', '--store-dir DIR', ctx.store_given)}")
     digest = sha256_canonical(live) if None not in live.values() else None
     report.equal("store.live", store["after_run_sha256"], digest, "the live parts' digest equals the after-run digest")
     report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]
