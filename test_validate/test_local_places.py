@@ -4,6 +4,7 @@ fails naming the option to pass, never passes and never crashes."""
 
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -87,13 +88,15 @@ def test_locations_that_place_another_fixture_and_store_fail_naming_the_options(
     other = tmp_path / "other"
     other.mkdir()
     fixture = json.loads(run_copy.clean.fixture_path.read_text(encoding="utf-8"))
-    # other bytes under the same name: its parse is the fixture's, its sha256 is not
+    # other bytes under the same name, its vectors beside it: its parse is the fixture's, its sha256 is not
     (other / run_copy.clean.fixture_path.name).write_text(json.dumps(fixture), encoding="utf-8")
+    shutil.copy2(run_copy.clean.fixture_path.parent / fixture["vectors"]["file"], other / fixture["vectors"]["file"])
     run_copy.place(FIXTURES, other / run_copy.clean.fixture_path.name)
     run_copy.place(STORES, other)
     lines = _refusals(run_copy, capsys)
-    assert lines["corpus.fixture"].startswith("FAIL") and "--fixture FILE" in lines["corpus.fixture"], lines
-    assert lines["store.live"].startswith("FAIL") and "--store-dir DIR" in lines["store.live"], lines
+    assert "--fixture FILE" in lines["corpus.fixture"] and "found 'sha256:" in lines["corpus.fixture"], lines
+    for name in ("store.live", "ledger.file"):
+        assert lines[name].startswith("FAIL") and "--store-dir DIR" in lines[name], lines
 
 
 def test_without_locations_the_validator_names_the_options_to_pass(

@@ -125,8 +125,8 @@ def check_history(ctx: Context, report: Report) -> None:
         return
     expected = ctx.store_dir / LEDGER
     if not is_file(expected):
-        report.fail("ledger.file", detail + ": a held-out claim without its history is not a claim",
-                    str(expected), "missing")
+        report.fail("ledger.file", detail + ": a held-out claim without its history is not a claim (the store "
+                    f"{ctx.where('the store', '--store-dir DIR', ctx.store_given)})", str(expected), "missing")
         return
     try:
         ledger = read_ledger(expected)

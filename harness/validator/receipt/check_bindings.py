@@ -34,8 +34,10 @@ def check_corpus(ctx: Context, report: Report) -> bool:
                          "no violation", problem):
         return False
     sidecar = ctx.fixture_path.parent / fixture["vectors"]["file"]
-    report.equal("corpus.vectors", fixture["vectors"]["sha256"], sha256_file(sidecar) if is_file(sidecar) else None,
-                 f"sha256 of the vector sidecar {sidecar.name}")
+    if not report.equal("corpus.vectors", fixture["vectors"]["sha256"], sha256_file(sidecar) if is_file(sidecar)
+                        else None, f"sha256 of the vector sidecar {sidecar.name}, beside the fixture") \
+            and not is_file(sidecar):
+        return False  # no vectors to replay from: the checks that read them are not run
     described = ("source", "counts", "builder_version")
     report.equal("corpus.source_hashes", {k: fixture[k] for k in described}, {k: corpus.get(k) for k in described},
                  "archive and member digests, counts and builder version in the receipt equal the fixture's")
