@@ -151,7 +151,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         stages.next("validating the comparisons")
         systems = stage_systems(output_dir, staging, splits, freeze["freeze_sha256"])
         comparisons = add_comparisons(staging, output_dir, splits, known)
-        compared_systems = validate_systems(staging, systems, known)
+        compared_systems = validate_systems(staging, systems, known, output_dir)
         stages.next("writing the exports and the reports")
         add_exports_and_reports(staging, splits, known)
         stages.next("writing CLAIMS.md and MANIFEST.json")

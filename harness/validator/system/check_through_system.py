@@ -15,7 +15,8 @@ import sys
 from typing import Any
 
 from ..core.context import Context
-from ..core.reading import note
+from ..core.locations import SOURCES
+from ..core.reading import is_dir, note
 from ..core.report import Report
 from ..core.source_tree import HARNESS_DIR, harness_source_files
 
@@ -32,6 +33,9 @@ def _ask(ctx: Context) -> tuple[dict[str, Any] | None, str]:
         command += ["--store-dir", str(ctx.store_dir.resolve())]
     if ctx.fixture_path is not None:
         command += ["--fixture", str(ctx.fixture_path.resolve())]
+    source = ctx.places.place(SOURCES, ctx.receipt["system"]["source"]["sha256"])
+    if source is not None and is_dir(source):
+        command += ["--system-path", str(source)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HARNESS_DIR.parent), *sys.path])}
     try:
         done = subprocess.run(command, cwd=HARNESS_DIR.parent, env=env, capture_output=True, text=True,
