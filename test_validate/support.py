@@ -7,6 +7,7 @@ except by tests that copy them first and place the copy in the output copy's loc
 
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -145,7 +146,29 @@ class RunCopy(OutputPaths):
 
     def write_aggregate(self, mode: str, split: str, aggregate: Json) -> Path:
         self._write_json(self.aggregate_path(mode, split), aggregate)
+        self._follow(aggregate)
         return self.aggregate_path(mode, split)
+
+    def _follow(self, aggregate: Json) -> None:
+        """A receipt edited to another fixture or store digest: the copy's locations.json places the private fixture
+        or store copy (else the shared one) under that digest too, as a forger keeping the unbound hint in step
+        would."""
+        fixture, store = self.scratch / "fixture" / self.clean.fixture_path.name, self.scratch / "store"
+        try:
+            digests = {FIXTURES: aggregate["receipt"]["corpus"]["fixture_sha256"],
+                       STORES: aggregate["receipt"]["store"]["store_sha256"]}
+        except (KeyError, TypeError):
+            return
+        places = self.locations()
+        shared_places = ((FIXTURES, fixture, self.clean.fixture_path), (STORES, store, self.clean.store_dir))
+        for kind, copied, shared in shared_places:
+            if not isinstance(digests[kind], str):
+                continue
+            if copied.exists():
+                places[kind][digests[kind]] = str(copied)
+            else:
+                places[kind].setdefault(digests[kind], os.path.abspath(shared))
+        self._write_json(self.locations_path, places)
 
     def edit_aggregate(self, mode: str, split: str, change: Callable[[Json], object]) -> Path:
         aggregate = self.aggregate(mode, split)

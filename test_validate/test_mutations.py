@@ -304,10 +304,11 @@ def ledger_not_a_database(copy: RunCopy) -> Edit:
 
 
 def ledger_path_elsewhere(copy: RunCopy) -> Edit:
-    other = copy.scratch / LEDGER
-    shutil.copy2(copy.clean.store_dir / LEDGER, other)
-    return Edit(copy.edit_receipt("vector_only", "heldout", lambda r: r["ledger"].update(path=str(other))),
-                {"ledger.file": str(other)})
+    """The receipt names a byte-for-byte copy of the run ledger, beside it in the store under another name."""
+    store = copy.copy_store()
+    shutil.copy2(store / LEDGER, store / "elsewhere.sqlite3")
+    return Edit(copy.edit_receipt("vector_only", "heldout", lambda r: r["ledger"].update(file="elsewhere.sqlite3")),
+                {"ledger.file": "elsewhere.sqlite3"})
 
 
 def run_sequence_edited(copy: RunCopy) -> Edit:

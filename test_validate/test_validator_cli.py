@@ -105,7 +105,7 @@ def test_receipts_resolve_from_any_working_directory_and_moved_trees_with_option
     _validator(aggregate, "--no-embedding-check", "--json", report, cwd=elsewhere)
     statuses, details = _statuses(report), _details(report)
     assert statuses["corpus.fixture"] == "fail" and "--fixture" in details["corpus.fixture"]
-    assert statuses["store.live"] == "fail" and "--store-dir" in details["store.live"]
+    assert statuses["ledger.file"] == "fail" and "--store-dir" in details["ledger.file"]
     _validator(aggregate, "--no-embedding-check", "--fixture", moved / "data" / "tiny.json", "--store-dir",
                moved / "data" / "store", "--json", report, cwd=elsewhere)
     assert {name: _statuses(report)[name] for name in LOCATED} == dict.fromkeys(LOCATED, "pass")
