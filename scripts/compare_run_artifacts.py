@@ -3,8 +3,9 @@
     python scripts/compare_run_artifacts.py BEFORE_DIR AFTER_DIR [--split calibration]
 
 Both directories hold `scifact-<mode>-<split>.jsonl` and `.aggregate.json` for every mode. Set aside: the
-source digest and git state, timestamps, latency (and so the rows' digest), and the run's own directories
-(each path is compared with its run's output or store directory replaced by a placeholder). Everything else,
+source digest and git state, timestamps, latency (and so the rows' digest), and the name of the run's store
+directory (a receipt names no place; any path left is compared with its run's output directory replaced by a
+placeholder). Everything else,
 every ranked id, score, lane rank, metric and receipt field, must be equal. Exit 0 when equal, 1 otherwise.
 """
 
@@ -23,6 +24,7 @@ SET_ASIDE_AGGREGATE = (
     ("receipt", "source"),
     ("receipt", "ledger", "run_started"),
     ("receipt", "ledger", "freeze"),
+    ("receipt", "store", "directory_name"),
 )
 SET_ASIDE_ROW = (("latency_ms",),)
 
@@ -63,7 +65,7 @@ def _normalised(directory: Path, mode: str, split: str) -> tuple[dict[str, Any],
     aggregate = json.loads((directory / f"scifact-{mode}-{split}.aggregate.json").read_text(encoding="utf-8"))
     rows = [json.loads(line) for line in
             (directory / f"scifact-{mode}-{split}.jsonl").read_text(encoding="utf-8").splitlines()]
-    places = {str(directory.resolve()): "<output>", aggregate["receipt"]["store"]["directory"]: "<store>"}
+    places = {str(directory.resolve()): "<output>"}
     for path in SET_ASIDE_AGGREGATE:
         _drop(aggregate, path)
     for row in rows:

@@ -77,8 +77,8 @@ def test_heldout_runs_against_the_freeze_and_records_it(tiny_corpus: CorpusFixtu
     started = {e.event["run_id"]: e.ref.to_dict() for e in _history(store) if e.kind == "run-started"}
     for run in runs:
         receipt = run.aggregate["receipt"]
-        assert receipt["freeze"] == {"path": str(tmp_path / FREEZE_NAME), "sha256": frozen.record["freeze_sha256"]}
-        assert receipt["ledger"] == {"path": str(store.directory / ledger.LEDGER), "rule": ledger.CHAIN_RULE,
+        assert receipt["freeze"] == {"file": FREEZE_NAME, "sha256": frozen.record["freeze_sha256"]}
+        assert receipt["ledger"] == {"file": ledger.LEDGER, "rule": ledger.CHAIN_RULE,
                                      "run_started": started[receipt["run"]["run_id"]],
                                      "freeze": frozen.event.to_dict()}
 
@@ -358,8 +358,8 @@ def test_identity_is_content_a_relative_spelling_or_a_moved_copy_is_the_same_fre
     run_split(Evaluation(corpus=moved, store_dir=store.directory, output_dir=output, split="heldout",
                         modes=("vector_only",)), tiny)
     frozen = json.loads((output / FREEZE_NAME).read_text(encoding="utf-8"))
-    assert Path(frozen["corpus"]["fixture_path"]).is_absolute()
-    assert Path(frozen["store"]["directory"]).is_absolute()
+    assert (frozen["corpus"]["fixture_file"], frozen["store"]["directory_name"]) == (tiny_corpus.path.name,
+                                                                                      store.directory.name)
 
 
 def test_a_different_fixture_under_the_frozen_name_is_refused_by_name(

@@ -16,6 +16,7 @@ from harness.corpus.contract import Contract
 from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.evaluation.measures.metrics import depth_metrics
 from harness.evaluation.receipts.artifacts import rows_bytes
+from harness.evaluation.receipts.locations import LOCATIONS_NAME, STORES, hinted
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.evaluation.system_replay import ReplayInputError, replay
@@ -98,9 +99,16 @@ def test_a_forged_row_is_refused_through_the_live_system(milvus_runs: dict[str, 
     assert "the system answers" in str(failed.found)
 
 
+def _store(run: ModeRun) -> Path:
+    """The run's store, where its output directory's locations.json places it (the receipt names it by digest)."""
+    store = hinted(run.aggregate_path.parent, STORES, run.aggregate["receipt"]["store"]["store_sha256"])
+    assert store is not None
+    return store
+
+
 def test_without_the_live_system_the_lexical_lane_is_not_verified(milvus_runs: dict[str, ModeRun],
                                                                   tmp_path: Path) -> None:
-    store = Path(milvus_runs["fts_only"].aggregate["receipt"]["store"]["directory"])
+    store = _store(milvus_runs["fts_only"])
     moved = tmp_path / "elsewhere"
     shutil.copytree(store, moved)
     shutil.rmtree(moved / settings.LITE_FILE)
@@ -148,7 +156,7 @@ def test_milvus_depth_100_list_begins_with_its_top_10(tmp_path: Path) -> None:
 def test_a_rebuild_changes_nothing_and_another_configuration_is_refused(
         milvus_runs: dict[str, ModeRun], tiny_corpus: CorpusFixture, tiny: Contract,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    store = Path(milvus_runs["vector_only"].aggregate["receipt"]["store"]["directory"])
+    store = _store(milvus_runs["vector_only"])
     builder = make_builder(tiny.namespace, SearchConfig(), "milvus")
     try:
         system, changed = builder.build(tiny_corpus, store)
@@ -199,6 +207,7 @@ def test_the_replay_refuses_a_system_other_than_the_receipts(milvus_runs: dict[s
     aggregate = json.loads(original.aggregate_path.read_text(encoding="utf-8"))
     aggregate["receipt"]["system"]["version"] = "9.9.9"  # the collection's marker says nothing of the version
     (tmp_path / original.rows_path.name).write_bytes(original.rows_path.read_bytes())
+    shutil.copy2(original.aggregate_path.parent / LOCATIONS_NAME, tmp_path / LOCATIONS_NAME)
     (tmp_path / original.aggregate_path.name).write_text(json.dumps(aggregate), encoding="utf-8")
     with pytest.raises(ReplayInputError, match="not the one the receipt names: its version differ"):
         replay(tmp_path / original.aggregate_path.name)
@@ -207,12 +216,12 @@ def test_the_replay_refuses_a_system_other_than_the_receipts(milvus_runs: dict[s
     plugin = MilvusSystem()
     with pytest.raises(MilvusMismatchError, match="built from another configuration"):
         plugin.open(corpus_of(tiny_corpus, tiny.namespace),
-                    Path(original.aggregate["receipt"]["store"]["directory"]))
+                    _store(original))
     plugin.close()
 
 
 def test_a_score_convention_read_wrongly_is_an_error_not_a_reversed_ranking(milvus_runs: dict[str, ModeRun]) -> None:
-    store = Path(milvus_runs["fts_only"].aggregate["receipt"]["store"]["directory"])
+    store = _store(milvus_runs["fts_only"])
     collection = connect(str(store / settings.LITE_FILE), None, lite=True)
     try:
         collection.load()

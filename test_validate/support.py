@@ -2,11 +2,12 @@
 
 The clean run is generated once per session (see conftest.py). Every test that changes anything works
 on its own copy of the output directory; the fixture and store stay shared and are never written,
-except by tests that copy them first and repoint the receipt at the copy.
+except by tests that copy them first and place the copy in the output copy's locations.json.
 """
 
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from typing import Any
 from harness.evaluation.gates.freeze import FREEZE_NAME
 from harness.evaluation.history.ledger import LEDGER
 from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
+from harness.evaluation.receipts.locations import FIXTURES, LOCATIONS_NAME, STORES
 from harness.validator.core.report import FAIL, Report
 
 Row = dict[str, Any]
@@ -105,7 +107,8 @@ class CleanRun(OutputPaths):
 
 @dataclass(frozen=True)
 class RunCopy(OutputPaths):
-    """A private copy of the output directory; held-out receipts are repointed at the copy's freeze."""
+    """A private copy of the output directory (its receipts name the freeze beside them, and its locations.json places
+    the shared fixture and store)."""
 
     clean: CleanRun
     out: Path
@@ -117,12 +120,21 @@ class RunCopy(OutputPaths):
         shutil.copytree(clean.out, out)
         copy = cls(clean, out, tmp_path / "scratch")
         copy.scratch.mkdir()
-        for path in out.glob("*.aggregate.json"):
-            aggregate = json.loads(path.read_text(encoding="utf-8"))
-            if aggregate["receipt"]["freeze"] is not None:
-                aggregate["receipt"]["freeze"]["path"] = str(out / FREEZE_NAME)
-                copy._write_json(path, aggregate)
         return copy
+
+    @property
+    def locations_path(self) -> Path:
+        return self.out / LOCATIONS_NAME
+
+    def locations(self) -> Json:
+        value: Json = json.loads(self.locations_path.read_text(encoding="utf-8"))
+        return value
+
+    def place(self, kind: str, path: Path) -> None:
+        """Make the copy's locations.json place every entry of `kind` at `path` (the receipts are unchanged)."""
+        places = self.locations()
+        places[kind] = {digest: str(path) for digest in places[kind]}
+        self._write_json(self.locations_path, places)
 
     @staticmethod
     def _write_json(path: Path, value: Any) -> None:
@@ -134,7 +146,29 @@ class RunCopy(OutputPaths):
 
     def write_aggregate(self, mode: str, split: str, aggregate: Json) -> Path:
         self._write_json(self.aggregate_path(mode, split), aggregate)
+        self._follow(aggregate)
         return self.aggregate_path(mode, split)
+
+    def _follow(self, aggregate: Json) -> None:
+        """A receipt edited to another fixture or store digest: the copy's locations.json places the private fixture
+        or store copy (else the shared one) under that digest too, as a forger keeping the unbound hint in step
+        would."""
+        fixture, store = self.scratch / "fixture" / self.clean.fixture_path.name, self.scratch / "store"
+        try:
+            digests = {FIXTURES: aggregate["receipt"]["corpus"]["fixture_sha256"],
+                       STORES: aggregate["receipt"]["store"]["store_sha256"]}
+        except (KeyError, TypeError):
+            return
+        places = self.locations()
+        shared_places = ((FIXTURES, fixture, self.clean.fixture_path), (STORES, store, self.clean.store_dir))
+        for kind, copied, shared in shared_places:
+            if not isinstance(digests[kind], str):
+                continue
+            if copied.exists():
+                places[kind][digests[kind]] = str(copied)
+            else:
+                places[kind].setdefault(digests[kind], os.path.abspath(shared))
+        self._write_json(self.locations_path, places)
 
     def edit_aggregate(self, mode: str, split: str, change: Callable[[Json], object]) -> Path:
         aggregate = self.aggregate(mode, split)
@@ -170,31 +204,21 @@ class RunCopy(OutputPaths):
                                reseal_count=reseal_count)
 
     def copy_store(self) -> Path:
-        """A private store and run ledger, with every receipt of the copy repointed at them (digests unchanged)."""
+        """A private store and run ledger, placed by the copy's locations.json (the receipts are unchanged)."""
         store = self.scratch / "store"
         shutil.copytree(self.clean.store_dir, store)
-        for path in self.out.glob("*.aggregate.json"):
-            aggregate = json.loads(path.read_text(encoding="utf-8"))
-            receipt = aggregate["receipt"]["store"]
-            receipt.update(directory=str(store), database_path=str(store / Path(receipt["database_path"]).name),
-                           mapping_path=str(store / Path(receipt["mapping_path"]).name))
-            ledger = aggregate["receipt"]["ledger"]
-            ledger["path"] = str(store / Path(ledger["path"]).name)
-            self._write_json(path, aggregate)
+        self.place(STORES, store)
         return store
 
     def copy_fixture(self) -> tuple[Path, Path]:
-        """A private fixture and sidecar, with every receipt of the copy repointed at them; returns both paths."""
+        """A private fixture and sidecar, placed by the copy's locations.json; returns both paths."""
         directory = self.scratch / "fixture"
         directory.mkdir()
         fixture = directory / self.clean.fixture_path.name
         shutil.copy2(self.clean.fixture_path, fixture)
         sidecar_name = json.loads(fixture.read_text(encoding="utf-8"))["vectors"]["file"]
         shutil.copy2(self.clean.fixture_path.parent / sidecar_name, directory / sidecar_name)
-        for path in self.out.glob("*.aggregate.json"):
-            aggregate = json.loads(path.read_text(encoding="utf-8"))
-            aggregate["receipt"]["corpus"]["fixture_path"] = str(fixture)
-            self._write_json(path, aggregate)
+        self.place(FIXTURES, fixture)
         return fixture, directory / sidecar_name
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from fixtures.archives import tiny_archive
 from harness.evaluation.history.heldout_record import RECORD_VARIABLE
+from harness.evaluation.receipts.locations import LOCATIONS_NAME, STORES
 from harness.hashing import sha256_canonical
 from harness.publish.bundle import BundleError, make_bundle
 from harness.publish.bundle_inputs import stage_inputs
@@ -179,12 +180,15 @@ def test_a_store_part_that_is_not_what_the_receipts_bind_refuses_the_inputs(
     store = Path(shutil.copytree(clean_run.store_dir, tmp_path / "store"))
     (store / "mapping.json").write_bytes((store / "mapping.json").read_bytes() + b"\n")
     staging = _staging_of(published, tmp_path)
-    for path in (staging / "artifacts").glob("*.aggregate.json"):
-        _edit_receipt(path, "store", "directory", str(store))
+    home = tmp_path / "output"  # an output directory whose locations.json places the changed copy
+    home.mkdir()
+    places = json.loads((published.out / LOCATIONS_NAME).read_text(encoding="utf-8"))
+    places[STORES] = {digest: str(store) for digest in places[STORES]}
+    (home / LOCATIONS_NAME).write_text(json.dumps(places), encoding="utf-8")
     with pytest.raises(BundleError, match=r"the store part 'mapping' .*mapping\.json is not what the receipts bind "
                                           r"\(they bind sha256:\w+; it is now sha256:\w+\), so nothing was bundled; "
                                           r"restore the store"):
-        stage_inputs(staging)
+        stage_inputs(staging, home)
     assert not (staging / "inputs").exists()
 
 
@@ -195,4 +199,4 @@ def test_runs_of_two_fixtures_refuse_the_inputs_naming_both(published: Published
     with pytest.raises(BundleError, match=r"artifacts/scifact-\w+-\w+\.aggregate\.json read the fixture sha256:\w+ "
                                           r"and artifacts/scifact-hybrid-heldout\.aggregate\.json read sha256:0+: a "
                                           r"bundle carries one fixture"):
-        stage_inputs(staging)
+        stage_inputs(staging, published.out)

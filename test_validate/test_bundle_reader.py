@@ -11,6 +11,7 @@ import pytest
 
 from fixtures.archives import tiny_archive
 from harness.evaluation.history.heldout_record import RECORD_VARIABLE
+from harness.evaluation.receipts.locations import LOCATIONS_NAME
 from harness.publish.bundle import make_bundle
 from harness.validator.cli import main
 from harness.validator.embedding.embedders import verifier
@@ -47,10 +48,12 @@ def _judge(bundle: Path, capsys: pytest.CaptureFixture[str], *options: str) -> t
     return code, capsys.readouterr().out
 
 
-def test_an_honest_bundle_is_eligible_for_its_reader(bundle: Path, reader: Path, tmp_path: Path,
+def test_an_honest_bundle_is_eligible_for_its_reader(bundle: Path, clean_run: CleanRun, reader: Path, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The receipts name the fixture and store by digest, not by place: the reader names them."""
     archive = tiny_archive(tmp_path / "tiny.zip")
-    code, out = _judge(bundle, capsys, "--archive", str(archive))
+    code, out = _judge(bundle, capsys, "--archive", str(archive), "--fixture", str(clean_run.fixture_path),
+                       "--store-dir", str(clean_run.store_dir))
     assert code == 0, out
     verdicts = [line for line in out.splitlines() if line.startswith("VERDICT")]
     artifacts = sorted(p.relative_to(bundle).as_posix() for p in (bundle / "artifacts").glob("*.json"))
@@ -142,10 +145,13 @@ def test_the_bundles_own_writings_hold_no_local_path(bundle: Path, clean_run: Cl
     assert json.loads(own["fixture-metadata.json"])["fixture_file"] == clean_run.fixture_path.name
 
 
-@pytest.mark.xfail(strict=True, reason="the receipts and freeze record still record the run's absolute fixture, store "
-                                       "and freeze paths; they are bound by digest, so only the run can write them "
-                                       "relative")
 def test_no_text_file_of_the_bundle_holds_a_local_path(bundle: Path, clean_run: CleanRun) -> None:
+    """Not even the receipts and freeze record, published byte for byte: they name files, never places; and the run's
+    local locations.json, which places them, is neither copied nor listed."""
     leaks = {name: prefix for name, text in _text_files(bundle).items() for prefix in _local_prefixes(clean_run)
              if prefix in text}
     assert not leaks, leaks
+    assert (clean_run.out / LOCATIONS_NAME).is_file()
+    assert not list(bundle.rglob(LOCATIONS_NAME))
+    listed = json.loads((bundle / "MANIFEST.json").read_text(encoding="utf-8"))["files"]
+    assert not [name for name in listed if name.endswith(LOCATIONS_NAME)]

@@ -264,11 +264,11 @@ def _store_digest_claimed(copy: RunCopy) -> Path:
 
 
 def _mapping_elsewhere(copy: RunCopy) -> Path:
-    """The receipt names a byte-for-byte copy of the store's mapping, kept outside the store."""
-    path = copy.aggregate("fts_only", "calibration")["receipt"]["store"]["mapping_path"]
-    elsewhere = copy.scratch / "mapping.json"
-    shutil.copy2(path, elsewhere)
-    return copy.edit_receipt("fts_only", "calibration", lambda r: r["store"].update(mapping_path=str(elsewhere)))
+    """The receipt names a byte-for-byte copy of the store's mapping, beside it under another name."""
+    store = copy.copy_store()
+    named = copy.aggregate("fts_only", "calibration")["receipt"]["store"]["mapping_file"]
+    shutil.copy2(store / named, store / "mapping-copy.json")
+    return copy.edit_receipt("fts_only", "calibration", lambda r: r["store"].update(mapping_file="mapping-copy.json"))
 
 
 def _source_file_digest(receipt: Json) -> None:
@@ -285,7 +285,7 @@ def _installed_run(receipt: Json) -> None:
 
 def _stray_module(receipt: Json) -> None:
     """A module the system's process loaded, recorded with a digest its file does not have."""
-    receipt["system"]["modules"]["stray"] = {"path": receipt["corpus"]["fixture_path"], "sha256": OTHER_DIGEST}
+    receipt["system"]["modules"]["stray"] = {"path": str(Path(__file__).resolve()), "sha256": OTHER_DIGEST}
 
 
 def _forged(mode: str) -> Violation:

@@ -65,7 +65,7 @@ def _ineligible_input(copy: RunCopy, path: Path) -> None:
 def _another_freeze(copy: RunCopy, path: Path) -> None:
     """The hybrid input replaced by the same system's hybrid run of a second experiment: the same fixture, system
     and store content, a store directory and run ledger of its own, and a freeze of its own. Both runs are eligible
-    and their rows rank alike (every statistic stands); only the freeze they ran under differs."""
+    where they ran and their rows rank alike (every statistic stands); only the freeze they ran under differs."""
     contract, config = tiny_contract(), SearchConfig()
     fixture = load_fixture(copy.clean.fixture_path)
     store, _ = build_store(copy.scratch / "second-store", fixture, contract.namespace, config.lexical)
@@ -107,7 +107,11 @@ COMPARISON_VIOLATIONS: dict[str, Violation] = {
         df=2)),
     "comparison.holm": _document(_holm),
     "comparison.inputs_eligible": Violation(_ineligible_input),
-    "comparison.experiment": Violation(_another_freeze),
+    "comparison.experiment": Violation(_another_freeze, Expected(
+        also=frozenset({"comparison.inputs_eligible"}),
+        why="a receipt names its freeze record and store by digest, found beside it and by its output directory's "
+            "locations.json: the moved run is judged against this experiment's freeze and store, so it is not "
+            "eligible here either")),
 }
 
 

@@ -304,10 +304,11 @@ def ledger_not_a_database(copy: RunCopy) -> Edit:
 
 
 def ledger_path_elsewhere(copy: RunCopy) -> Edit:
-    other = copy.scratch / LEDGER
-    shutil.copy2(copy.clean.store_dir / LEDGER, other)
-    return Edit(copy.edit_receipt("vector_only", "heldout", lambda r: r["ledger"].update(path=str(other))),
-                {"ledger.file": str(other)})
+    """The receipt names a byte-for-byte copy of the run ledger, beside it in the store under another name."""
+    store = copy.copy_store()
+    shutil.copy2(store / LEDGER, store / "elsewhere.sqlite3")
+    return Edit(copy.edit_receipt("vector_only", "heldout", lambda r: r["ledger"].update(file="elsewhere.sqlite3")),
+                {"ledger.file": "elsewhere.sqlite3"})
 
 
 def run_sequence_edited(copy: RunCopy) -> Edit:
@@ -407,7 +408,7 @@ def gap_row_missing_results(copy: RunCopy) -> Edit:
 
 
 def gap_receipt_store_without_directory(copy: RunCopy) -> Edit:
-    return Edit(copy.edit_receipt("fts_only", "calibration", lambda r: r["store"].pop("directory")))
+    return Edit(copy.edit_receipt("fts_only", "calibration", lambda r: r["store"].pop("directory_name")))
 
 
 def gap_freeze_without_search_config(copy: RunCopy) -> Edit:
@@ -437,11 +438,12 @@ def gap_overflowing_number_in_aggregate(copy: RunCopy) -> Edit:
 
 
 def gap_forged_mapping(copy: RunCopy) -> Edit:
-    """The receipt's mapping_path names a forged mapping; rows carry its fact ids (receipts resealed)."""
+    """The receipt's mapping_file names a forged mapping in the store; rows carry its fact ids (receipts resealed)."""
     receipt = copy.aggregate("fts_only", "calibration")["receipt"]["store"]
-    mapping = json.loads(Path(receipt["mapping_path"]).read_text(encoding="utf-8"))
+    store = copy.copy_store()
+    mapping = json.loads((store / receipt["mapping_file"]).read_text(encoding="utf-8"))
     mapping["doc_to_fact"] = {doc: fact + 100 for doc, fact in mapping["doc_to_fact"].items()}
-    forged = copy.scratch / "mapping.json"
+    forged = store / "forged-mapping.json"
     forged.write_text(json.dumps(mapping), encoding="utf-8")
 
     def change(rows: list[Row]) -> None:
@@ -450,7 +452,7 @@ def gap_forged_mapping(copy: RunCopy) -> Edit:
                 result["fact_id"] += 100
             reseal_search_receipt(row)
     copy.edit_rows("fts_only", "calibration", change)
-    return Edit(copy.edit_receipt("fts_only", "calibration", lambda r: r["store"].update(mapping_path=str(forged))))
+    return Edit(copy.edit_receipt("fts_only", "calibration", lambda r: r["store"].update(mapping_file=forged.name)))
 
 
 def gap_calibration_subset(copy: RunCopy) -> Edit:

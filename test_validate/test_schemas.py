@@ -110,7 +110,7 @@ INVALID: list[tuple[str, str, Mutate]] = [
     ("aggregate", "metric-above-one", lambda agg: agg["metrics"].update(recall_at_10=1.25)),
     ("aggregate", "row-count-zero", lambda agg: agg.update(row_count=0)),
     ("aggregate", "rows-path-escapes", lambda agg: agg.update(per_query_path="../elsewhere.jsonl")),
-    ("aggregate", "freeze-without-digest", lambda agg: agg["receipt"].update(freeze={"path": "freeze.json"})),
+    ("aggregate", "freeze-without-digest", lambda agg: agg["receipt"].update(freeze={"file": "freeze.json"})),
     ("aggregate", "missing-receipt-profile", lambda agg: agg["receipt"].pop("profile")),
     ("aggregate", "unknown-split", lambda agg: agg.update(split="test")),
     ("aggregate", "missing-ledger", lambda agg: agg["receipt"].pop("ledger")),

@@ -79,14 +79,20 @@ LOCATED = ("corpus.fixture", "corpus.vectors", "store.live", "store.parts", "sto
            "store.facts", "ledger.file", "ledger.run", "replay.dense")
 
 
+def _details(report: Path) -> dict[str, str]:
+    value: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return {check["name"]: check["detail"] for check in value["checks"]}
+
+
 def test_receipts_resolve_from_any_working_directory_and_moved_trees_with_options(clean_run: CleanRun,
                                                                                   tmp_path: Path) -> None:
-    """Before: from another directory, corpus.fixture failed ('missing'); with --fixture, store.live did, and there
-    was no option for the store."""
+    """The receipt names the fixture, store and ledger, never their place: without an option the validator finds
+    them, from any working directory, where the output directory's locations.json places them; once moved, the
+    stale places fail, naming the option to pass, and the options find them."""
     aggregate = _relative_run(clean_run, tmp_path / "run")
     receipt = json.loads(aggregate.read_bytes())["receipt"]
-    assert all(Path(p).is_absolute() for p in (receipt["corpus"]["fixture_path"], receipt["store"]["directory"],
-                                                 receipt["store"]["mapping_path"], receipt["ledger"]["path"]))
+    assert (receipt["corpus"]["fixture_file"], receipt["store"]["directory_name"], receipt["store"]["mapping_file"],
+            receipt["ledger"]["file"]) == ("tiny.json", "store", "mapping.json", "ledger.sqlite3")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     report = tmp_path / "report.json"
@@ -97,7 +103,9 @@ def test_receipts_resolve_from_any_working_directory_and_moved_trees_with_option
     shutil.move(tmp_path / "run", moved)
     aggregate = moved / "out" / aggregate.name
     _validator(aggregate, "--no-embedding-check", "--json", report, cwd=elsewhere)
-    assert _statuses(report)["corpus.fixture"] == "fail"
+    statuses, details = _statuses(report), _details(report)
+    assert statuses["corpus.fixture"] == "fail" and "--fixture" in details["corpus.fixture"]
+    assert statuses["ledger.file"] == "fail" and "--store-dir" in details["ledger.file"]
     _validator(aggregate, "--no-embedding-check", "--fixture", moved / "data" / "tiny.json", "--store-dir",
                moved / "data" / "store", "--json", report, cwd=elsewhere)
     assert {name: _statuses(report)[name] for name in LOCATED} == dict.fromkeys(LOCATED, "pass")

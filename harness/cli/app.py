@@ -189,14 +189,14 @@ def add_replay_parser(commands: Commands) -> None:
     replay = _command(commands, "replay", "ask the live system a run's queries again; prints JSON (the validator "
                                           "uses it for a lane it cannot recompute on its own)")
     replay.add_argument("--aggregate", type=path_argument, required=True, help="the run's aggregate receipt")
+    replay.add_argument("--fixture", type=path_argument, default=None, metavar="FILE",
+                        help="the run's fixture (default: where the output directory's locations.json places it)")
     replay.add_argument("--store-dir", type=path_argument, default=None,
-                        help="where the system is now, if it moved since the run")
+                        help="where the system is now (default: where the output directory's locations.json places "
+                             "it)")
     replay.add_argument("--system-path", type=path_argument, default=None, metavar="DIR",
-                        help="where the system's module is now, if it moved since the run (default: the source root "
-                             "the receipt records)")
-    replay.add_argument("--fixture", type=path_argument, default=None, metavar="PATH",
-                        help="where the run's corpus fixture is now, if it moved since the run (default: the one the "
-                             "receipt records); it must be the fixture the run read, by sha256")
+                        help="where the system's module is now (default: where the output directory's "
+                             "locations.json places the system's source root)")
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -204,7 +204,7 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.system_path is not None:
         cli_paths.existing_directory("--system-path", args.system_path)
     if args.fixture is not None:
-        cli_paths.input_file("--fixture", args.fixture, "pass the corpus fixture the run read")
+        cli_paths.input_file("--fixture", args.fixture, "pass the run's fixture (.json)")
     print(json.dumps(replay(args.aggregate, args.store_dir, args.system_path, args.fixture), sort_keys=True))
     return 0
 

@@ -2,7 +2,8 @@
 
 A path that is a file where a directory is needed (or the reverse), or that lies under a file, is refused
 with the option, the path, what is wrong and what to do, instead of failing half-way through a build or
-a run. Paths are made absolute here, so everything recorded from them resolves from any working directory.
+a run. Paths are made absolute here, so the places the run keeps in OUTPUT/locations.json resolve from any working
+directory (the receipts themselves name files, never places).
 """
 
 import argparse

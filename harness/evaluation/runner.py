@@ -20,6 +20,7 @@ from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifact_writer import PairWriter, exclusive_pair
 from harness.evaluation.receipts.artifacts import aggregate_bytes, clear_the_way, rows_bytes
 from harness.evaluation.receipts.identity_check import check_receipt
+from harness.evaluation.receipts.locations import found_here, record_locations
 from harness.evaluation.receipts.receipt import run_receipt
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_text
@@ -28,7 +29,7 @@ from harness.schema_check import validate
 from harness.systems.protocol import SearchFailed, SearchOutcome, SearchStopped, SystemLost, SystemUnderTest
 
 ROW_SCHEMA = "semantic-memory-scifact-query-v1"
-AGGREGATE_SCHEMA = "semantic-memory-scifact-aggregate-v1"
+AGGREGATE_SCHEMA = "semantic-memory-scifact-aggregate-v2"
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,8 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
             system.release()  # a connection or lock the searches held, until the next search
         # The history says complete before the files appear: an aggregate on disk always has a finished run.
         ledger.finish_run(state, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
+        interpreter = aggregate["receipt"]["executable"]["interpreter_sha256"]
+        record_locations(output_dir, found_here(fixture, system, interpreter))  # a local hint, bound by nothing
         pair.commit(ticket.run_id, rows, aggregate_bytes(aggregate))
     return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded, failures)
 

@@ -16,6 +16,7 @@ from harness.errors import HarnessError
 from harness.evaluation.gates.frozen_difference import first_difference
 from harness.evaluation.measures.metrics import DEPTH
 from harness.evaluation.measures.query_vectors import QueryVectors
+from harness.evaluation.receipts.locations import FIXTURES, LOCATIONS_NAME, SOURCES, STORES, hinted
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import mode as declared_mode
 from harness.systems.builtin.config.search_config import SearchConfig
@@ -48,28 +49,32 @@ def _read(path: Path) -> dict[str, Any]:
 def replay(aggregate_path: Path, store_dir: Path | None = None, system_path: Path | None = None,
            fixture_path: Path | None = None) -> dict[str, dict[str, Any]]:
     """`top_k`: query id -> the system's hits now (doc id, score and lane evidence, best first); `depth`: query id
-    -> its depth-100 ranking now ({doc_ids, scores}), for each row that carries one answered. `store_dir`,
-    `system_path` and `fixture_path`: where the store, the system's source and the fixture are now, when not at the
-    places the receipt records (a bundle's copies); the fixture must be the one the run read, by sha256."""
+    -> its depth-100 ranking now ({doc_ids, scores}), for each row that carries one answered. The fixture, store and
+    source are the ones given (a bundle's copies: `fixture_path`, `store_dir`, `system_path`), else where the output
+    directory's locations.json says (`receipts/locations.py`); the fixture must be the one the run read, by sha256."""
     aggregate = _read(aggregate_path)
     try:
         receipt, mode = aggregate["receipt"], aggregate["mode"]
         spec, namespace = receipt["system"]["spec"], receipt["store"]["namespace"]
         options = {str(k): str(v) for k, v in receipt["system"]["options"].items()}
-        fixture = load_fixture(fixture_path or Path(receipt["corpus"]["fixture_path"]))
-        fixture_sha256 = receipt["corpus"]["fixture_sha256"]
-        directory = store_dir or Path(receipt["store"]["directory"])
         top_k = int(receipt["retrieval"]["top_k"])
         rows_path = aggregate_path.parent / aggregate["per_query_path"]
-        source_root = Path(receipt["system"]["source"]["root"])
+        fixture_sha256, store_sha256 = receipt["corpus"]["fixture_sha256"], receipt["store"]["store_sha256"]
+        source_sha256 = receipt["system"]["source"]["sha256"]
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
+    here = aggregate_path.parent
+    fixture = load_fixture(_found(fixture_path or hinted(here, FIXTURES, fixture_sha256), "fixture", "--fixture FILE",
+                                  aggregate_path))
     if fixture.sha256 != fixture_sha256:
-        raise ReplayInputError(f"the fixture {fixture.path} has sha256 {fixture.sha256}, the run read "
-                               f"{fixture_sha256}: pass --fixture the fixture the run read")
+        raise ReplayInputError(f"fixture {fixture.path} has sha256 {fixture.sha256}, not the {fixture_sha256} the "
+                               f"receipt {aggregate_path} binds: pass the run's fixture with --fixture FILE")
+    directory = _found(store_dir or hinted(here, STORES, store_sha256), "store", "--store-dir DIR", aggregate_path)
+    source_root = system_path or hinted(here, SOURCES, source_sha256)
     # the module is looked for where the run found it (or where --system-path says it moved); the source digest
     # compared below says whether it is the same code
-    module_directory = locate(spec, [system_path or source_root], "the receipt's system.spec", "--system-path DIR")
+    module_directory = locate(spec, [source_root] if source_root is not None else [], "the receipt's system.spec",
+                              "--system-path DIR")
     builder = make_builder(namespace, SearchConfig(), spec, options, directory=module_directory)
     try:
         system = builder.open(fixture, directory)
@@ -77,6 +82,13 @@ def replay(aggregate_path: Path, store_dir: Path | None = None, system_path: Pat
         return _answers(system, fixture, mode, top_k, rows_path)
     finally:
         builder.close()
+
+
+def _found(path: Path | None, what: str, option: str, aggregate_path: Path) -> Path:
+    if path is None:
+        raise ReplayInputError(f"the {what} of {aggregate_path} is not known here: its receipt names it by digest, and "
+                               f"{aggregate_path.parent / LOCATIONS_NAME} does not place it; pass {option}")
+    return path
 
 
 def _same_system(now: dict[str, Any], recorded: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.gates.freeze import FREEZE_NAME
 from harness.evaluation.gates.split_modes import frozen_modes, present_modes
 from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
+from harness.evaluation.receipts.locations import FIXTURES, LOCATIONS_NAME, hinted
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_file
 from harness.json_input import read_document
 from harness.publish.bundle_error import BundleError as BundleError  # raised here, and re-exported
@@ -77,7 +78,13 @@ def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
     return staged
 
 
-def _fixture_metadata(path: Path, digest: str) -> dict[str, Any]:
+def _fixture_metadata(output_dir: Path, corpus: dict[str, Any]) -> dict[str, Any]:
+    """The fixture's metadata, from the fixture the output directory's locations.json places (held to its digest)."""
+    digest, path = corpus["fixture_sha256"], hinted(output_dir, FIXTURES, corpus["fixture_sha256"])
+    if path is None or not path.is_file():
+        raise BundleError(f"the receipts' fixture {corpus['fixture_file']} ({digest}) is not found: "
+                          f"{output_dir / LOCATIONS_NAME} does not place it, or it is gone; bundle on the machine that "
+                          "ran, with the fixture the run read")
     data = path.read_bytes()
     if sha256_bytes(data) != digest:
         raise BundleError(f"the fixture {path} is no longer the file the receipts name ({digest}): it changed while "
@@ -123,13 +130,12 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
     with staging_directory(bundle_dir) as staging, Stages("bundle", 6) as stages:
         stages.next("staging the freeze record, receipts, rows and the system's source")
         staged = _stage(output_dir, staging)
-        source = stage_system_source(staging, [aggregate for aggregate, _ in staged])
+        source = stage_system_source(staging, [aggregate for aggregate, _ in staged], output_dir)
         stages.next(f"validating {len(staged)} aggregates with every text re-embedded")
         reports, known = _validated(staged, staging, output_dir)
         receipts = [json.loads(aggregate.read_bytes()) for aggregate, _ in staged]
         first = receipts[0]["receipt"]
-        _write(staging / "fixture-metadata.json", _fixture_metadata(Path(first["corpus"]["fixture_path"]),
-                                                                    first["corpus"]["fixture_sha256"]))
+        _write(staging / "fixture-metadata.json", _fixture_metadata(output_dir, first["corpus"]))
         _write(staging / "configuration.json", {"config": first["retrieval"]["config"],
                                                 "config_sha256": first["retrieval"]["config_sha256"]})
         _write(staging / "environment.json", {**{k: first[k] for k in ("executable", "source", "dependencies")},
@@ -141,9 +147,9 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         splits = list(dict.fromkeys(receipt["split"] for receipt in receipts))
         stages.next("validating the comparisons")
         systems = stage_systems(output_dir, staging, splits, freeze["freeze_sha256"])
-        stage_inputs(staging)  # the fixture and every run's store, for a reader without the publisher's paths
+        stage_inputs(staging, output_dir)  # the fixture and every run's store, for a reader on another machine
         comparisons = add_comparisons(staging, output_dir, splits, known)
-        compared_systems = validate_systems(staging, systems, known)
+        compared_systems = validate_systems(staging, systems, known, output_dir)
         stages.next("writing the exports and the reports")
         add_exports_and_reports(staging, splits, known)
         stages.next("writing CLAIMS.md and MANIFEST.json")

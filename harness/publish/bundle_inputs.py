@@ -8,20 +8,23 @@ machine validates from the bundle and the public archive alone.
 - `inputs/runs/NAME/store/`: the same for the run `artifacts/runs/NAME/` of a comparison between systems, unless that
   run used the bundle's own store (then `inputs/store/` is its store).
 
-Each file is read once and held to the digest the receipts bind before it is written (the fixture's and its
-vectors' sha256, each store part's sha256, a directory part by its tree digest); one that is not refuses the bundle,
-naming it. The run ledger is bound by no digest: its events are chained and checked by the validator, and the order
-of runs stays the publisher's word; it is copied as one self-contained SQLite file. Nothing here makes the carried
-vectors trustworthy: the reader's re-embedding of every text does.
+The receipts name the fixture and stores by digest, never by place: each is found where its run's output directory's
+`locations.json` places it (for a run of a comparison between systems, the output directory the comparison names).
+Each file is read once and held to the digest the receipts bind before it is written (the fixture's and its vectors'
+sha256, each store part's sha256, a directory part by its tree digest); one that is not refuses the bundle, naming
+it. The run ledger is bound by no digest: its chain is checked by the validator, the order of runs stays the
+publisher's word. Nothing here makes the carried vectors trustworthy: the reader's re-embedding of every text does.
 """
 
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from harness.evaluation.receipts.locations import FIXTURES, LOCATIONS_NAME, STORES, hinted
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.publish.bundle_error import BundleError
 
@@ -39,6 +42,7 @@ BUILTIN_PARTS = {"database": "database_sha256", "mapping": "mapping_sha256", "le
 class Run:
     name: str | None  # None: the bundle's own run
     receipts: list[tuple[str, dict[str, Any]]]  # (the aggregate's path in the bundle, its receipt)
+    home: Path  # the output directory it ran into, whose locations.json places its fixture and store
 
 
 def _read(path: Path) -> dict[str, bytes]:
@@ -58,9 +62,8 @@ def _digest(files: dict[str, bytes]) -> str:
 
 def _write(target: Path, files: dict[str, bytes]) -> None:
     for name, data in files.items():
-        path = target / name if name else target
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        (target / name if name else target).parent.mkdir(parents=True, exist_ok=True)
+        (target / name if name else target).write_bytes(data)
 
 
 def _checked(source: Path, digest: str, what: str, fix: str) -> dict[str, bytes]:
@@ -76,24 +79,47 @@ def _checked(source: Path, digest: str, what: str, fix: str) -> dict[str, bytes]
     return files
 
 
-def _runs(staging: Path) -> list[Run]:
+def _homes(staging: Path, output_dir: Path) -> dict[str, Path]:
+    """Each run of a staged comparison between systems -> the output directory it ran into (as the comparison names
+    it, relative to the bundled output directory)."""
+    homes: dict[str, Path] = {}
+    for path in sorted((staging / "artifacts").glob("scifact-systems-*.json")):
+        for run in json.loads(path.read_bytes())["runs"]:
+            home = Path(os.path.normpath(output_dir / run["output_dir"]))
+            if homes.setdefault(run["name"], home) != home:
+                raise BundleError(f"the comparisons between systems name two runs {run['name']!r} "
+                                  f"({homes[run['name']]} and {home}); a bundle carries one store per run name: "
+                                  "compare again with one name for each output directory")
+    return homes
+
+
+def _runs(staging: Path, output_dir: Path) -> list[Run]:
     artifacts = staging / "artifacts"
-    own = Run(None, [])
+    homes = _homes(staging, output_dir)
+    own = Run(None, [], output_dir)
     named: dict[str, Run] = {}
     for path in sorted(artifacts.rglob("*.aggregate.json")):
         relative = path.relative_to(artifacts).parts
-        if len(relative) == 1:
-            run = own
-        elif len(relative) == 3 and relative[0] == "runs":
-            run = named.setdefault(relative[1], Run(relative[1], []))
-        else:
+        if len(relative) not in (1, 3) or (len(relative) == 3 and relative[0] != "runs"):
             continue
+        run = own if len(relative) == 1 else named.setdefault(
+            relative[1], Run(relative[1], [], homes.get(relative[1], output_dir)))
         run.receipts.append((path.relative_to(staging).as_posix(), json.loads(path.read_bytes())["receipt"]))
     return [own, *named.values()] if own.receipts else list(named.values())
 
 
-def _one_fixture(runs: Sequence[Run]) -> dict[str, Any]:
-    """The corpus block every receipt shares (by fixture sha256), else refused naming two that differ."""
+def _placed(home: Path, kind: str, digest: str, what: str) -> Path:
+    """Where the output directory's locations.json places `what` (checked against the digest when read)."""
+    place = hinted(home, kind, digest)
+    if place is None:
+        raise BundleError(f"{home / LOCATIONS_NAME} does not place {what} ({digest}) the receipts name by digest: "
+                          "bundle on the machine that ran, from the output directory the run wrote")
+    return place
+
+
+def _one_fixture(runs: Sequence[Run]) -> tuple[dict[str, Any], Path]:
+    """The corpus block every receipt shares (by fixture sha256), else refused naming two that differ; with where
+    it lies (the first run whose output directory places it)."""
     first_path, first = runs[0].receipts[0]
     for run in runs:
         for path, receipt in run.receipts:
@@ -103,14 +129,15 @@ def _one_fixture(runs: Sequence[Run]) -> dict[str, Any]:
                     f"{receipt['corpus']['fixture_sha256']}: a bundle carries one fixture, and a comparison between "
                     "systems compares runs of one fixture; compare (and bundle) runs made from the same fixture")
     corpus: dict[str, Any] = first["corpus"]
-    return corpus
+    places = [hinted(run.home, FIXTURES, corpus["fixture_sha256"]) for run in runs]
+    return corpus, next((place for place in places if place is not None), None) or _placed(
+        runs[0].home, FIXTURES, corpus["fixture_sha256"], f"the fixture {corpus['fixture_file']}")
 
 
 Writes = list[tuple[Path, dict[str, bytes]]]  # each target with the bytes read and checked for it
 
 
-def _fixture(staging: Path, corpus: dict[str, Any]) -> Writes:
-    path = Path(corpus["fixture_path"])
+def _fixture(staging: Path, corpus: dict[str, Any], path: Path) -> Writes:
     fix = f"restore the fixture {path} and its vectors as the runs read them (or build it again), then bundle again"
     data = _checked(path, corpus["fixture_sha256"], "the fixture", fix)
     vectors = json.loads(data[""])["vectors"]
@@ -128,11 +155,10 @@ def _fixture(staging: Path, corpus: dict[str, Any]) -> Writes:
 def _one_store(run: Run) -> dict[str, Any]:
     first_path, first = run.receipts[0]
     for path, receipt in run.receipts:
-        if (receipt["store"]["directory"], receipt["store"]["store_sha256"]) != (
-                first["store"]["directory"], first["store"]["store_sha256"]):
+        if receipt["store"]["store_sha256"] != first["store"]["store_sha256"]:
             raise BundleError(f"{first_path} and {path} are one run's receipts but name two stores "
-                              f"({first['store']['directory']} and {receipt['store']['directory']}); a run is made "
-                              "with one store: bundle the output directory of one evaluation as it was run")
+                              f"({first['store']['store_sha256']} and {receipt['store']['store_sha256']}); a run is "
+                              "made with one store: bundle the output directory of one evaluation as it was run")
     store: dict[str, Any] = first["store"]
     return store
 
@@ -178,9 +204,10 @@ def _copy_ledger(source: Path, target: Path) -> None:
     writing.close()
 
 
-def _store(staging: Path, store: dict[str, Any], target: str) -> tuple[Writes, tuple[Path, Path]]:
-    """What to write for one store, and its run ledger (from, to)."""
-    directory = Path(store["directory"])
+def _store(staging: Path, run: Run, target: str) -> tuple[Writes, tuple[Path, Path]]:
+    """What to write for one run's store, and its run ledger (from, to)."""
+    store = _one_store(run)
+    directory = _placed(run.home, STORES, store["store_sha256"], f"the store {store['directory_name']}")
     fix = (f"restore the store {directory} as the run left it, then bundle again (a store changed after its runs is "
            "evaluated anew: calibration, freeze and held-out in a new --store-dir and --output-dir)")
     manifest: bytes | None = None
@@ -196,28 +223,28 @@ def _store(staging: Path, store: dict[str, Any], target: str) -> tuple[Writes, t
     writes = [(staging / target / path if path != "." else staging / target, files) for path, files in read.items()]
     if manifest is not None:
         writes.append((staging / target / STORE_MANIFEST, {"": manifest}))
-    return writes, (directory / LEDGER, staging / target / LEDGER)
+    ledger = str(run.receipts[0][1]["ledger"]["file"])
+    return writes, (directory / ledger, staging / target / LEDGER)
 
 
-def stage_inputs(staging: Path) -> None:
-    """Copy into `staging` the fixture and the store of every run whose aggregates are staged under `artifacts/`,
-    each held to the receipts' digests; refused, naming the file and the fix, when any is not, before anything is
-    written."""
-    runs = _runs(staging)
+def stage_inputs(staging: Path, output_dir: Path) -> None:
+    """Copy into `staging` the fixture and the store of every run whose aggregates are staged under `artifacts/`
+    (found where each run's output directory's locations.json places them; `output_dir`: the bundled one), each held
+    to the receipts' digests; refused, naming the file and the fix, when any is not, before anything is written."""
+    runs = _runs(staging, output_dir)
     if not runs:
         return
-    writes = _fixture(staging, _one_fixture(runs))
+    writes = _fixture(staging, *_one_fixture(runs))
     ledgers = []
     own_store = _one_store(runs[0]) if runs[0].name is None else None
     for run in runs:
-        store = _one_store(run)
-        if run.name is not None and own_store is not None and (store["directory"], store["store_sha256"]) == (
-                own_store["directory"], own_store["store_sha256"]):
+        if run.name is not None and own_store is not None and (
+                _one_store(run)["store_sha256"] == own_store["store_sha256"]):
             continue  # the bundle's own store, carried once under inputs/store/
-        staged, ledger = _store(staging, store, OWN_STORE if run.name is None else f"{RUNS}/{run.name}/store")
+        staged, ledger = _store(staging, run, OWN_STORE if run.name is None else f"{RUNS}/{run.name}/store")
         writes += staged
         ledgers.append(ledger)
     for target, files in writes:
         _write(target, files)
-    for source, target in ledgers:
-        _copy_ledger(source, target)
+    for source, ledger_target in ledgers:
+        _copy_ledger(source, ledger_target)

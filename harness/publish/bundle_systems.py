@@ -11,7 +11,7 @@ from harness.errors import RefusedError
 from harness.evaluation.comparison.systems_artifact import systems_comparison_name
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
-from harness.publish.report.systems_files import stage_runs
+from harness.publish.report.systems_files import stage_runs, validate_staged_runs
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
 
@@ -47,18 +47,22 @@ def stage_systems(output_dir: Path, staging: Path, splits: Sequence[str], freeze
     return staged
 
 
-def validate_systems(staging: Path, staged: Sequence[Path], known: Mapping[str, Report]) -> list[dict[str, Any]]:
-    """Each staged comparison between systems through the validator; refused unless every one is eligible."""
+def validate_systems(staging: Path, staged: Sequence[Path], known: Mapping[str, Report],
+                     output_dir: Path) -> list[dict[str, Any]]:
+    """Each staged comparison between systems through the validator, its staged runs first (each placed by its own
+    output directory's locations.json); refused unless every one is eligible."""
     (staging / REPORTS).mkdir(parents=True, exist_ok=True)
     documents, refused = [], []
     for path in staged:
+        document = json.loads(path.read_bytes())
+        known = validate_staged_runs(document, output_dir / path.name, path.parent / RUNS, known)
         report = validate_comparison(path, known=known)
         (staging / REPORTS / path.name.replace(".json", ".validation.json")).write_text(
             json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
         if not report.eligible:
             failing = [check.line() for check in report.checks if check.status != "pass"]
             refused.append(f"{path.name}: {report.verdict()}\n    " + "\n    ".join(failing[:6]))
-        documents.append(json.loads(path.read_bytes()))
+        documents.append(document)
     if refused:
         raise SystemsPublicationRefused("not every comparison between systems is eligible, so nothing was bundled\n"
                                         + "\n".join(refused))

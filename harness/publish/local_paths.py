@@ -3,12 +3,15 @@ reports, fixture-metadata.json, environment.json and system-source.json, each lo
 used is written relative to the bundle (a file in it) or in words ("[the run's store]"), and the home directory as
 `~`. The receipts, rows, comparisons, freeze record, system source and the carried fixture and stores
 (`artifacts/`, `freeze.json`, `system-source/`, `inputs/`) are published byte for byte, since their digests bind
-them: the fixture, store and freeze paths the receipts record are the run's own, written by the run."""
+them; they name no local place (the run writes where it kept each thing into the output directory's locations.json,
+which is never published: here it says which places the bundle's own writings may name)."""
 
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from harness.evaluation.receipts.locations import FIXTURES, INTERPRETERS, SOURCES, STORES, hinted
 
 SIGNED = ("artifacts/", "freeze.json", "system-source/", "inputs/")  # bound by digest: published as the run wrote them
 TEXT = {".json", ".md", ".html", ".csv", ".tsv", ".tex", ".run", ".txt", ".qrels"}
@@ -29,12 +32,14 @@ def local_places(staging: Path, output_dir: Path, receipts: Sequence[dict[str, A
     _add(places, str(output_dir.resolve()), "[the run's output directory]")
     for document in receipts:
         receipt = document["receipt"]
-        _add(places, receipt["store"]["directory"], "[the run's store]")
-        _add(places, str(Path(receipt["corpus"]["fixture_path"]).parent), "[the run's fixture directory]")
-        _add(places, receipt["system"]["source"].get("root"), "[the system's source root]")
-        if receipt.get("freeze"):
-            _add(places, str(Path(receipt["freeze"]["path"]).parent), "[the run's output directory]")
-        _add(places, str(Path(receipt["executable"]["interpreter"]).parent), "[the interpreter's directory]")
+        for kind, digest, words, parent in (
+                (STORES, receipt["store"].get("store_sha256"), "[the run's store]", False),
+                (FIXTURES, receipt["corpus"]["fixture_sha256"], "[the run's fixture directory]", True),
+                (SOURCES, receipt["system"]["source"]["sha256"], "[the system's source root]", False),
+                (INTERPRETERS, receipt["executable"]["interpreter_sha256"], "[the interpreter's directory]", True)):
+            place = hinted(output_dir, kind, digest)
+            if place is not None:
+                _add(places, str(place.parent if parent else place), words)
     _add(places, str(HARNESS_ROOT), "[the harness's source]")
     _add(places, str(Path.home()), "~")
     return sorted(places.items(), key=lambda item: -len(item[0]))

@@ -94,9 +94,12 @@ class SystemIdentity:
         return str(self.source["sha256"])
 
     def record(self) -> dict[str, Any]:
-        """The receipts' and the freeze's `system` block."""
+        """The receipts' and the freeze's `system` block. The source's root is named, not placed: its directory's
+        name (the files and their digests say what it is; where it lies here is the output directory's
+        locations.json's to say)."""
+        source = {**self.source, "root": Path(str(self.source["root"])).name}
         return {"name": self.name, "spec": self.spec, "version": self.version, "package": self.package,
-                "configuration_sha256": self.configuration_sha256, "source": self.source, "engine": self.engine,
+                "configuration_sha256": self.configuration_sha256, "source": source, "engine": self.engine,
                 "declarations": self.declarations, "options": self.options, "modules": self.modules,
                 "distributions": self.distributions, "environment": self.environment}
 

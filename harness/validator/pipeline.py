@@ -41,14 +41,16 @@ from .system.check_system import (
 
 def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None = None, freeze: Path | None = None,
              embeddings: bool = True, full_embedding: bool = False, store_dir: Path | None = None,
-             archive: Path | None = None, ollama_url: str | None = None, system_path: Path | None = None) -> Report:
+             archive: Path | None = None, ollama_url: str | None = None, locations: Path | None = None,
+             system_path: Path | None = None) -> Report:
     """`archive`: the dataset's archive to re-derive the fixture from (None: $SCIFACT_ARCHIVE when it holds the
     dataset's members, else the pins alone). `ollama_url`: the verifier's Ollama server, for a fixture embedded
-    by Ollama (None: $OLLAMA_HOST; never the endpoint the fixture names). `fixture`, `store_dir`, `system_path`:
-    where the fixture, the store and the system's source are, when not at the places the receipt records."""
+    by Ollama (None: $OLLAMA_HOST; never the endpoint the fixture names). `locations`: the output directory whose
+    locations.json places the fixture, store and system source when no option names them (None: the aggregate's).
+    `system_path`: where the system's source is now (a bundle's system-source/), when given."""
     report = Report(str(aggregate))
     try:
-        ctx = load(aggregate, rows, fixture, freeze, store_dir, system_path)
+        ctx = load(aggregate, rows, fixture, freeze, store_dir, locations, system_path)
     except StrictJSONError as exc:
         report.fail("json.strict", "artifacts parse as strict JSON (no NaN, Infinity or duplicate keys)",
                     "strict JSON", str(exc))

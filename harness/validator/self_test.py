@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.digests import canonical, sha256_bytes, sha256_canonical
+from .core.locations import NAME
 from .history.ledger_chain import LEDGER
 from .pipeline import validate
 from .retrieval import ir_metrics
@@ -106,5 +107,6 @@ def run_self_test() -> int:
 
 
 def _repoint(aggregate: Path, old: Path, new: Path) -> None:
-    """The copy's receipt names the clean run's files; make it name its own (digests are unchanged)."""
-    aggregate.write_text(aggregate.read_text(encoding="utf-8").replace(str(old), str(new)), encoding="utf-8")
+    """The copy's locations.json places the clean run's files; make it place its own (the receipt names no place)."""
+    places = aggregate.parent / NAME
+    places.write_text(places.read_text(encoding="utf-8").replace(str(old), str(new)), encoding="utf-8")

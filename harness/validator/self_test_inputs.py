@@ -114,9 +114,9 @@ def write_store(root: Path, fixture_sha: str) -> dict[str, Any]:
     write_json(store / "store.json", {"schema": "scifact-store-v1", "binding": binding,
                                        "parts": {n: {"path": p, "sha256": digests[n]} for n, p in parts.items()},
                                        "store_sha256": sha256_canonical(digests)})
-    return {"directory": str(store), "namespace": "self-test", "document_count": len(DOCS),
-            "database_path": str(store / "facts.sqlite3"), "database_sha256": digests["database"],
-            "mapping_path": str(store / "mapping.json"), "mapping_sha256": digests["mapping"],
+    return {"directory_name": store.name, "namespace": "self-test", "document_count": len(DOCS),
+            "database_file": "facts.sqlite3", "database_sha256": digests["database"],
+            "mapping_file": "mapping.json", "mapping_sha256": digests["mapping"],
             "lexical_sha256": digests["lexical"], "dense_sha256": digests["dense"],
             "store_sha256": sha256_canonical(digests), "before_run_sha256": sha256_canonical(digests),
             "after_run_sha256": sha256_canonical(digests), "digest_rule": "self-test"}
@@ -150,5 +150,5 @@ def write_ledger(store: Path) -> dict[str, Any]:
     finally:
         connection.close()
     first = chain_digest(GENESIS, canonical(events[0]).decode("utf-8"))
-    return {"path": str(store / LEDGER), "rule": "self-test", "run_started": {"position": 1, "digest": first},
+    return {"file": LEDGER, "rule": "self-test", "run_started": {"position": 1, "digest": first},
             "freeze": None}

@@ -13,6 +13,7 @@ from typing import Any
 
 from .core import split_rule
 from .core.digests import canonical, sha256_bytes, sha256_canonical, sha256_file, sha256_text
+from .core.locations import FIXTURES, INTERPRETERS, NAME, SOURCES, STORES
 from .core.source_tree import HARNESS_DIR, harness_source_digest, harness_source_files
 from .receipt.check_bindings import FROZEN_BASELINE
 from .retrieval import ir_metrics
@@ -54,7 +55,7 @@ def _system(config: dict[str, Any]) -> dict[str, Any]:
     files = {p.relative_to(root).as_posix(): sha256_file(p) for p in harness_source_files()}
     return {"name": "builtin", "spec": "builtin", "version": "self-test", "package": None,
             "configuration_sha256": sha256_canonical(config),
-            "source": {"sha256": harness_source_digest(), "rule": "self-test", "root": str(root), "files": files},
+            "source": {"sha256": harness_source_digest(), "rule": "self-test", "root": root.name, "files": files},
             "engine": {"name": "self-test", "version": "self-test"},
             "declarations": {"dense": "exact_inner_product", "lexical": "self-test",
                              "fusion": {"method": "rrf", "k": 60, "candidate_depth": 100}}, "options": {},
@@ -103,10 +104,11 @@ def generate(root: Path) -> Path:
         failures=1, result_count_distribution={"0": 1, "2": 2},
         unique_retrieved_docs=len({d for r in rows for d in r["ranked_doc_ids"]}),
         repeated_top1={"doc_id": firsts[0], "count": 1, "frequency": 1 / len(rows)})
+    interpreter = Path(sys.executable).resolve()
     embedding = {**fixture["embedding"], "semantic_text": fixture["semantic_text"], "profile": fixture["profile"]}
     receipt = {
         "run": dict(RUN),
-        "executable": {"interpreter": sys.executable, "interpreter_sha256": sha256_file(Path(sys.executable)),
+        "executable": {"interpreter": Path(sys.executable).name, "interpreter_sha256": sha256_file(interpreter),
                        "python_version": platform.python_version(), "implementation": platform.python_implementation(),
                        "argv": ["self-test"], "launcher": None},
         "source": {"harness": {"sha256": harness_source_digest(), "files": len(harness_source_files()),
@@ -114,7 +116,7 @@ def generate(root: Path) -> Path:
                    "git": {"available": False, "reason": "self-test"},
                    "distribution": {"available": False, "reason": "self-test"}},
         "dependencies": {"numpy": "x", "bm25s": "x", "PyStemmer": "x", "jsonschema": "x"},
-        "corpus": {"ir_datasets_id": None, "fixture_path": str(fixture_path),
+        "corpus": {"ir_datasets_id": None, "fixture_file": fixture_path.name,
                    "fixture_sha256": sha256_file(fixture_path), "vectors_sha256": fixture["vectors"]["sha256"],
                    "source": fixture["source"],
                    "payload_hashes": fixture["payload_hashes"], "contract": CONTRACT, "counts": fixture["counts"],
@@ -148,9 +150,14 @@ def generate(root: Path) -> Path:
             "contention": "contention unknown: the self-test measures nothing (load average before, load average "
                           "after, run-queue wait)"},
     }
-    aggregate = {"schema": "semantic-memory-scifact-aggregate-v1", "mode": "fts_only", "split": "calibration",
+    aggregate = {"schema": "semantic-memory-scifact-aggregate-v2", "mode": "fts_only", "split": "calibration",
                  "row_count": len(rows), "per_query_path": "scifact-fts_only-calibration.jsonl",
                  "per_query_sha256": sha256_bytes(data), "metrics": metrics, "receipt": receipt}
     path = root / "scifact-fts_only-calibration.aggregate.json"
     write_json(path, aggregate)
+    # the run's local sidecar, as `locations` reads it: the receipt itself names no place
+    write_json(root / NAME, {FIXTURES: {receipt["corpus"]["fixture_sha256"]: str(fixture_path)},
+                             STORES: {store["store_sha256"]: str(root / "store")},
+                             SOURCES: {receipt["system"]["source"]["sha256"]: str(HARNESS_DIR.parent)},
+                             INTERPRETERS: {receipt["executable"]["interpreter_sha256"]: str(interpreter)}})
     return path

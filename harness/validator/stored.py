@@ -27,8 +27,9 @@ Say = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Subject:
-    """An aggregate to validate: its rows and freeze record (None: the ones it names), and `home`, the directory
-    whose validation/ folder keeps its verdict (None: the aggregate's own directory)."""
+    """An aggregate to validate: its rows and freeze record (None: the ones it names), and `home`, the output
+    directory whose validation/ folder keeps its verdict and whose locations.json places the fixture and store (None:
+    the aggregate's own directory)."""
     aggregate: Path
     rows: Path | None = None
     freeze: Path | None = None
@@ -61,7 +62,8 @@ def _stderr(line: str) -> None:
 def _validate(subject: Subject, options: Options) -> Report:
     return validate(subject.aggregate, subject.rows, fixture=options.fixture, freeze=subject.freeze,
                     embeddings=options.embeddings, full_embedding=options.full_embedding,
-                    store_dir=options.store_dir, archive=options.archive, ollama_url=options.ollama_url)
+                    store_dir=options.store_dir, archive=options.archive, ollama_url=options.ollama_url,
+                    locations=subject.home)
 
 
 def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bool = True,

@@ -16,16 +16,17 @@ def _listed(paths: list[str]) -> str:
     return shown + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
 
 
-def dirty_trees(record: dict[str, Any]) -> list[str]:
-    """Each unclean source the record shows, described with its paths (read again from git where it keeps digests)."""
-    source, root = record["source"], record["system"]["source"]["root"]
+def dirty_trees(record: dict[str, Any], root: Path) -> list[str]:
+    """Each unclean source the record shows, described with its paths (read again from git where it keeps digests);
+    `root` is where the system's source lies here (the record names it only)."""
+    source = record["source"]
     found: list[str] = []
     if source["git"].get("dirty"):
         clone = PACKAGE_ROOT.parent
         paths = provenance.git_state(clone).get("changed_paths") or []
         found.append(f"the harness's work tree {clone} ({_listed(paths)})")
     if ((source.get("system_tree") or {}).get("git") or {}).get("dirty"):
-        paths = provenance.git_state(Path(root)).get("changed_paths") or []
+        paths = provenance.git_state(root).get("changed_paths") or []
         found.append(f"the system's own work tree {root} ({_listed(paths)})")
     installed = source.get("distribution") or {}
     if installed.get("available") and installed.get("changed"):

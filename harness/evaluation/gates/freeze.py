@@ -30,6 +30,8 @@ from harness.evaluation.history import ledger
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.evaluation.receipts.identity_check import check_identity
+from harness.evaluation.receipts.locations import found_here, record_locations
+from harness.evaluation.receipts.portable import command_in_words, name_of
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.fixture.pinning import unpinned_parts
 from harness.hashing import sha256_canonical
@@ -39,11 +41,11 @@ from harness.schema_check import validate
 from harness.systems.protocol import SystemUnderTest
 
 FREEZE_NAME = "freeze.json"
-SCHEMA = "scifact-freeze-v1"
-# Paths are recorded for the reader; what a file is, its digest, is what is compared. A relative and an
-# absolute spelling of one fixture, or a work dir moved with its bytes, are the same freeze.
-NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy", "corpus.fixture_path",
-                "store.directory", "store.mapping_path", "calibration", "hypothesis"}
+SCHEMA = "scifact-freeze-v2"
+# Names are recorded for the reader; what a file is, its digest, is what is compared. A fixture renamed, or a store
+# or work dir moved with its bytes, is the same freeze. The record names no local place (see receipts/locations.py).
+NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy", "corpus.fixture_file",
+                "store.directory_name", "store.mapping_file", "system.source.root", "calibration", "hypothesis"}
 # A record made to compare a run against the freeze reads no calibration receipt (what the freeze saw is not compared).
 NOT_READ = {"policy": "not read: a record to compare a run with its freeze, not a freeze", "receipts": {}}
 
@@ -80,7 +82,7 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
                    "dirty_state_policy": "dirty tree allowed and recorded: runs are not eligible for a claim"
                    if allow_dirty else "clean work tree required",
                    "system_tree": provenance.system_tree(Path(identity.source["root"]))},
-        "corpus": {"fixture_path": str(fixture.path.resolve()), "fixture_sha256": fixture.sha256,
+        "corpus": {"fixture_file": name_of(fixture.path), "fixture_sha256": fixture.sha256,
                    "profile": fixture.data["profile"]["name"]},
         "embedding": {"model": fixture.data["embedding"]["model"],
                       "identity_sha256": fixture.data["embedding"]["identity_sha256"],
@@ -92,7 +94,7 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
         "search_config_sha256": identity.configuration_sha256,
         "split": {"algorithm": ALGORITHM, "calibration_count": contract.calibration_count},
         "calibration": NOT_READ if calibration is None else calibration,
-        "command_line": argv,
+        "command_line": command_in_words(argv),
         "host": {k: machine[k] for k in ("hostname", "cpu_model", "logical_cores", "os", "machine")},
     }
     if hypothesis is not None:
@@ -130,11 +132,14 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
         declared = declaration(hypothesis, modes=tuple(m for m in MODES if m in modes), fixture_sha256=fixture.sha256)
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
                             allow_dirty=allow_dirty, calibration=calibration, hypothesis=declared)
-    return _write_freeze(output_dir, system.state_directory, record, replace=replace)
+    frozen = _write_freeze(output_dir, system, record, replace=replace)
+    record_locations(output_dir, found_here(fixture, system))
+    return frozen
 
 
-def _write_freeze(output_dir: Path, state_directory: Path, record: dict[str, Any], *, replace: bool) -> Frozen:
-    dirty = dirty_trees(record)
+def _write_freeze(output_dir: Path, system: SystemUnderTest, record: dict[str, Any], *, replace: bool) -> Frozen:
+    state_directory = system.state_directory
+    dirty = dirty_trees(record, Path(system.identity().source["root"]))
     if dirty and record["source"]["dirty_state_policy"] == "clean work tree required":
         raise FreezeError(refusal(dirty))
     receipts = _held_out_receipts(output_dir)

@@ -84,8 +84,10 @@ class Look:
     earlier_looks_at: list[str]  # when each earlier look at the dataset was recorded, in record order
 
     def receipt(self) -> dict[str, Any]:
-        return {"record": str(self.path), "record_id": self.record_id, "host": self.entry["host"],
-                "machine_id": self.entry["machine_id"], "rule": CHAIN_RULE,
+        # named by the rule that finds it, never by its place
+        return {"record": f"{self.path.name}: ${RECORD_VARIABLE}, else the user's cache directory",
+                "record_id": self.record_id, "host": self.entry["host"], "machine_id": self.entry["machine_id"],
+                "rule": CHAIN_RULE,
                 "dataset": {"name": self.entry["dataset"], "sha256": self.entry["dataset_sha256"],
                             "rule": DATASET_RULE},
                 "entry": {"position": self.position, "digest": self.digest},

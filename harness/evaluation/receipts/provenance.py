@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.evaluation.receipts import distribution
+from harness.evaluation.receipts.portable import command_in_words, name_of
 from harness.hashing import sha256_bytes, sha256_file
 from harness.source_digest import PACKAGE_ROOT
 from harness.source_digest import harness_digest as harness_digest
@@ -30,7 +31,8 @@ def _git(root: Path, *args: str) -> bytes | None:
 def git_state(root: Path = PACKAGE_ROOT.parent) -> dict[str, Any]:
     commit = _git(root, "rev-parse", "HEAD")
     if commit is None:
-        return {"available": False, "reason": f"{root} is not a git work tree (or git is missing)"}
+        return {"available": False, "reason": f"its directory {name_of(root)!r} is not a git work tree (or git is "
+                                              "missing)"}
     status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all") or b""
     diff = _git(root, "diff", "HEAD", "--binary") or b""
     return {
@@ -84,13 +86,14 @@ def dependency_versions() -> dict[str, str | None]:
 
 
 def executable(argv: list[str]) -> dict[str, Any]:
+    """The interpreter by its file name and sha256; the command line with its local paths in words."""
     interpreter = Path(sys.executable).resolve()
     return {
-        "interpreter": str(interpreter),
+        "interpreter": interpreter.name,
         "interpreter_sha256": sha256_file(interpreter),
         "python_version": platform.python_version(),
         "implementation": platform.python_implementation(),
-        "argv": argv,
+        "argv": command_in_words(argv),
         "launcher": os.environ.get("SCIFACT_EVAL_LAUNCHER"),
     }
 

@@ -1,7 +1,9 @@
-"""The run receipt an aggregate carries: what ran, on which corpus, model, system and split, and where."""
+"""The run receipt an aggregate carries: what ran, on which corpus, model, system and split, and where, in words.
 
-import os
-from pathlib import Path
+No local path: the fixture, store, run ledger, freeze record, interpreter and system source are named by their file
+or directory names beside the digests that bind them (`receipts/locations.py` says where the machine that ran
+keeps them)."""
+
 from typing import Any
 
 from harness.corpus.contract import Contract
@@ -9,6 +11,7 @@ from harness.corpus.split import ALGORITHM, selected_ids_sha256
 from harness.evaluation.history.ledger import CHAIN_RULE, LEDGER, RunTicket
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.claims import claim_boundary
+from harness.evaluation.receipts.portable import name_of
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.systems.protocol import SystemUnderTest
 
@@ -17,17 +20,11 @@ LATENCY_SCOPE = ("the retrieval call: query tokenization and fixture vector look
 LATENCY_TIMER = "time.perf_counter_ns around the retrieval call"
 
 
-def absolute(path: Path) -> str:
-    """Every path a receipt records is absolute, so the validator finds it from any working directory; symlinks
-    are kept as they are, so a sidecar is looked up beside the same name the harness used."""
-    return os.path.abspath(path)
-
-
 def corpus_receipt(fixture: CorpusFixture, contract: Contract) -> dict[str, Any]:
     data = fixture.data
     return {
         "ir_datasets_id": contract.ir_datasets_id,
-        "fixture_path": absolute(fixture.path),
+        "fixture_file": name_of(fixture.path),
         "fixture_sha256": fixture.sha256,
         "vectors_sha256": data["vectors"]["sha256"],
         "contract": data["contract"],
@@ -46,8 +43,9 @@ def embedding_receipt(fixture: CorpusFixture) -> dict[str, Any]:
             "semantic_text": fixture.data["semantic_text"], "profile": fixture.data["profile"]}
 
 
-def ledger_receipt(system: SystemUnderTest, ticket: RunTicket) -> dict[str, Any]:
-    return {"path": absolute(system.state_directory / LEDGER), "rule": CHAIN_RULE,
+def ledger_receipt(ticket: RunTicket) -> dict[str, Any]:
+    """The run ledger is the file `file` inside the store directory."""
+    return {"file": LEDGER, "rule": CHAIN_RULE,
             "run_started": ticket.event.to_dict(),
             "freeze": ticket.freeze_event.to_dict() if ticket.freeze_event is not None else None}
 
@@ -76,6 +74,7 @@ def run_receipt(*, mode: str, split: str, top_k: int, fixture: CorpusFixture, co
         "machine": provenance.machine(),
         "claim_boundary": claim_boundary(),
         "profile": fixture.data["profile"],
-        "freeze": None if freeze is None else {**freeze, "path": absolute(Path(freeze["path"]))},
-        "ledger": ledger_receipt(system, ticket),
+        # the freeze record is the output directory's, beside the aggregate
+        "freeze": None if freeze is None else {"file": name_of(freeze["path"]), "sha256": freeze["sha256"]},
+        "ledger": ledger_receipt(ticket),
     }

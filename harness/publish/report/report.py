@@ -20,7 +20,7 @@ from harness.publish.report.plotting import require_plotting
 from harness.publish.report.report_data import ReportData, load_report_data
 from harness.publish.report.report_html import render_html
 from harness.publish.report.report_markdown import render_markdown
-from harness.publish.report.systems_files import stage_runs
+from harness.publish.report.systems_files import stage_runs, validate_staged_runs
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
 from harness.validator.stored import Subject, validate_all
@@ -58,6 +58,7 @@ def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = No
             place = snapshot / f"systems-{index}"
             stage_runs(shown.document, shown.path, place / "runs", ReportRefused)
             (place / shown.path.name).write_bytes(shown.raw)
+            reports = validate_staged_runs(shown.document, shown.path, place / "runs", reports)
             report = validate_comparison(place / shown.path.name, known=reports)
             if not report.eligible:
                 failing = ", ".join(c.name for c in report.checks if c.status != "pass")

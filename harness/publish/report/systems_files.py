@@ -1,7 +1,8 @@
 """Comparisons between systems beside the results, as the report reads them: each file read once, and every run it
-read copied (digest-checked) where the validator looks for it."""
+read copied (digest-checked) where the validator looks for it, and validated there."""
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from harness.evaluation.comparison.systems_artifact import systems_comparison_na
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.publish.text.report_text import SPLIT_ORDER
+from harness.validator.core.report import Report
+from harness.validator.stored import Subject, validate_all
 
 
 class SystemsReportInputError(HarnessError):
@@ -66,3 +69,22 @@ def stage_runs(document: dict[str, Any], source: Path, runs_dir: Path, error: ty
         if run["freeze"] is not None:
             _copy_checked(directory / run["freeze"]["file"], target / run["freeze"]["file"],
                           run["freeze"]["file_sha256"], source, error)
+
+
+def validate_staged_runs(document: dict[str, Any], source: Path, runs_dir: Path,
+                         known: Mapping[str, Report]) -> dict[str, Report]:
+    """Every run `stage_runs` copied into `runs_dir`/NAME/, validated as those copies, with the fixture and store
+    found where its own output directory's locations.json places them (the receipts name no place); the reports by
+    the aggregate's sha256, `known` ones kept, for the comparison's validation."""
+    reports = dict(known)
+    pending = []
+    for run in document["runs"]:
+        home, target = Path(os.path.normpath(source.parent / run["output_dir"])), runs_dir / run["name"]
+        freeze = None if run["freeze"] is None else target / run["freeze"]["file"]
+        pending += [(entry["aggregate_sha256"], Subject(target / entry["aggregate"], target / entry["rows"], freeze,
+                                                        home))
+                    for entry in document["inputs"] if entry["run"] == run["name"]
+                    and entry["aggregate_sha256"] not in reports]
+    found = validate_all([subject for _, subject in pending])
+    reports.update({digest: report for (digest, _), report in zip(pending, found, strict=True)})
+    return reports

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness.errors import RefusedError
+from harness.evaluation.receipts.locations import LOCATIONS_NAME, SOURCES, hinted
 from harness.hashing import sha256_bytes
 from harness.schema_check import validator
 from harness.source_digest import PACKAGE_ROOT
@@ -119,17 +120,30 @@ def _want(wanted: dict[PurePosixPath, Wanted], target: PurePosixPath, origin: Pa
         wanted[target] = Wanted(origin, digest, (*known.receipts, named))
 
 
-def _wanted(receipts: list[tuple[str, dict[str, Any]]]) -> dict[PurePosixPath, Wanted]:
+def _source_root(output_dir: Path, source: dict[str, Any], named: str) -> Path:
+    """Where the system's source root lies here: the receipts name it, the output directory's locations.json places
+    it (and the files' digests, checked as they are copied, say whether it is the source that ran)."""
+    root = hinted(output_dir, SOURCES, source["sha256"])
+    if root is None:
+        raise SourceRefused(f"{named} names the system's source root {source['root']!r} by its digest "
+                            f"{source['sha256']}, and {output_dir / LOCATIONS_NAME} does not place it: bundle on the "
+                            "machine that ran, from the output directory the run wrote")
+    return root
+
+
+def _wanted(receipts: list[tuple[str, dict[str, Any]]], output_dir: Path) -> dict[PurePosixPath, Wanted]:
     wanted: dict[PurePosixPath, Wanted] = {}
     for named, receipt in receipts:
         system = receipt["system"]
         source = system["source"]
         if source["sha256"] != receipt["source"]["harness"]["sha256"]:
+            root = _source_root(output_dir, source, named)
             for relative, digest in source["files"].items():
-                _want(wanted, _inside(relative), (Path(source["root"]) / relative).resolve(), digest, named)
+                _want(wanted, _inside(relative), (root / relative).resolve(), digest, named)
         for module in system["modules"].values():
             if "source_path" in module:
-                _want(wanted, _inside(module["source_path"]), (Path(source["root"]) / module["source_path"]).resolve(),
+                under = _source_root(output_dir, source, named)
+                _want(wanted, _inside(module["source_path"]), (under / module["source_path"]).resolve(),
                       module["sha256"], named)
         for name, path in _own_modules(system).items():
             _want(wanted, _module_path(name, path), path, system["modules"][name]["sha256"], named)
@@ -155,13 +169,14 @@ def _copy(staging: Path, target: PurePosixPath, file: Wanted) -> None:
     destination.write_bytes(data)
 
 
-def stage_system_source(staging: Path, aggregates: Sequence[Path]) -> StagedSource | None:
-    """Copy the system's source named by the staged `aggregates` into `staging`, each file checked against its
-    sha256, and write `system-source.json`; what was staged, or None when no receipt could be read."""
+def stage_system_source(staging: Path, aggregates: Sequence[Path], output_dir: Path) -> StagedSource | None:
+    """Copy the system's source named by the staged `aggregates` (copies of `output_dir`'s) into `staging`, each file
+    checked against its sha256, and write `system-source.json`; what was staged, or None when no receipt could be
+    read."""
     receipts = _receipts(aggregates)
     if not receipts:
         return None
-    wanted = _wanted(receipts)
+    wanted = _wanted(receipts, output_dir)
     for target, file in sorted(wanted.items()):
         _copy(staging, target, file)
     first = receipts[0][1]

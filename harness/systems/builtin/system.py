@@ -29,10 +29,9 @@ def engine() -> dict[str, str]:
     return {"name": "sqlite3 + bm25s + numpy", "version": ", ".join(f"{k} {v}" for k, v in versions.items())}
 
 
-def _absolute(path: Path) -> str:
-    """Receipts record absolute paths, so the validator finds the parts from any working directory; symlinks are
-    kept as they are, so a part is looked up beside the same name the harness used."""
-    return os.path.abspath(path)
+def _name(path: Path) -> str:
+    """Receipts name the store's directory and files, never their place: the digests say what they are."""
+    return Path(os.path.abspath(path)).name
 
 
 @dataclass
@@ -91,12 +90,12 @@ class BuiltinSystem:
         """`after` are the part digests hashed after the run; the after-run digest is derived from them."""
         store = self.store
         return {
-            "directory": _absolute(store.directory),
+            "directory_name": _name(store.directory),
             "namespace": store.namespace,
             "document_count": len(store.doc_ids),
-            "database_path": _absolute(store.database_path),
+            "database_file": store.database_path.relative_to(store.directory).as_posix(),
             "database_sha256": after["database"],
-            "mapping_path": _absolute(store.mapping_path),
+            "mapping_file": store.mapping_path.relative_to(store.directory).as_posix(),
             "mapping_sha256": after["mapping"],
             "lexical_sha256": after["lexical"],
             "dense_sha256": after["dense"],
@@ -117,8 +116,8 @@ class BuiltinSystem:
         return unavailable_capabilities()
 
     def freeze_record(self) -> dict[str, Any]:
-        return {"directory": str(self.store.directory.resolve()), "store_sha256": self.store.sha256,
-                "mapping_path": str(self.store.mapping_path.resolve()),
+        return {"directory_name": _name(self.store.directory), "store_sha256": self.store.sha256,
+                "mapping_file": self.store.mapping_path.relative_to(self.store.directory).as_posix(),
                 "mapping_sha256": part_digests(self.store.directory)["mapping"]}
 
 

@@ -57,6 +57,13 @@ class Loaded:
     environment: tuple[str, ...]
 
 
+def _inside(directory: Path, part: str) -> str:
+    """A part as the receipt names it: its path inside the system's directory; one outside it by its name alone,
+    which the validator then cannot find to re-hash (a receipt names no local place)."""
+    absolute, root = Path(os.path.abspath(part)), Path(os.path.abspath(directory))
+    return absolute.relative_to(root).as_posix() if absolute.is_relative_to(root) else absolute.name
+
+
 def _results(reply: dict[str, Any], mode: str, spec: str) -> Ranking:
     """The worker's rendering of an answer (harness.systems.plugin.host); one off that shape is the harness's fault."""
     try:
@@ -164,9 +171,9 @@ class PluginSystem:
 
     def store_receipt(self, before: str, after: dict[str, str]) -> dict[str, Any]:
         parts = self._parts()
-        return {"system": self.loaded.name, "directory": os.path.abspath(self.directory),
+        return {"system": self.loaded.name, "directory_name": Path(os.path.abspath(self.directory)).name,
                 "namespace": self.namespace, "document_count": len(self.corpus.doc_ids),
-                "parts": {name: {"path": os.path.abspath(parts[name]), "sha256": digest}
+                "parts": {name: {"path": _inside(self.directory, parts[name]), "sha256": digest}
                           for name, digest in after.items()},
                 "attested": self.worker.ask("attested")["attested"],
                 "mapping_rule": "fact id = the document's position in the fixture, counting from 1",
@@ -184,5 +191,5 @@ class PluginSystem:
         return {}
 
     def freeze_record(self) -> dict[str, Any]:
-        return {"directory": str(self.directory.resolve()), "store_sha256": self.sha256,
+        return {"directory_name": Path(os.path.abspath(self.directory)).name, "store_sha256": self.sha256,
                 "mapping_sha256": self._mapping_sha256()}

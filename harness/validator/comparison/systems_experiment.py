@@ -63,7 +63,7 @@ def _across_runs(loaded: Loaded) -> list[str]:
                 problems.append(f"{first_label} and {label} judge queries {differing[:3]} differently")
     seen: dict[Any, str] = {}
     for label, arm in arms:
-        ledger_run = (arm.receipt.get("store", {}).get("directory"), arm.receipt.get("run", {}).get("run_id"))
+        ledger_run = (arm.receipt.get("store", {}).get("store_sha256"), arm.receipt.get("run", {}).get("run_id"))
         for key in (sha256_file(arm.aggregate_path), ledger_run):
             if key in seen and loaded.run_of[seen[key]] is not loaded.run_of[label]:
                 problems.append(f"{seen[key]} and {label} are one run given twice (the same aggregate, or the same run "

@@ -1,10 +1,12 @@
-"""Everything one validation reads: the aggregate, its rows, the fixture, the freeze record."""
+"""Everything one validation reads: the aggregate, its rows, the fixture, the freeze record, and where the fixture
+and store are (the options given, else the output directory's locations.json: `locations`)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .digests import sha256_bytes
+from .locations import FIXTURES, SOURCES, STORES, Places, read_places
 from .reading import is_file
 from .strict_json import StrictJSONError, load_lines, loads
 
@@ -29,19 +31,23 @@ class Context:
     fixture: dict[str, Any] | None
     freeze_path: Path | None
     freeze: dict[str, Any] | None
-    store_dir: Path | None = None  # --store-dir: where the store is now, when it moved since the run
+    store_dir: Path | None = None  # the live store: --store-dir, else where locations.json places it; else None
     fixture_sha256: str | None = None  # the digest of the very bytes `fixture` was parsed from
-    system_path: Path | None = None  # where the system's source is now (a bundle's system-source/), when it moved
+    places: Places = field(default_factory=Places)
+    fixture_given: bool = True  # --fixture named it (else the hint placed it, or nothing did)
+    store_given: bool = True  # --store-dir named it
+    system_path: Path | None = None  # --system-path (a bundle's system-source/): where the system's source is now
 
     @property
-    def source_root(self) -> Path:
-        """The system's source: `system_path` if given, else the root the receipt records."""
-        return self.system_path if self.system_path is not None else Path(self.receipt["system"]["source"]["root"])
+    def source_root(self) -> Path | None:
+        """The system's source: --system-path if given, else where locations.json places its digest, else None."""
+        if self.system_path is not None:
+            return self.system_path
+        return self.places.place(SOURCES, self.receipt["system"]["source"]["sha256"])
 
-    @property
-    def store_directory(self) -> Path:
-        """The live store: --store-dir if given, else the directory the receipt records."""
-        return self.store_dir if self.store_dir is not None else Path(self.receipt["store"]["directory"])
+    def where(self, what: str, option: str, given: bool) -> str:
+        """How the validator came to the fixture or store it reads, and the option that names another."""
+        return f"named by {option}" if given else f"placed by {self.places.file} (a hint: pass {option} to name {what})"
 
     @property
     def receipt(self) -> dict[str, Any]:
@@ -68,11 +74,11 @@ def _strict(path: Path, what: str) -> tuple[Any, str]:
         raise StrictJSONError(f"{what} {path} is not strict JSON ({exc}); {FIXES[what]}") from exc
 
 
-def _named_path(receipt: Any, section: str, key: str) -> Path | None:
-    """The path a receipt names, when the receipt has that shape; a malformed receipt fails its schema check."""
+def _named(receipt: Any, section: str, key: str) -> str | None:
+    """A string the receipt holds, when the receipt has that shape; a malformed receipt fails its schema check."""
     named = receipt.get(section) if isinstance(receipt, dict) else None
     value = named.get(key) if isinstance(named, dict) else None
-    return Path(value) if isinstance(value, str) and value else None
+    return value if isinstance(value, str) and value else None
 
 
 def input_paths(aggregate_path: Path, aggregate: Any, rows_path: Path | None,
@@ -81,11 +87,15 @@ def input_paths(aggregate_path: Path, aggregate: Any, rows_path: Path | None,
     named = aggregate.get("per_query_path", "") if isinstance(aggregate, dict) else ""
     rows = rows_path if rows_path is not None else aggregate_path.parent / str(named)
     receipt = aggregate.get("receipt") if isinstance(aggregate, dict) else None
-    return rows, freeze_path or _named_path(receipt, "freeze", "path")
+    named_freeze = _named(receipt, "freeze", "file")  # the output directory's, beside the aggregate
+    return rows, freeze_path or (aggregate_path.parent / Path(named_freeze).name if named_freeze else None)
 
 
 def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
-         freeze_path: Path | None, store_dir: Path | None = None, system_path: Path | None = None) -> Context:
+         freeze_path: Path | None, store_dir: Path | None = None, locations: Path | None = None,
+         system_path: Path | None = None) -> Context:
+    """`locations`: the directory whose locations.json places the fixture and store (None: the aggregate's own);
+    `system_path`: where the system's source is now, when given (a bundle's system-source/)."""
     aggregate, _ = _strict(aggregate_path, "aggregate")
     if not isinstance(aggregate, dict) or not {"schema", "receipt"} & aggregate.keys():
         raise InputError(f"aggregate {aggregate_path} is not an aggregate (not a JSON object with its schema and "
@@ -99,9 +109,12 @@ def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None
     except StrictJSONError as exc:
         raise StrictJSONError(f"rows are not strict JSON lines: {exc}; {FIXES['rows']}") from exc
     receipt = aggregate.get("receipt")
-    fixture_path = fixture_path or _named_path(receipt, "corpus", "fixture_path")
+    places = read_places(locations or aggregate_path.parent)
+    fixture_given, store_given = fixture_path is not None, store_dir is not None
+    fixture_path = fixture_path or places.place(FIXTURES, _named(receipt, "corpus", "fixture_sha256"))
+    store_dir = store_dir or places.place(STORES, _named(receipt, "store", "store_sha256"))
     fixture, fixture_sha256 = (_strict(fixture_path, "fixture") if fixture_path is not None and is_file(fixture_path)
                                else (None, None))
     freeze = _strict(freeze_path, "freeze record")[0] if freeze_path is not None and is_file(freeze_path) else None
     return Context(aggregate_path, aggregate, rows_path, rows, fixture_path, fixture, freeze_path, freeze, store_dir,
-                   fixture_sha256, system_path)
+                   fixture_sha256, places, fixture_given, store_given, system_path)

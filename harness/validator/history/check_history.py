@@ -14,7 +14,6 @@ not a claim, so a missing or unreadable ledger FAILs.
 """
 
 import sqlite3
-from pathlib import Path
 from typing import Any
 
 from ..core.context import Context
@@ -116,15 +115,18 @@ def _check_freeze_history(ctx: Context, report: Report, events: list[Event], dig
 
 def check_history(ctx: Context, report: Report) -> None:
     block = ctx.receipt["ledger"]
-    recorded = Path(ctx.receipt["store"]["directory"]) / LEDGER
     detail = "the receipt's ledger is the store's own run ledger and opens read-only"
-    if Path(block["path"]) != recorded:
-        report.fail("ledger.file", detail, str(recorded), block["path"])
+    if block["file"] != LEDGER:
+        report.fail("ledger.file", detail, LEDGER, block["file"])
         return
-    expected = ctx.store_directory / LEDGER
+    if ctx.store_dir is None:
+        report.fail("ledger.file", detail + ": " + ctx.places.unplaced("store (and so its ledger)", "--store-dir DIR"),
+                    LEDGER, "missing")
+        return
+    expected = ctx.store_dir / LEDGER
     if not is_file(expected):
-        report.fail("ledger.file", detail + ": a held-out claim without its history is not a claim",
-                    str(expected), "missing")
+        report.fail("ledger.file", detail + ": a held-out claim without its history is not a claim (the store "
+                    f"{ctx.where('the store', '--store-dir DIR', ctx.store_given)})", str(expected), "missing")
         return
     try:
         ledger = read_ledger(expected)

@@ -1,9 +1,11 @@
 """Executable, source, dependencies and machine."""
 
+import sys
 from pathlib import Path
 
 from ..core.context import Context
 from ..core.digests import sha256_file
+from ..core.locations import INTERPRETERS
 from ..core.reading import is_file
 from ..core.report import Report
 from ..core.source_tree import harness_source_digest, harness_source_files
@@ -16,10 +18,14 @@ REQUIRED_DEPENDENCIES = ("numpy", "bm25s", "PyStemmer", "jsonschema")
 def check_environment(ctx: Context, report: Report) -> None:
     receipt = ctx.receipt
     executable = receipt["executable"]
-    interpreter = Path(executable["interpreter"])
+    # the receipt names the interpreter; where it lies is the run's locations.json's to say, else this one's
+    placed = ctx.places.place(INTERPRETERS, executable["interpreter_sha256"])
+    interpreter = placed or Path(sys.executable).resolve()
     found = sha256_file(interpreter) if is_file(interpreter) else None
     report.equal("executable.interpreter", executable["interpreter_sha256"], found,
-                 f"the recorded interpreter {interpreter} resolves to the recorded sha256")
+                 f"the recorded interpreter {executable['interpreter']!r} is {interpreter} ("
+                 f"{'placed by ' + str(ctx.places.file) if placed else 'the one running this validator'}), of the "
+                 "recorded sha256")
     harness = receipt["source"]["harness"]
     report.equal("source.harness", (harness["sha256"], harness["files"]),
                  (harness_source_digest(), len(harness_source_files())),

@@ -23,7 +23,8 @@ def _manifest(ctx: Context, report: Report, directory: Path) -> dict[str, Any] |
     store = ctx.receipt["store"]
     manifest_path = directory / "store.json"
     if not is_file(manifest_path):
-        report.fail("store.live", "the store named by the receipt is present", str(manifest_path), "missing")
+        report.fail("store.live", f"the store the receipt binds is present "
+                    f"({ctx.where('the store', '--store-dir DIR', ctx.store_given)})", str(manifest_path), "missing")
         return None
     try:
         manifest = load_file(manifest_path)
@@ -39,8 +40,9 @@ def _manifest(ctx: Context, report: Report, directory: Path) -> dict[str, Any] |
                 "lexical": store["lexical_sha256"], "dense": store["dense_sha256"]}
     differing = [f"{name} ({directory / manifest['parts'][name]['path']})" for name in sorted(recorded)
                  if live.get(name) != recorded[name]]
-    report.equal("store.parts", recorded, live, "every store part re-hashed from the live files" + (
-        f": not as the receipt binds: {', '.join(differing)}" if differing else ""))
+    report.equal("store.parts", recorded, live, f"every store part re-hashed from the live files in {directory}, "
+                 f"{ctx.where('the store', '--store-dir DIR', ctx.store_given)}"
+                 + (f": not as the receipt binds: {', '.join(differing)}" if differing else ""))
     digest = sha256_canonical(live) if None not in live.values() else None
     report.equal("store.live", store["after_run_sha256"], digest, "the live store digest equals the after-run digest")
     report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]
@@ -52,14 +54,17 @@ def _manifest(ctx: Context, report: Report, directory: Path) -> dict[str, Any] |
 def check_store(ctx: Context, report: Report) -> LiveStore | None:
     """Check the store the receipt names; return it for the replay when its parts are all there."""
     store = ctx.receipt["store"]
-    directory = ctx.store_directory
+    directory = ctx.store_dir
+    if directory is None:
+        report.fail("store.live", "the store the receipt binds is found: " + ctx.places.unplaced("store",
+                    "--store-dir DIR"), store.get("store_sha256"), "missing")
+        return None
     manifest = _manifest(ctx, report, directory)
     if manifest is None:
         return None
     mapping_part = manifest["parts"]["mapping"]["path"]
-    directory_named = Path(store["directory"])
-    own = (str(directory_named / mapping_part), str(directory_named / manifest["parts"]["database"]["path"]))
-    report.equal("store.mapping_path", own, (store["mapping_path"], store["database_path"]),
+    own = (mapping_part, manifest["parts"]["database"]["path"])
+    report.equal("store.mapping_path", own, (store["mapping_file"], store["database_file"]),
                  "the receipt's mapping and database are the store's own")
     try:
         mapping = load_file(directory / mapping_part)

@@ -25,9 +25,10 @@ from ..retrieval.ranking import id_ranks
 def check_system_source(ctx: Context, report: Report) -> None:
     source = ctx.receipt["system"]["source"]
     root = ctx.source_root
-    if not is_dir(root):
-        report.attest("system.source", f"the system's source root {root} is not on this machine: its digest "
-                      f"{source['sha256']} is the run's statement")
+    if root is None or not is_dir(root):
+        where = ctx.places.unplaced("source root", "nothing: it is attested") if root is None else f"{root} is absent"
+        report.attest("system.source", f"the system's source root {source['root']!r} is not found on this machine "
+                      f"({where}): its digest {source['sha256']} is the run's statement")
         return
     found = {name: sha256_file(root / name) if is_file(root / name) else None for name in source["files"]}
     differing = sorted(name for name, digest in found.items() if digest != source["files"][name])
@@ -35,9 +36,13 @@ def check_system_source(ctx: Context, report: Report) -> None:
                   f"the system's {len(found)} source files re-hashed under {root}", [], differing[:5])
 
 
-def _module_file(ctx: Context, module: dict[str, str]) -> Path:
-    """A module of the system's source by its path under the source root (as it is now), any other by its path."""
-    return ctx.source_root / module["source_path"] if "source_path" in module else Path(module["path"])
+def _module_file(ctx: Context, module: dict[str, str]) -> Path | None:
+    """A module of the system's source by its path under the source root (as it is now; None when that root is not
+    found here), any other by its path."""
+    if "source_path" not in module:
+        return Path(module["path"])
+    root = ctx.source_root
+    return root / module["source_path"] if root is not None else None
 
 
 def check_system_modules(ctx: Context, report: Report) -> None:
@@ -48,8 +53,9 @@ def check_system_modules(ctx: Context, report: Report) -> None:
     system = ctx.receipt["system"]
     modules = system["modules"]
     files = {name: _module_file(ctx, module) for name, module in modules.items()}
-    here = {name: module for name, module in modules.items() if is_file(files[name])}
-    differing = sorted(name for name, module in here.items() if sha256_file(files[name]) != module["sha256"])
+    found = {name: file for name, file in files.items() if file is not None and is_file(file)}
+    here = {name: module for name, module in modules.items() if name in found}
+    differing = sorted(name for name, module in here.items() if sha256_file(found[name]) != module["sha256"])
     report.expect("system.modules", not differing, f"the {len(here)} modules the system loaded beyond the standard "
                   "library, its distributions and the harness re-hashed from their files", [], differing[:5])
     absent = sorted(set(modules) - set(here))
@@ -65,21 +71,19 @@ def check_system_modules(ctx: Context, report: Report) -> None:
 def check_system_store(ctx: Context, report: Report) -> None:
     """A system of its own: parts re-hashed, digests before and after the run, the fixture-position mapping."""
     store = ctx.receipt["store"]
-    moved = ctx.store_dir
-    recorded_dir = Path(store["directory"])
-
-    def located(path: str) -> Path:
-        part = Path(path)
-        if moved is not None and part.is_relative_to(recorded_dir):
-            return moved / part.relative_to(recorded_dir)
-        return part
-
-    live = {name: part_digest(located(part["path"])) for name, part in store["parts"].items()}
+    directory = ctx.store_dir
+    if directory is None:
+        report.fail("store.parts", "the system's directory the receipt binds is found: "
+                    + ctx.places.unplaced("store", "--store-dir DIR"), store.get("store_sha256"), "missing")
+        return
+    # a part's path is inside the system's directory
+    live = {name: part_digest(directory / part["path"]) for name, part in store["parts"].items()}
     recorded = {name: part["sha256"] for name, part in store["parts"].items()}
-    differing = [f"{name} ({located(store['parts'][name]['path'])})" for name in sorted(recorded)
+    differing = [f"{name} ({directory / store['parts'][name]['path']})" for name in sorted(recorded)
                  if live.get(name) != recorded[name]]
-    report.equal("store.parts", recorded, live, "every part of the system re-hashed from the live files" + (
-        f": not as the receipt binds: {', '.join(differing)}" if differing else ""))
+    report.equal("store.parts", recorded, live, f"every part of the system re-hashed from the live files in "
+                 f"{directory}, {ctx.where('the store', '--store-dir DIR', ctx.store_given)}"
+                 + (f": not as the receipt binds: {', '.join(differing)}" if differing else ""))
     digest = sha256_canonical(live) if None not in live.values() else None
     report.equal("store.live", store["after_run_sha256"], digest, "the live parts' digest equals the after-run digest")
     report.expect("store.unchanged_by_run", store["before_run_sha256"] == store["after_run_sha256"]

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from ..core.context import Context
-from ..core.reading import note
+from ..core.reading import is_dir, note
 from ..core.report import Report
 from ..core.source_tree import HARNESS_DIR, harness_source_files
 
@@ -28,12 +28,13 @@ def _ask(ctx: Context) -> tuple[dict[str, Any] | None, str]:
     for path in harness_source_files():  # the harness answers for the system: its source is part of what was read
         note(path)
     command = [sys.executable, "-m", "harness", "replay", "--aggregate", str(ctx.aggregate_path.resolve())]
-    if ctx.store_dir is not None:
+    if ctx.store_dir is not None:  # the store and fixture the validator found, whichever way: the replay reads them
         command += ["--store-dir", str(ctx.store_dir.resolve())]
     if ctx.fixture_path is not None:
         command += ["--fixture", str(ctx.fixture_path.resolve())]
-    if ctx.system_path is not None:
-        command += ["--system-path", str(ctx.system_path.resolve())]
+    source = ctx.source_root
+    if source is not None and is_dir(source):
+        command += ["--system-path", str(source.resolve())]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HARNESS_DIR.parent), *sys.path])}
     try:
         done = subprocess.run(command, cwd=HARNESS_DIR.parent, env=env, capture_output=True, text=True,
