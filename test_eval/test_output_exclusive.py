@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.cli import ROOT, assert_clean_failure, child_env, run_tiny_cli
+from harness.evaluation.receipts.locations import LOCATIONS_NAME, LOCK_NAME
 from harness.fixture.corpus_fixture import CorpusFixture
 
 ROWS, AGGREGATE = "scifact-fts_only-calibration.jsonl", "scifact-fts_only-calibration.aggregate.json"
@@ -45,12 +46,14 @@ def _argv(corpus: CorpusFixture, tmp_path: Path, *extra: str) -> list[str]:
 
 
 def _visible(directory: Path) -> list[str]:
-    """The artifacts a run left (the validator's stored verdicts, in validation/, aside)."""
-    return sorted(p.name for p in directory.iterdir() if not p.name.startswith(".") and p.name != "validation")
+    """The artifacts a run left (the validator's stored verdicts, in validation/, and locations.json aside)."""
+    return sorted(p.name for p in directory.iterdir()
+                  if not p.name.startswith(".") and p.name not in ("validation", LOCATIONS_NAME))
 
 
 def _hidden(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.name.startswith("."))
+    """A run's hidden leftovers (the locations file's lock, which outlives every run, aside)."""
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith(".") and p.name != LOCK_NAME)
 
 
 def _assert_complete_pair(out: Path) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.evaluation.receipts.locations import LOCATIONS_NAME, LOCK_NAME
 from harness.fixture.corpus_fixture import CorpusFixture
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +32,8 @@ def _normalized(path: Path) -> Any:
         for row in rows:
             row.pop("latency_ms")
         return rows
+    if path.name == LOCATIONS_NAME:  # the same places: both runs wrote into the same work directory
+        return json.loads(path.read_bytes())
     aggregate = json.loads(path.read_bytes())
     aggregate["metrics"].pop("latency_ms")
     aggregate.pop("per_query_sha256")  # the rows hold latencies
@@ -59,9 +62,9 @@ def test_serial_and_xdist_runs_write_the_same_artifacts(tiny_corpus: CorpusFixtu
     _pytest(work, tiny_corpus, "-p", "no:xdist")
     shutil.move(work, tmp_path / "serial")
     _pytest(work, tiny_corpus, "-n", "2")
-    serial = sorted(p.name for p in (tmp_path / "serial" / "out").iterdir())
-    parallel = sorted(p.name for p in (work / "out").iterdir())
-    assert serial == parallel and len(serial) == 12
+    serial = sorted(p.name for p in (tmp_path / "serial" / "out").iterdir() if p.name != LOCK_NAME)
+    parallel = sorted(p.name for p in (work / "out").iterdir() if p.name != LOCK_NAME)
+    assert serial == parallel and len(serial) == 13 and LOCATIONS_NAME in serial  # 12 artifacts and the local hint
     for name in serial:
         differences = _differences(_normalized(tmp_path / "serial" / "out" / name), _normalized(work / "out" / name))
         assert not differences, (name, differences)

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from harness.corpus.contract import Contract
 from harness.corpus.split import select
 from harness.evaluation.receipts.artifacts import ArtifactExistsError
+from harness.evaluation.receipts.locations import LOCATIONS_NAME, LOCK_NAME
 from harness.evaluation.run_split import Evaluation, SplitGateError, check_split_gate, run_split
 from harness.evaluation.runner import FailedQuery, ModeRun, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture
@@ -147,5 +148,5 @@ def test_evaluate_runs_every_mode(tiny_corpus: CorpusFixture, tiny: Contract, tm
                                split="calibration"), tiny)
     assert [run.mode for run in runs] == list(MODES)
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == sorted(
-        name for mode in MODES for name in (f"scifact-{mode}-calibration.jsonl",
-                                            f"scifact-{mode}-calibration.aggregate.json"))
+        [LOCATIONS_NAME, LOCK_NAME, *(name for mode in MODES for name in (f"scifact-{mode}-calibration.jsonl",
+                                                                         f"scifact-{mode}-calibration.aggregate.json"))])

@@ -172,9 +172,9 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
             system.release()  # a connection or lock the searches held, until the next search
         # The history says complete before the files appear: an aggregate on disk always has a finished run.
         ledger.finish_run(state, ticket.run_id, "complete", aggregate["receipt"]["run"]["finished_at"])
+        pair.commit(ticket.run_id, rows, aggregate_bytes(aggregate))
         interpreter = aggregate["receipt"]["executable"]["interpreter_sha256"]
         record_locations(output_dir, found_here(fixture, system, interpreter))  # a local hint, bound by nothing
-        pair.commit(ticket.run_id, rows, aggregate_bytes(aggregate))
     return ModeRun(mode, split, pair.rows_path, pair.aggregate_path, aggregate, superseded, failures)
 
 
