@@ -132,7 +132,15 @@ def test_a_hypothesis_declared_after_a_peek_is_exploratory(tiny_corpus: CorpusFi
     assert hypothesis["reason"] == (f"2 earlier held-out looks at tiny-test before the declaration at {declared}, as "
                                     "the arms' receipts attest")
     assert [c["status"] for c in document["comparisons"]] == ["exploratory"]
-    assert _check(validate_systems_comparison(path, embeddings=False), "systems.hypothesis").status == "pass"
+    attested = "as the publisher's attested held-out record shows"
+    assert document["scope"] == (f"the {document['query_count']} held-out queries, not unseen before the freeze: 2 "
+                                 f"earlier held-out looks at tiny-test, {attested}")
+    honest = validate_systems_comparison(path, embeddings=False)
+    assert [_check(honest, name).status for name in ("systems.hypothesis", "systems.experiment")] == ["pass", "pass"]
+    forged = f"the {document['query_count']} held-out queries, unseen before the freeze {attested}"
+    path.write_text(json.dumps({**document, "scope": forged}), encoding="utf-8")
+    check = _check(validate_systems_comparison(path, embeddings=False), "systems.experiment")
+    assert check.status == "fail" and "not unseen before the freeze: 2 earlier" in str(check.found), check.line()
     hypothesis.update(status="confirmatory", reason=document["hypotheses"][0]["reason"])
     document["comparisons"][0]["status"] = "confirmatory"
     path.write_text(json.dumps(document), encoding="utf-8")

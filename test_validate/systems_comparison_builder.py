@@ -141,13 +141,29 @@ def hypothesis_result(declared: Json, difference: Json) -> Json:
             "supported": significant and direction}
 
 
-def _scope(split: str, count: int, calibration_count: int) -> str:
-    return {"calibration": "calibration queries only: the configurations were chosen on them, so every result here "
-                           "is exploratory",
-            "heldout": f"the {count} held-out queries, unseen before the freeze as the publisher's "
-                       "attested held-out record shows",
-            "all": f"all {count} queries, including the {calibration_count} calibration queries the configurations "
-                   "were chosen on"}[split]
+def _scope(split: str, count: int, calibration_count: int, dated: list[tuple[Json, str | None]]) -> str:
+    """The specification's scope; on held-out, the looks each arm's receipt dates at or before its run's freeze."""
+    if split != "heldout":
+        return {"calibration": "calibration queries only: the configurations were chosen on them, so every result "
+                               "here is exploratory",
+                "all": f"all {count} queries, including the {calibration_count} calibration queries the "
+                       "configurations were chosen on"}[split]
+    counts: dict[str, int] = {}
+    name = ""
+    for receipt, frozen_at in dated:
+        looks = receipt["heldout_looks"]
+        if looks is None or frozen_at is None:
+            return (f"the {count} held-out queries; a run's receipt names no held-out record, so that they were "
+                    "unseen before the freeze is not attested")
+        name = looks["dataset"]["name"]
+        counts[looks["record_id"]] = max(counts.get(looks["record_id"], 0),
+                                         len([t for t in looks["earlier_looks_at"] if t <= frozen_at]))
+    n = sum(counts.values())
+    attested = "as the publisher's attested held-out record shows"
+    if n == 0:
+        return f"the {count} held-out queries, unseen before the freeze {attested}"
+    looks = f"{n} earlier held-out look{'s' if n != 1 else ''}"
+    return f"the {count} held-out queries, not unseen before the freeze: {looks} at {name}, {attested}"
 
 
 def _pairs(runs: list[Json], baseline: str | None, hypotheses: list[Json]) -> list[tuple[str, str]]:
@@ -208,7 +224,8 @@ def build(specs: list[RunSpec], split: str, where: Path, *, baseline: str | None
     arms = {label: {m: _interval(v, sampled) for m, v in metrics.items()} for label, metrics in values.items()}
     comparisons = _compared(_pairs(runs, baseline, hypotheses), values, sampled, hypotheses)
     calibration_count = aggregates[inputs[0]["label"]]["receipt"]["split"]["calibration_count"]
-    return {"schema": SCHEMA, "split": split, "scope": _scope(split, len(query_ids), calibration_count),
+    return {"schema": SCHEMA, "split": split, "scope": _scope(split, len(query_ids), calibration_count, [
+                (receipts[e["label"]], (records[e["run"]] or {}).get("created_at")) for e in inputs]),
             "baseline": baseline, "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids),
             "metrics": list(METRICS), "primary_metric": "ndcg_at_10", "runs": runs, "inputs": inputs,
             "inputs_validation": {"rule": VALIDATION_RULE, "validated": validated,

@@ -36,13 +36,40 @@ VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the 
                    "--no-validate, and then says so here")
 
 
-def scope(split: str, count: int, calibration_count: int) -> str:
-    return {"calibration": "calibration queries only: the configurations were chosen on them, so every result here "
-                           "is exploratory",
-            "heldout": f"the {count} held-out queries, unseen before the freeze as the publisher's "
-                       "attested held-out record shows",
-            "all": f"all {count} queries, including the {calibration_count} calibration queries the configurations "
-                   "were chosen on"}[split]
+def _earlier_looks(arms: Sequence[tuple[dict[str, Any], str | None]]) -> tuple[int, str] | None:
+    """How many held-out looks at the dataset the arms' receipts date at or before their run's freeze (per record, the
+    most any arm counts; records summed), with the dataset's name; None when a receipt names no record or a run
+    has no freeze."""
+    counted: dict[str, int] = {}
+    name = "the dataset"
+    for receipt, frozen_at in arms:
+        block = receipt.get("heldout_looks")
+        if block is None or frozen_at is None:
+            return None
+        name = block["dataset"]["name"]
+        seen = sum(at <= frozen_at for at in block["earlier_looks_at"])
+        counted[block["record_id"]] = max(seen, counted.get(block["record_id"], 0))
+    return sum(counted.values()), name
+
+
+def scope(split: str, count: int, calibration_count: int, arms: Sequence[tuple[dict[str, Any], str | None]]) -> str:
+    """The one sentence that says what a comparison on `split` covers; for held-out, whether the arms' receipts
+    (each with its run's freeze time) attest the queries unseen before the freeze."""
+    if split == "calibration":
+        return "calibration queries only: the configurations were chosen on them, so every result here is exploratory"
+    if split == "all":
+        return (f"all {count} queries, including the {calibration_count} calibration queries the configurations were "
+                "chosen on")
+    earlier = _earlier_looks(arms)
+    if earlier is None:
+        return (f"the {count} held-out queries; a run's receipt names no held-out record, so that they were unseen "
+                "before the freeze is not attested")
+    if earlier[0] == 0:
+        return (f"the {count} held-out queries, unseen before the freeze as the publisher's attested held-out record "
+                "shows")
+    looks = f"{earlier[0]} earlier held-out look{'' if earlier[0] == 1 else 's'}"
+    return (f"the {count} held-out queries, not unseen before the freeze: {looks} at {earlier[1]}, as the publisher's "
+            "attested held-out record shows")
 
 
 def systems_comparison_name(split: str) -> str:
@@ -132,7 +159,9 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
     record = procedure.record()
     record["descriptions"] = {**record["descriptions"], "holm_family": HOLM_FAMILY}
     return {
-        "schema": SCHEMA, "split": split, "scope": scope(split, len(query_ids), calibration_count),
+        "schema": SCHEMA, "split": split, "scope": scope(split, len(query_ids), calibration_count, [
+            (entry.aggregate["receipt"], None if run.freeze is None else run.freeze.record["created_at"])
+            for run in runs for entry in run.inputs]),
         "baseline": request.baseline, "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids),
         "metrics": list(METRICS), "primary_metric": PRIMARY_METRIC,
         "runs": [run.record(comparison_dir) for run in runs],

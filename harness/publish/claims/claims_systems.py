@@ -17,7 +17,9 @@ def systems_section(documents: Sequence[dict[str, Any]]) -> list[str]:
              "fixture, from `artifacts/scifact-systems-<split>.json` with every run it read in `artifacts/runs/` "
              "(each passed the validator, which recomputed every number and the reading of every hypothesis: "
              "`validation/comparisons/`). A pair is confirmatory only when a hypothesis declared at a freeze, before "
-             "either held-out run, names it; every other pair is exploratory.", ""]
+             "either held-out run, names it, and both arms' receipts date no held-out look at the dataset at or before "
+             "the declaration; every other pair is exploratory. That the held-out split was unseen rests on the "
+             "publisher's held-out record, which the receipts attest and a reader cannot recompute.", ""]
     claims = []
     for document in sorted(documents, key=lambda d: SPLIT_ORDER.index(d["split"])):
         split = document["split"]

@@ -14,15 +14,39 @@ from .systems_inputs import Loaded
 HELD_OUT = ("heldout", "all")
 
 
-def scope(split: str, query_count: int, calibration_count: Any) -> str:
-    """The one sentence that says what a comparison on `split` covers."""
+def _looks_before_freeze(loaded: Loaded) -> tuple[int, str] | None:
+    """Held-out looks at the dataset that the arms' receipts date no later than their own run's freeze: for each
+    record id, the largest count any arm gives; summed over records. None: an arm without a record or a freeze."""
+    largest: dict[str, int] = {}
+    dataset = "the dataset"
+    for label, arm in loaded.arms.items():
+        looks, freeze = arm.receipt.get("heldout_looks"), loaded.run_of[label].freeze
+        if not isinstance(looks, dict) or not isinstance(freeze, dict):
+            return None
+        dataset = looks["dataset"]["name"]
+        dated = [at for at in looks["earlier_looks_at"] if at <= freeze["created_at"]]
+        largest[looks["record_id"]] = max(largest.get(looks["record_id"], 0), len(dated))
+    return sum(largest.values()), dataset
+
+
+def scope(split: str, query_count: int, calibration_count: Any, loaded: Loaded) -> str:
+    """The one sentence that says what a comparison on `split` covers; on held-out, whether the receipts attest the
+    queries unseen before each run's freeze."""
     if split == "calibration":
         return "calibration queries only: the configurations were chosen on them, so every result here is exploratory"
-    if split == "heldout":
-        return (f"the {query_count} held-out queries, unseen before the freeze as the publisher's "
-                "attested held-out record shows")
-    return (f"all {query_count} queries, including the {calibration_count} calibration queries the configurations "
-            "were chosen on")
+    if split != "heldout":
+        return (f"all {query_count} queries, including the {calibration_count} calibration queries the configurations "
+                "were chosen on")
+    counted = _looks_before_freeze(loaded)
+    if counted is None:
+        return (f"the {query_count} held-out queries; a run's receipt names no held-out record, so that they were "
+                "unseen before the freeze is not attested")
+    count, dataset = counted
+    if count:
+        return (f"the {query_count} held-out queries, not unseen before the freeze: {count} earlier held-out "
+                f"look{'s' if count != 1 else ''} at {dataset}, as the publisher's attested held-out record shows")
+    return (f"the {query_count} held-out queries, unseen before the freeze as the publisher's attested held-out "
+            "record shows")
 
 
 def _facets(arm: Input) -> dict[str, Any]:
@@ -77,7 +101,7 @@ def check_systems_experiment(document: dict[str, Any], loaded: Loaded, report: R
     problems = _within_runs(loaded, split) + _across_runs(loaded)
     first = next(iter(loaded.arms.values()))
     calibration_count = first.receipt.get("split", {}).get("calibration_count")
-    wanted = scope(split, document["query_count"], calibration_count)
+    wanted = scope(split, document["query_count"], calibration_count, loaded)
     if document["scope"] != wanted:
         problems.append(f"the scope reads {document['scope']!r}, not {wanted!r}")
     report.expect("systems.experiment", not problems, "the runs share the fixture and every query's judgements; each "
