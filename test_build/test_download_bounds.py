@@ -18,7 +18,8 @@ import pytest
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.http_server import LoopbackServer, Route
 from fixtures.ollama_server import FakeOllama
-from harness.corpus.download import deadline_seconds, download_archive, record_path
+from harness.corpus.deadline import deadline_seconds
+from harness.corpus.download import download_archive, record_path
 from harness.corpus.partials import remove_stale_partials
 from harness.errors import DownloadError, HarnessError
 from harness.fixture.build import obtain_archive

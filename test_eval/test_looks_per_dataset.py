@@ -17,7 +17,7 @@ from harness.corpus.contract import Contract
 from harness.evaluation.comparison.run_specs import parse_run
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
 from harness.evaluation.gates.freeze import freeze_configuration
-from harness.evaluation.gates.hypothesis import HypothesisRequest
+from harness.evaluation.gates.hypothesis_terms import HypothesisRequest
 from harness.evaluation.history import heldout_record
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun

@@ -23,6 +23,7 @@ from fixtures.paired_rows import MODES, column, ranked_rows
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, document_bytes
 from harness.evaluation.comparison.inputs import ComparisonRefused, ModeInput
+from harness.evaluation.comparison.procedure_terms import MIN_PERMUTATIONS, MIN_RESAMPLES
 from harness.evaluation.measures.metrics import METRIC_KEYS
 from harness.validator.comparison import paired_stats as independent
 
@@ -68,16 +69,16 @@ def _exact_sign_flip(d: list[float]) -> float:
 def test_the_randomization_p_value_is_within_monte_carlo_error_of_the_exact_one(a: str, b: str, metric: str) -> None:
     small = {mode: rows[:12] for mode, rows in ROWS.items()}
     d = _differences(small, a, b, metric)
-    drawn = stats.draws(SEED, len(d), 1000, stats.MIN_PERMUTATIONS)
+    drawn = stats.draws(SEED, len(d), 1000, MIN_PERMUTATIONS)
     extreme, p = stats.randomization_test(d, drawn.signs)
-    assert p == (extreme + 1) / (stats.MIN_PERMUTATIONS + 1)
+    assert p == (extreme + 1) / (MIN_PERMUTATIONS + 1)
     exact = _exact_sign_flip(d)
     reference = scipy.stats.permutation_test(
         (column(small[a], metric), column(small[b], metric)), lambda x, y: np.mean(x - y),
         permutation_type="samples", alternative="two-sided", n_resamples=np.inf)
     assert abs(float(reference.pvalue) - exact) <= 1e-12, (reference.pvalue, exact)
-    monte_carlo = math.sqrt(exact * (1 - exact) / stats.MIN_PERMUTATIONS)
-    assert abs(p - exact) <= 4.5 * monte_carlo + 1 / (stats.MIN_PERMUTATIONS + 1), (p, exact)
+    monte_carlo = math.sqrt(exact * (1 - exact) / MIN_PERMUTATIONS)
+    assert abs(p - exact) <= 4.5 * monte_carlo + 1 / (MIN_PERMUTATIONS + 1), (p, exact)
 
 
 def _quantile_tolerance(d: list[float], resamples: tuple[int, int]) -> float:
@@ -92,7 +93,7 @@ def _quantile_tolerance(d: list[float], resamples: tuple[int, int]) -> float:
 @pytest.mark.parametrize("metric", CONTINUOUS)
 def test_the_bootstrap_interval_is_within_monte_carlo_error_of_scipys(a: str, b: str, metric: str) -> None:
     d = _differences(ROWS, a, b, metric)
-    drawn = stats.draws(SEED, len(d), 10_000, stats.MIN_PERMUTATIONS)
+    drawn = stats.draws(SEED, len(d), 10_000, MIN_PERMUTATIONS)
     low, high = stats.bootstrap_interval(d, drawn.indices)
     reference = scipy.stats.bootstrap((np.array(d),), np.mean, confidence_level=0.95, method="percentile",
                                       n_resamples=100_000, random_state=np.random.default_rng(1))
@@ -124,8 +125,8 @@ def test_the_draws_follow_the_documented_order() -> None:
 
 def test_the_validators_statistics_agree_with_the_producers() -> None:
     n = len(ROWS["hybrid"])
-    drawn = stats.draws(SEED, n, 2000, stats.MIN_PERMUTATIONS)
-    other = independent.sample(SEED, n, 2000, stats.MIN_PERMUTATIONS)
+    drawn = stats.draws(SEED, n, 2000, MIN_PERMUTATIONS)
+    other = independent.sample(SEED, n, 2000, MIN_PERMUTATIONS)
     counts = np.stack([np.bincount(row, minlength=n) for row in drawn.indices])
     assert np.array_equal(counts, other.counts)
     assert np.array_equal(drawn.signs == -1.0, other.flipped == 1.0)
@@ -166,17 +167,17 @@ def test_a_baseline_compares_each_mode_against_it() -> None:
 
 
 def test_degenerate_differences() -> None:
-    drawn = stats.draws(SEED, 4, 1000, stats.MIN_PERMUTATIONS)
+    drawn = stats.draws(SEED, 4, 1000, MIN_PERMUTATIONS)
     same = stats.paired_difference([0.5, 1.0, 0.0, 0.2], [0.5, 1.0, 0.0, 0.2], drawn)
-    assert same["randomization"] == {"extreme_count": stats.MIN_PERMUTATIONS, "p_value": 1.0}
+    assert same["randomization"] == {"extreme_count": MIN_PERMUTATIONS, "p_value": 1.0}
     assert same["t_test"] == {"statistic": None, "df": 3, "p_value": None} and same["effect_size"] is None
     assert (same["wins"], same["ties"], same["losses"], same["ci_low"], same["ci_high"]) == (0, 4, 0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize(("procedure", "said"), [
     (Procedure(seed=-1), "--seed -1"), (Procedure(seed=2**63), f"--seed {2**63}"),
-    (Procedure(resamples=stats.MIN_RESAMPLES - 1), "--resamples"),
-    (Procedure(permutations=stats.MIN_PERMUTATIONS - 1), "--permutations")])
+    (Procedure(resamples=MIN_RESAMPLES - 1), "--resamples"),
+    (Procedure(permutations=MIN_PERMUTATIONS - 1), "--permutations")])
 def test_a_procedure_out_of_range_is_refused_whoever_asks(procedure: Procedure, said: str) -> None:
     """The command line checks its options; a caller of the library (the suite, a script) gets the same refusal."""
     Procedure(seed=2**63 - 1).check()

@@ -20,7 +20,8 @@ from harness.evaluation.comparison.inputs import ComparisonRefused
 from harness.evaluation.comparison.run_specs import RunSpec, RunSpecError, check_runs, parse_run
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
 from harness.evaluation.gates.freeze import freeze_configuration
-from harness.evaluation.gates.hypothesis import HypothesisError, HypothesisRefused, HypothesisRequest
+from harness.evaluation.gates.hypothesis import HypothesisRefused
+from harness.evaluation.gates.hypothesis_terms import HypothesisError, HypothesisRequest
 from harness.evaluation.history.heldout_record import RECORD_NAME, RECORD_VARIABLE
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture

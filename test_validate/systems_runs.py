@@ -14,7 +14,7 @@ from fixtures.archives import tiny_contract
 from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import Contract
 from harness.evaluation.gates import freeze
-from harness.evaluation.gates.hypothesis import HypothesisRequest
+from harness.evaluation.gates.hypothesis_terms import HypothesisRequest
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES

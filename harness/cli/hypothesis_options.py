@@ -4,7 +4,7 @@ import argparse
 from typing import Any
 
 from harness.cli.paths import path_argument
-from harness.evaluation.gates.hypothesis import (
+from harness.evaluation.gates.hypothesis_terms import (
     DEFAULT_ALPHA,
     DEFAULT_METRIC,
     DEFAULT_TEST,

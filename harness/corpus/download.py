@@ -18,31 +18,15 @@ import requests
 import urllib3
 
 from harness.atomic import fsync_directory, write_bytes_atomic
+from harness.corpus.deadline import DEADLINE_VARIABLE, DEFAULT_DEADLINE
 from harness.corpus.partials import claimed_partial, remove_stale_partials
-from harness.errors import DownloadError, HarnessError
+from harness.errors import DownloadError
 from harness.hashing import prefixed
 from harness.signals import sigterm_raises
 
 ZIP_MAGIC = b"PK\x03\x04"
 DEFAULT_TIMEOUT = (10.0, 60.0)  # (connect, read between bytes), seconds
-DEFAULT_DEADLINE = 900.0  # seconds for the whole transfer: 2.8 MB at 3 KB/s
 DEFAULT_MAX_BYTES = 256 << 20
-DEADLINE_VARIABLE = "SCIFACT_DOWNLOAD_DEADLINE"
-
-
-def deadline_seconds(value: str | None = None) -> float:
-    """The overall deadline: `value` (from the command line), else $SCIFACT_DOWNLOAD_DEADLINE, else the default."""
-    text = value if value is not None else os.environ.get(DEADLINE_VARIABLE)
-    if not text:
-        return DEFAULT_DEADLINE
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = 0.0
-    if not seconds > 0 or seconds == float("inf"):
-        raise HarnessError(f"download deadline {text!r} is not a positive number of seconds "
-                           f"(--download-deadline or {DEADLINE_VARIABLE}); e.g. 900")
-    return seconds
 
 
 def record_path(dest: Path) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.embedding.embedders.select import BACKENDS
+from harness.embedding.backends import BACKENDS
 
 ARCHIVE = "--scifact-archive"
 WORK_DIR = "--scifact-work-dir"

@@ -2,10 +2,9 @@
 
 import os
 
+from harness.embedding.backends import BACKENDS
 from harness.embedding.embedders.base import Embedder
 from harness.errors import HarnessError
-
-BACKENDS = ("local", "ollama")
 
 
 def make_embedder(backend: str = "local", model: str | None = None, host: str | None = None) -> Embedder:

@@ -19,6 +19,13 @@ from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.experiment import FIX as EXPERIMENT_FIX
 from harness.evaluation.comparison.experiment import experiment_problems
 from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput, load_inputs
+from harness.evaluation.comparison.procedure_terms import (
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MIN_PERMUTATIONS,
+    MIN_RESAMPLES,
+)
 from harness.evaluation.comparison.snapshot import write_snapshot
 from harness.evaluation.gates.split_modes import FreezeFile, modes_of_split, read_freeze
 from harness.hashing import sha256_canonical
@@ -26,8 +33,6 @@ from harness.schema_check import validate as validate_schema
 from harness.typed_commands import validator_command
 
 SCHEMA = "scifact-comparison-v1"
-DEFAULT_SEED = 20261201
-DEFAULT_RESAMPLES = DEFAULT_PERMUTATIONS = 10_000
 PRIMARY_METRIC = "ndcg_at_10"
 VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE; "
                    "a calibration comparison may skip the validator with --no-validate, and then says so here")
@@ -68,10 +73,10 @@ class Procedure:
     def check(self) -> None:
         if self.seed < 0 or self.seed >= 2**63:
             raise ComparisonRefused(f"--seed {self.seed}: choose an integer from 0 to 2^63 - 1")
-        if self.resamples < stats.MIN_RESAMPLES:
-            raise ComparisonRefused(f"--resamples {self.resamples}: at least {stats.MIN_RESAMPLES} bootstrap resamples")
-        if self.permutations < stats.MIN_PERMUTATIONS:
-            raise ComparisonRefused(f"--permutations {self.permutations}: at least {stats.MIN_PERMUTATIONS} "
+        if self.resamples < MIN_RESAMPLES:
+            raise ComparisonRefused(f"--resamples {self.resamples}: at least {MIN_RESAMPLES} bootstrap resamples")
+        if self.permutations < MIN_PERMUTATIONS:
+            raise ComparisonRefused(f"--permutations {self.permutations}: at least {MIN_PERMUTATIONS} "
                                     "permutations")
 
     def record(self) -> dict[str, Any]:

@@ -25,7 +25,8 @@ from harness.errors import HarnessError, RefusedError
 from harness.evaluation.gates.calibration_gate import calibration_record
 from harness.evaluation.gates.dirty_trees import dirty_trees, refusal
 from harness.evaluation.gates.frozen_difference import first_difference, next_step
-from harness.evaluation.gates.hypothesis import HypothesisRequest, declaration
+from harness.evaluation.gates.hypothesis import declaration
+from harness.evaluation.gates.hypothesis_terms import HypothesisRequest
 from harness.evaluation.history import ledger
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifacts import aggregate_name

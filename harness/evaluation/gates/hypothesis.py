@@ -7,40 +7,28 @@ a freeze of the same fixture. See docs/comparing-systems.md for how a comparison
 """
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError, RefusedError
+from harness.errors import RefusedError
+from harness.evaluation.gates.hypothesis_terms import (
+    METRICS,
+    TESTS,
+    HypothesisError,
+    HypothesisRequest,
+)
 from harness.hashing import sha256_canonical
 from harness.json_input import read_document
 from harness.modes import MODES
 
 DIRECTIONS = {">": "a_greater", "<": "a_less", "!=": "two_sided"}
-TESTS = ("randomization", "t_test")
-METRICS = ("ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10", "map_at_10",
-           "success_at_1", "success_at_5", "success_at_10")
-DEFAULT_METRIC, DEFAULT_TEST, DEFAULT_ALPHA = "ndcg_at_10", "randomization", 0.05
 _STATEMENT = re.compile(r"\s*(\w+)\s*(>|<|!=)\s*(\w+)\s*")
 FORM = ('"A > B", "A < B" or "A != B", A a mode of this system and B a mode of the baseline run, for example '
         '"hybrid > fts_only"')
 
 
-class HypothesisError(HarnessError):
-    """A --hypothesis option is malformed (a usage error)."""
-
-
 class HypothesisRefused(RefusedError):
     """The baseline run a hypothesis names cannot be used: no freeze, another fixture, a mode it did not freeze."""
-
-
-@dataclass(frozen=True)
-class HypothesisRequest:
-    statement: str
-    baseline_dir: Path
-    metric: str = DEFAULT_METRIC
-    test: str = DEFAULT_TEST
-    alpha: float = DEFAULT_ALPHA
 
 
 def parse_statement(statement: str) -> tuple[str, str, str]:

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.corpus.split import SPLITS
 from harness.errors import HarnessError
 from harness.evaluation.gates.freeze import FREEZE_NAME, FreezeRecordError
 from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.json_input import parse_document
 from harness.modes import MODES
-
-SPLITS = ("calibration", "heldout", "all")
 
 
 class MissingModeError(HarnessError):

@@ -17,10 +17,11 @@ from harness.source_digest import PACKAGE_ROOT, source_files
 from harness.systems.builtin.config.search_config import SearchConfig, unavailable_capabilities
 from harness.systems.builtin.search.searcher import Searcher
 from harness.systems.builtin.store.store import Store, build_store, open_store, part_digests
+from harness.systems.names import BUILTIN
 from harness.systems.protocol import DENSE_EXACT, SearchOutcome, SystemIdentity
 from harness.systems.source import source_record
 
-NAME = "builtin"
+NAME = BUILTIN
 
 
 def engine() -> dict[str, str]:

@@ -9,9 +9,9 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.modes import MODES
+from harness.systems.names import ENTRY_POINT_GROUP
 from harness.systems.plugin.api import REQUIRED_METHODS, RetrievalSystem
 
-ENTRY_POINT_GROUP = "scifact_harness.systems"
 OPTION = "--system"  # the option's name on the command line; the pytest plugin's is --scifact-system
 
 

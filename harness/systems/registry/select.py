@@ -10,8 +10,9 @@ from pathlib import Path
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.system import NAME as BUILTIN
 from harness.systems.builtin.system import BuiltinBuilder
+from harness.systems.names import ENTRY_POINT_GROUP
 from harness.systems.plugin.builder import PluginBuilder
-from harness.systems.plugin.loading import ENTRY_POINT_GROUP, OPTION, SystemSpecError, how, registered
+from harness.systems.plugin.loading import OPTION, SystemSpecError, how, registered
 from harness.systems.protocol import SystemBuilder
 from harness.systems.registry.store_owner import OwnedStore
 

@@ -1,0 +1,145 @@
+"""The handlers of `build`, `run`, `freeze` and `replay`: what each does once its options are parsed
+(harness.cli.parser), with what it prints."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.cli import paths as cli_paths
+from harness.cli.hypothesis_options import declared_line, hypothesis_request
+from harness.cli.summary import (
+    SystemChoice,
+    after_freeze,
+    failure_lines,
+    next_step,
+    result_line,
+    validation_lines,
+    verdict,
+)
+from harness.corpus.contract import scifact_contract
+from harness.corpus.deadline import deadline_seconds
+from harness.embedding.embedders import make_embedder
+from harness.embedding.profiles import text_profile
+from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, offered_modes, run_split
+from harness.evaluation.runner import check_fixture_contract
+from harness.evaluation.system_replay import replay
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.plugin.location import locate
+from harness.systems.registry.select import make_builder
+from harness.typed_commands import shown
+from harness.validator.stored import Subject, validate_stored
+
+
+def system_options(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    return () if args.milvus_uri is None else (("uri", args.milvus_uri),)
+
+
+def system_choice(args: argparse.Namespace) -> SystemChoice:
+    """Where the system's module lies, found before any work (a module found nowhere ends here, with the fix)."""
+    for given in args.system_path or ():
+        cli_paths.existing_directory("--system-path", given)
+    candidates = args.system_path or [Path.cwd()]
+    return SystemChoice(args.system, locate(args.system, candidates, "--system", "--system-path DIR"))
+
+
+def run_build(args: argparse.Namespace) -> int:
+    cli_paths.output_file("--out", args.out)
+    cli_paths.directory("--work-dir", args.work_dir)
+    if args.archive is not None:
+        cli_paths.input_file("--archive", args.archive, "pass the path of a BEIR scifact.zip")
+    deadline = deadline_seconds(args.download_deadline)
+    contract = scifact_contract()
+    report = build_fixture(
+        contract, out=args.out, work_dir=args.work_dir, archive=args.archive,
+        embedder=make_embedder(args.embedder, args.model), allow_unpinned=args.allow_unpinned,
+        progress=not args.no_progress, profile=text_profile(args.profile, contract), download_deadline=deadline,
+    )
+    rate = report.embedded / report.seconds if report.embedded else 0.0
+    print(
+        f"fixture {report.fixture}: {report.documents} documents, {report.queries} queries, "
+        f"{report.qrel_pairs} qrel pairs, {report.dimensions}-dimensional vectors; "
+        f"{report.embedded} embedded ({rate:.1f}/s), {report.from_cache} from cache; "
+        f"{'written' if report.changed else 'unchanged'} in {report.seconds:.1f} s"
+    )
+    return 0
+
+
+def _evaluation_paths(args: argparse.Namespace) -> None:
+    cli_paths.input_file("--corpus", args.corpus, "pass the fixture `python -m harness build` wrote")
+    cli_paths.directory("--store-dir", args.store_dir)
+    cli_paths.directory("--output-dir", args.output_dir)
+
+
+def run_evaluation(args: argparse.Namespace) -> int:
+    _evaluation_paths(args)
+    choice = system_choice(args)
+    modes = None if args.mode == "all" else (args.mode,)
+    evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
+                            split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv),
+                            system=args.system, system_options=system_options(args),
+                            system_directory=choice.directory)
+    runs = run_split(evaluation, scifact_contract())
+    judged = []
+    for run in runs:
+        report = None if args.no_validate else validate_stored(Subject(run.aggregate_path))
+        judged += [] if report is None else [(run, report)]
+        print(result_line(run.aggregate, run.aggregate_path,
+                          "not validated (--no-validate)" if report is None else verdict(report)))
+        if run.superseded:
+            print(f"{'':<12} earlier artifacts moved to {shown(run.superseded)}")
+    failed, code = failure_lines(runs)
+    for line in failed:  # the artifacts are written; a run whose queries failed is still no success
+        print(f"error: {line}", file=sys.stderr)
+    if code:
+        return code
+    print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
+                    output_dir=args.output_dir, system=choice))
+    refused, code = validation_lines(judged)  # its own verdict ends it as the validator's would: 1, or 7
+    for line in refused:
+        print(f"error: {line}", file=sys.stderr)
+    return code
+
+
+def run_freeze(args: argparse.Namespace) -> int:
+    _evaluation_paths(args)
+    choice = system_choice(args)
+    contract = scifact_contract()
+    fixture = load_fixture(args.corpus)
+    check_fixture_contract(fixture, contract)
+    system = make_builder(contract.namespace, SearchConfig(), args.system, dict(system_options(args)),
+                          directory=choice.directory).open(fixture, args.store_dir)
+    modes = offered_modes(None if args.mode == "all" else (args.mode,), system.modes, args.system)
+    frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,
+                                  modes=modes, output_dir=args.output_dir,
+                                  argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace,
+                                  allow_failed_calibration=args.allow_failed_calibration,
+                                  hypothesis=hypothesis_request(args))
+    record = frozen.record
+    print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
+          f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
+          f"run ledger position {frozen.event.position}")
+    failed = {mode: "no receipt" if seen is None else f"{seen['failures']} of {seen['row_count']} queries failed"
+              for mode, seen in record["calibration"]["receipts"].items() if seen is None or seen["failures"]}
+    if failed:
+        print("calibration: " + "; ".join(f"{m}: {what}" for m, what in failed.items()) + " (frozen with "
+              "--allow-failed-calibration, recorded in the freeze record)")
+    if record.get("hypothesis"):
+        print(declared_line(record["hypothesis"]))
+    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=choice))
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    cli_paths.input_file("--aggregate", args.aggregate, "pass a run's *.aggregate.json")
+    if args.system_path is not None:
+        cli_paths.existing_directory("--system-path", args.system_path)
+    if args.fixture is not None:
+        cli_paths.input_file("--fixture", args.fixture, "pass the run's fixture (.json)")
+    print(json.dumps(replay(args.aggregate, args.store_dir, args.system_path, args.fixture), sort_keys=True))
+    return 0
+
+

@@ -1,0 +1,114 @@
+"""The command line's parser: every command's options and help, built from plain constants only, so that `--help` and
+a usage error import no corpus, embedder, system or statistics (the handlers are imported once a command is parsed:
+harness.cli.app)."""
+
+import argparse
+import os
+from typing import TypeAlias
+
+from harness.cli import new_system, publish_parsers
+from harness.cli.errors import Parser
+from harness.cli.hypothesis_options import add_hypothesis_options
+from harness.cli.paths import path_argument, text_argument
+from harness.cli.system_options import system_option
+from harness.cli.version import VersionAction
+from harness.corpus.deadline import DEADLINE_VARIABLE
+from harness.corpus.split import SPLITS
+from harness.embedding.backends import BACKENDS
+from harness.embedding.profiles import PROFILES
+from harness.modes import MODES
+
+Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
+
+
+def _command(commands: Commands, name: str, help: str) -> Parser:
+    parser: Parser = commands.add_parser(name, help=help)
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    return parser
+
+
+def add_build_parser(commands: Commands) -> None:
+    build = _command(commands, "build", "build the SciFact corpus fixture (documents, queries, vectors)")
+    build.add_argument("--out", type=path_argument, required=True, help="fixture JSON to write")
+    build.add_argument("--work-dir", type=path_argument, required=True, help="downloads and the embedding cache")
+    build.add_argument("--archive", type=path_argument, default=os.environ.get("SCIFACT_ARCHIVE") or None,
+                       help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE; else download from BEIR)")
+    build.add_argument("--download-deadline", type=text_argument, default=None, metavar="SECONDS",
+                       help=f"most seconds the whole download may take (default: ${DEADLINE_VARIABLE}, else 900)")
+    build.add_argument("--embedder", choices=BACKENDS, default="local",
+                       help="local: the packaged all-MiniLM-L6-v2 (default); ollama: an Ollama server")
+    build.add_argument("--model", type=text_argument, default=None,
+                       help="model name (default: $SCIFACT_EMBED_MODEL, else the backend's default)")
+    build.add_argument("--allow-unpinned", action="store_true",
+                       help="accept payload digests that differ from the pins; recorded as unpinned")
+    build.add_argument("--profile", choices=PROFILES, default="scifact-contract",
+                       help="text profile; mteb-parity reproduces MTEB's encoding and is never a contract result")
+    build.add_argument("--no-progress", action="store_true",
+                       help="no progress on stderr (a bar on a terminal, lines in a log)")
+
+
+def add_run_parser(commands: Commands) -> None:
+    run = _command(commands, "run", "evaluate retrieval modes on a split; writes rows and aggregate receipts")
+    run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
+    run.add_argument("--store-dir", type=path_argument, required=True, help="persisted store (built or reused)")
+    run.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
+    run.add_argument("--split", choices=SPLITS, required=True,
+                     help="calibration (before the freeze), heldout (after it) or all (after heldout)")
+    run.add_argument("--mode", choices=(*MODES, "all"), default="all", help="default: every mode the system offers")
+    system_option(run)
+    run.add_argument("--replace", action="store_true",
+                     help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
+    run.add_argument("--no-validate", action="store_true",
+                     help="skip the independent validator's verdict at the end (run it later on the aggregates)")
+
+
+def add_freeze_parser(commands: Commands) -> None:
+    freeze = _command(commands, "freeze", "record the configuration that held-out runs must match")
+    freeze.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON")
+    freeze.add_argument("--store-dir", type=path_argument, required=True, help="the store calibration used")
+    freeze.add_argument("--output-dir", type=path_argument, required=True,
+                        help="where freeze.json and the receipts go")
+    freeze.add_argument("--mode", choices=(*MODES, "all"), default="all",
+                        help="modes to freeze (default: every mode the system offers)")
+    system_option(freeze)
+    freeze.add_argument("--allow-dirty", action="store_true",
+                        help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
+    freeze.add_argument("--replace", action="store_true",
+                        help="re-freeze (only before any held-out or all-query run on this store)")
+    freeze.add_argument("--allow-failed-calibration", action="store_true",
+                        help="freeze although a frozen mode's calibration receipt in --output-dir records failed "
+                             "queries, or is missing (recorded in freeze.json)")
+    add_hypothesis_options(freeze)
+
+
+def add_replay_parser(commands: Commands) -> None:
+    replay = _command(commands, "replay", "ask the live system a run's queries again; prints JSON (the validator "
+                                          "uses it for a lane it cannot recompute on its own)")
+    replay.add_argument("--aggregate", type=path_argument, required=True, help="the run's aggregate receipt")
+    replay.add_argument("--fixture", type=path_argument, default=None, metavar="FILE",
+                        help="the run's fixture (default: where the output directory's locations.json places it)")
+    replay.add_argument("--store-dir", type=path_argument, default=None,
+                        help="where the system is now (default: where the output directory's locations.json places "
+                             "it)")
+    replay.add_argument("--system-path", type=path_argument, default=None, metavar="DIR",
+                        help="where the system's module is now (default: where the output directory's "
+                             "locations.json places the system's source root)")
+
+
+def build_parser(prog: str = "scifact-harness") -> Parser:
+    parser = Parser(prog=prog, description=__doc__)
+    parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     help="build, run, freeze, bundle, replay, compare, report, export or "
+                                          "new-system")
+    add_build_parser(commands)
+    add_run_parser(commands)
+    add_freeze_parser(commands)
+    add_replay_parser(commands)
+    publish_parsers.add_all(commands)
+    new_system.add_parser(commands)
+    return parser
+
+

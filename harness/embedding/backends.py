@@ -1,0 +1,3 @@
+"""The embedding backends a fixture can be built with (a plain tuple: the parsers name them without importing one)."""
+
+BACKENDS = ("local", "ollama")
