@@ -14,7 +14,7 @@ import pytest
 
 from fixtures.cli import ROOT, Outcome, assert_clean_failure, child_env, run_tiny_cli
 from fixtures.unwritable import unwritable
-from harness.cli import app as cli
+from harness.cli import commands
 from harness.errors import ENVIRONMENT, INTERNAL, REFUSED, SYSTEM_FAILED, USAGE
 from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.fixture.corpus_fixture import CorpusFixture
@@ -164,7 +164,7 @@ def test_an_internal_fault_says_so_and_debug_shows_the_traceback(corpus: Path, t
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(cli, "run_split", broken)
+    monkeypatch.setattr(commands, "run_split", broken)
     plain = run_tiny_cli(_run(corpus, tmp_path), capsys)
     _expect(plain, 5, "internal error (ZeroDivisionError: a bug)", "--debug")
     debug = run_tiny_cli(["--debug", *_run(corpus, tmp_path)], capsys)

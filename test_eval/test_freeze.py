@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from harness.cli import app as cli
+from harness.cli import commands
 from harness.corpus.contract import Contract
 from harness.errors import HarnessError
 from harness.evaluation.gates.freeze import FREEZE_NAME, FreezeError, Frozen, current_record, freeze_configuration
@@ -183,7 +184,7 @@ def test_a_freeze_after_a_heldout_run_is_refused_whatever_files_exist(tiny_corpu
 def test_the_cli_refuses_the_forgers_freeze_with_one_line(tiny_corpus: CorpusFixture, tiny: Contract, store: Store,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(cli, "scifact_contract", lambda: tiny)
+    monkeypatch.setattr(commands, "scifact_contract", lambda: tiny)
     argv = ["freeze", "--corpus", str(tiny_corpus.path), "--store-dir", str(store.directory), "--output-dir",
             str(tmp_path), "--allow-dirty", "--allow-failed-calibration"]
     assert cli.main(argv) == 0

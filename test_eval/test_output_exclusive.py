@@ -20,6 +20,7 @@ import os, signal, sys
 
 from fixtures.archives import tiny_contract
 from harness.cli import app as cli
+from harness.cli import commands
 
 when, argv = sys.argv[1], sys.argv[2:]
 real_replace = os.replace
@@ -35,7 +36,7 @@ def replace(source, destination):
 
 
 os.replace = replace
-cli.scifact_contract = tiny_contract
+commands.scifact_contract = tiny_contract
 sys.exit(cli.main(argv))
 """
 
