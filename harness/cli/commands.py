@@ -19,7 +19,7 @@ from harness.cli.summary import (
 )
 from harness.corpus.contract import scifact_contract
 from harness.corpus.deadline import deadline_seconds
-from harness.embedding.embedders import make_embedder
+from harness.embedding.embedders.select import make_embedder
 from harness.embedding.profiles import text_profile
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split

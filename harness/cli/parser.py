@@ -14,7 +14,7 @@ from harness.cli.system_options import system_option
 from harness.cli.version import VersionAction
 from harness.corpus.deadline import DEADLINE_VARIABLE
 from harness.corpus.split import SPLITS
-from harness.embedding.backends import BACKENDS
+from harness.embedding.embedders.backends import BACKENDS
 from harness.embedding.profiles import PROFILES
 from harness.modes import MODES
 

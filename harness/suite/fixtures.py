@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from harness.corpus.contract import scifact_contract
-from harness.embedding.embedders import make_embedder
+from harness.embedding.embedders.select import make_embedder
 from harness.errors import HarnessError
 from harness.fixture.build import BuildReport
 from harness.suite import options

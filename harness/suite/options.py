@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.embedding.backends import BACKENDS
+from harness.embedding.embedders.backends import BACKENDS
 
 ARCHIVE = "--scifact-archive"
 WORK_DIR = "--scifact-work-dir"

@@ -23,7 +23,7 @@ import pytest
 from harness.cli.summary import SUMMARY_PROPERTY, result_line, verdict
 from harness.corpus.contract import scifact_contract
 from harness.corpus.split import select, selected_ids_sha256
-from harness.embedding.embedders import make_embedder
+from harness.embedding.embedders.select import make_embedder
 from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
 from harness.evaluation.run_split import Evaluation, run_split

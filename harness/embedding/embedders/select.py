@@ -2,7 +2,7 @@
 
 import os
 
-from harness.embedding.backends import BACKENDS
+from harness.embedding.embedders.backends import BACKENDS
 from harness.embedding.embedders.base import Embedder
 from harness.errors import HarnessError
 
