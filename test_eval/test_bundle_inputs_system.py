@@ -167,6 +167,14 @@ def _judged(published: Published, bundle: Path, tmp_path: Path, capsys: pytest.C
     return code, capsys.readouterr().out
 
 
+def _reseal(bundle: Path) -> None:
+    """MANIFEST.json written again for the bundle's bytes as they are now: the forger's reseal."""
+    files = {p.relative_to(bundle).as_posix(): sha256_file(p) for p in sorted(bundle.rglob("*"))
+             if p.is_file() and p.name != "MANIFEST.json"}
+    (bundle / "MANIFEST.json").write_text(json.dumps({"files": files, "manifest_sha256": sha256_canonical(files)}),
+                                          encoding="utf-8")
+
+
 def _lines(out: str, check: str) -> list[str]:
     return [line for line in out.splitlines() if f" {check}:" in line]
 
@@ -203,10 +211,7 @@ def test_a_module_that_differs_in_the_bundles_source_is_refused_naming_it(
     bundle = Path(shutil.copytree(published.bundle, tmp_path / "elsewhere" / "bundle"))
     helper = bundle / "system-source" / "wordhits_tokens.py"
     helper.write_text(helper.read_text(encoding="utf-8").replace("\\w\\w+", "\\w+"), encoding="utf-8")
-    files = {p.relative_to(bundle).as_posix(): sha256_file(p) for p in sorted(bundle.rglob("*"))
-             if p.is_file() and p.name != "MANIFEST.json"}
-    (bundle / "MANIFEST.json").write_text(json.dumps({"files": files, "manifest_sha256": sha256_canonical(files)}),
-                                          encoding="utf-8")  # resealed by the forger
+    _reseal(bundle)
     code, out = _judged(published, bundle, tmp_path, capsys)
     assert code == 1, out
     modules = _lines(out, "system.modules")
@@ -214,4 +219,26 @@ def test_a_module_that_differs_in_the_bundles_source_is_refused_naming_it(
     replayed = _lines(out, "replay.lexical")
     assert replayed and all(not line.startswith("PASS") and "modules.wordhits_tokens" in line
                             for line in replayed), replayed
+    assert "NOT ELIGIBLE for a claim" in out.splitlines()[-1]
+
+
+def test_a_scope_that_hides_an_earlier_look_is_refused_by_the_reader(
+        published: Published, reader: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The built-in run was frozen after the own system's held-out look: the comparison and CLAIMS.md say the held-out
+    queries were not unseen; a publisher who rewrites that to "unseen" and reseals is refused by the reader."""
+    bundle = Path(shutil.copytree(published.bundle, tmp_path / "elsewhere" / "bundle"))
+    path = bundle / "artifacts" / "scifact-systems-heldout.json"
+    document = json.loads(path.read_bytes())
+    attested = "as the publisher's attested held-out record shows"
+    honest = (f"the {document['query_count']} held-out queries, not unseen before the freeze: 1 earlier held-out look "
+              f"at tiny-test, {attested}")
+    assert document["scope"] == honest
+    assert f"Scope: {honest}." in (bundle / "CLAIMS.md").read_text(encoding="utf-8")
+    document["scope"] = f"the {document['query_count']} held-out queries, unseen before the freeze {attested}"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    _reseal(bundle)
+    code, out = _judged(published, bundle, tmp_path, capsys)
+    assert code == 1, out
+    failed = _lines(out, "systems.experiment")
+    assert failed and all(line.startswith("FAIL") and "the scope reads" in line for line in failed), failed
     assert "NOT ELIGIBLE for a claim" in out.splitlines()[-1]
