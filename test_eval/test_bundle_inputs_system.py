@@ -21,6 +21,7 @@ from harness.evaluation.comparison.systems_artifact import SystemsRequest, compa
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.history.heldout_record import RECORD_NAME, RECORD_VARIABLE
 from harness.evaluation.run_split import Evaluation, run_split
+from harness.evaluation.system_replay import replay, replay_all
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_canonical, sha256_file
 from harness.publish.bundle import make_bundle
@@ -242,3 +243,24 @@ def test_a_scope_that_hides_an_earlier_look_is_refused_by_the_reader(
     failed = _lines(out, "systems.experiment")
     assert failed and all(line.startswith("FAIL") and "the scope reads" in line for line in failed), failed
     assert "NOT ELIGIBLE for a claim" in out.splitlines()[-1]
+
+
+def test_the_own_systems_aggregates_are_replayed_in_one_process(
+        published: Published, reader: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = Path(shutil.copytree(published.bundle, tmp_path / "elsewhere" / "bundle"))
+    with out_of_reach(*published.publishers):
+        code = main(["--bundle", str(bundle), "--archive", str(tiny_archive(tmp_path / "tiny.zip"))])
+    captured = capsys.readouterr()
+    assert code == 0, captured.out
+    assert "the live system of its own asked again: 2 aggregates replayed in one process" in captured.err, (
+        captured.err)
+
+
+def test_one_replay_of_many_aggregates_answers_each_as_its_own_replay(published: Published) -> None:
+    mine = published.publishers[2] / "out"
+    aggregates = sorted(mine.glob("*.aggregate.json"))
+    assert len(aggregates) == 2
+    together = replay_all(aggregates)
+    assert list(together) == [str(path) for path in aggregates]
+    assert together == {str(path): replay(path) for path in aggregates}
+    assert all(answers["top_k"] for answers in together.values())

@@ -24,7 +24,7 @@ from harness.embedding.profiles import text_profile
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
-from harness.evaluation.system_replay import replay
+from harness.evaluation.system_replay import replay, replay_all
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.systems.builtin.config.search_config import SearchConfig
@@ -134,12 +134,17 @@ def run_freeze(args: argparse.Namespace) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    cli_paths.input_file("--aggregate", args.aggregate, "pass a run's *.aggregate.json")
+    for aggregate in args.aggregate:
+        cli_paths.input_file("--aggregate", aggregate, "pass a run's *.aggregate.json")
     if args.system_path is not None:
         cli_paths.existing_directory("--system-path", args.system_path)
     if args.fixture is not None:
         cli_paths.input_file("--fixture", args.fixture, "pass the run's fixture (.json)")
-    print(json.dumps(replay(args.aggregate, args.store_dir, args.system_path, args.fixture), sort_keys=True))
+    if len(args.aggregate) == 1:
+        print(json.dumps(replay(args.aggregate[0], args.store_dir, args.system_path, args.fixture), sort_keys=True))
+    else:
+        replays = replay_all(args.aggregate, args.store_dir, args.system_path, args.fixture)
+        print(json.dumps({"replays": replays}, sort_keys=True))
     return 0
 
 

@@ -85,7 +85,9 @@ def add_freeze_parser(commands: Commands) -> None:
 def add_replay_parser(commands: Commands) -> None:
     replay = _command(commands, "replay", "ask the live system a run's queries again; prints JSON (the validator "
                                           "uses it for a lane it cannot recompute on its own)")
-    replay.add_argument("--aggregate", type=path_argument, required=True, help="the run's aggregate receipt")
+    replay.add_argument("--aggregate", type=path_argument, required=True, action="append",
+                        help="the run's aggregate receipt; repeated, every one is replayed, one system opened for "
+                             "those that share it, and the JSON maps each path as given to its answers (\"replays\")")
     replay.add_argument("--fixture", type=path_argument, default=None, metavar="FILE",
                         help="the run's fixture (default: where the output directory's locations.json places it)")
     replay.add_argument("--store-dir", type=path_argument, default=None,

@@ -9,6 +9,8 @@ judgements or an artifact's path.
 """
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +48,26 @@ def _read(path: Path) -> dict[str, Any]:
     return value
 
 
-def replay(aggregate_path: Path, store_dir: Path | None = None, system_path: Path | None = None,
-           fixture_path: Path | None = None) -> dict[str, dict[str, Any]]:
-    """`top_k`: query id -> the system's hits now (doc id, score and lane evidence, best first); `depth`: query id
-    -> its depth-100 ranking now ({doc_ids, scores}), for each row that carries one answered. The fixture, store and
-    source are the ones given (a bundle's copies: `fixture_path`, `store_dir`, `system_path`), else where the output
-    directory's locations.json says (`receipts/locations.py`); the fixture must be the one the run read, by sha256."""
+@dataclass(frozen=True)
+class _Prepared:
+    """One aggregate to replay: what opens its system (`key` is the same for aggregates that share it) and what to
+    ask."""
+
+    key: tuple[Any, ...]
+    fixture: CorpusFixture
+    directory: Path
+    module_directory: Path | None
+    spec: str
+    namespace: str
+    options: dict[str, str]
+    system: dict[str, Any]
+    mode: str
+    top_k: int
+    rows_path: Path
+
+
+def _prepare(aggregate_path: Path, store_dir: Path | None, system_path: Path | None, fixture_path: Path | None,
+             fixtures: dict[Path, CorpusFixture]) -> _Prepared:
     aggregate = _read(aggregate_path)
     try:
         receipt, mode = aggregate["receipt"], aggregate["mode"]
@@ -64,8 +80,8 @@ def replay(aggregate_path: Path, store_dir: Path | None = None, system_path: Pat
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
     here = aggregate_path.parent
-    fixture = load_fixture(_found(fixture_path or hinted(here, FIXTURES, fixture_sha256), "fixture", "--fixture FILE",
-                                  aggregate_path))
+    place = _found(fixture_path or hinted(here, FIXTURES, fixture_sha256), "fixture", "--fixture FILE", aggregate_path)
+    fixture = fixtures.get(place) or fixtures.setdefault(place, load_fixture(place))
     if fixture.sha256 != fixture_sha256:
         raise ReplayInputError(f"fixture {fixture.path} has sha256 {fixture.sha256}, not the {fixture_sha256} the "
                                f"receipt {aggregate_path} binds: pass the run's fixture with --fixture FILE")
@@ -75,13 +91,44 @@ def replay(aggregate_path: Path, store_dir: Path | None = None, system_path: Pat
     # compared below says whether it is the same code
     module_directory = locate(spec, [source_root] if source_root is not None else [], "the receipt's system.spec",
                               "--system-path DIR")
-    builder = make_builder(namespace, SearchConfig(), spec, options, directory=module_directory)
-    try:
-        system = builder.open(fixture, directory)
-        _same_system(system.identity().record(), receipt["system"])
-        return _answers(system, fixture, mode, top_k, rows_path)
-    finally:
-        builder.close()
+    key = (spec, namespace, tuple(sorted(options.items())), str(directory), fixture.sha256, str(module_directory))
+    return _Prepared(key, fixture, directory, module_directory, spec, namespace, options, receipt["system"], mode,
+                     top_k, rows_path)
+
+
+def replay_all(aggregate_paths: Sequence[Path], store_dir: Path | None = None, system_path: Path | None = None,
+               fixture_path: Path | None = None) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each aggregate's answers as `replay` gives them, keyed by its path as given. Aggregates that share a system
+    (spec, options, store, fixture and module) are answered by one opened system: a bundle's modes and splits start
+    one worker, not one each."""
+    fixtures: dict[Path, CorpusFixture] = {}
+    prepared = {str(path): _prepare(path, store_dir, system_path, fixture_path, fixtures) for path in aggregate_paths}
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for name, item in prepared.items():
+        groups.setdefault(item.key, []).append(name)
+    answered: dict[str, dict[str, dict[str, Any]]] = {}
+    for names in groups.values():
+        first = prepared[names[0]]
+        builder = make_builder(first.namespace, SearchConfig(), first.spec, first.options,
+                               directory=first.module_directory)
+        try:
+            system = builder.open(first.fixture, first.directory)
+            for name in names:
+                item = prepared[name]
+                _same_system(system.identity().record(), item.system)
+                answered[name] = _answers(system, item.fixture, item.mode, item.top_k, item.rows_path)
+        finally:
+            builder.close()
+    return {str(path): answered[str(path)] for path in aggregate_paths}
+
+
+def replay(aggregate_path: Path, store_dir: Path | None = None, system_path: Path | None = None,
+           fixture_path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """`top_k`: query id -> the system's hits now (doc id, score and lane evidence, best first); `depth`: query id
+    -> its depth-100 ranking now ({doc_ids, scores}), for each row that carries one answered. The fixture, store and
+    source are the ones given (a bundle's copies: `fixture_path`, `store_dir`, `system_path`), else where the output
+    directory's locations.json says (`receipts/locations.py`); the fixture must be the one the run read, by sha256."""
+    return replay_all([aggregate_path], store_dir, system_path, fixture_path)[str(aggregate_path)]
 
 
 def _found(path: Path | None, what: str, option: str, aggregate_path: Path) -> Path:

@@ -15,6 +15,7 @@ One verdict line per artifact, by its path in the bundle, then one for the bundl
 what stays the publisher's word are said in two lines of their own.
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -24,11 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .bundle_manifest import manifest_problems
+from .core.declared import BUILTIN
 from .core.digests import sha256_file
 from .core.report import Report
 from .embedding.kept_run import fresh_only
 from .options import ELIGIBLE, FAILED, NOT_VERIFIED
 from .pipeline import Inputs, validate, validate_comparison
+from .system.check_through_system import shared_replays
 
 EXIT_ORDER = (ELIGIBLE, NOT_VERIFIED, FAILED)
 ARTIFACTS = "artifacts"
@@ -102,13 +105,28 @@ def carried_inputs(bundle: Path, options: BundleOptions) -> Iterator[Inputs]:
         yield Inputs(fixture, stores, copy)
 
 
+def _own_systems(bundle: Path) -> list[Path]:
+    """The bundle's own aggregates of a system of its own (whose lanes the validator checks through the live system)."""
+    own = []
+    for aggregate, _ in _aggregates(bundle):
+        try:
+            spec = json.loads(aggregate.read_bytes())["receipt"]["system"]["spec"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # the aggregate's own validation names what is wrong with it
+        if spec != BUILTIN:
+            own.append(aggregate)
+    return own
+
+
 def validate_bundle_artifacts(bundle: Path, options: BundleOptions, say: Say) -> list[Verdict]:
     """Every aggregate, then every comparison, each validated afresh with every text re-embedded, from the inputs the
     bundle carries unless the reader named others."""
     verdicts: list[Verdict] = []
     known: dict[str, Report] = {}
     freeze = bundle / FREEZE
-    with fresh_only(), carried_inputs(bundle, options) as inputs:
+    with fresh_only(), carried_inputs(bundle, options) as inputs, shared_replays(
+            _own_systems(bundle), inputs.store_dirs.get(None), inputs.fixture, inputs.system_path) as replayed:
+        say(f"validator: --bundle: the live system of its own asked again: {replayed}")
         for aggregate, rows in _aggregates(bundle):
             say(f"validator: --bundle: validating {_relative(bundle, aggregate)} with every text re-embedded")
             report = validate(aggregate, rows, fixture=inputs.fixture, freeze=freeze if freeze.is_file() else None,

@@ -12,9 +12,13 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from ..core.context import Context
+from ..core.digests import sha256_file
 from ..core.reading import is_dir, note
 from ..core.report import Report
 from ..core.source_tree import HARNESS_DIR, harness_source_files
@@ -24,15 +28,24 @@ THROUGH = ("replayed through the system: the live system was asked every query a
            "rows; not independently recomputed")
 
 
-def _ask(ctx: Context) -> tuple[dict[str, Any] | None, str]:
-    for path in harness_source_files():  # the harness answers for the system: its source is part of what was read
-        note(path)
-    command = [sys.executable, "-m", "harness", "replay", "--aggregate", str(ctx.aggregate_path.resolve())]
-    if ctx.store_dir is not None:  # the store and fixture the validator found, whichever way: the replay reads them
-        command += ["--store-dir", str(ctx.store_dir.resolve())]
-    if ctx.fixture_path is not None:
-        command += ["--fixture", str(ctx.fixture_path.resolve())]
-    source = ctx.source_root
+_SHARED: dict[tuple[str, ...], dict[str, Any]] = {}  # answers of one shared replay, while `shared_replays` lasts
+
+
+def _key(aggregate: Path, store: Path | None, fixture: Path | None, source: Path | None) -> tuple[str, ...]:
+    """An aggregate's bytes and the places its replay reads: answers are reused only for exactly these."""
+    places = [str(p.resolve()) if p is not None else "" for p in (store, fixture, source)]
+    return (str(aggregate.resolve()), sha256_file(aggregate), *places)
+
+
+def _run(aggregates: Sequence[Path], store: Path | None, fixture: Path | None,
+         source: Path | None) -> tuple[dict[str, Any] | None, str]:
+    command = [sys.executable, "-m", "harness", "replay"]
+    for aggregate in aggregates:
+        command += ["--aggregate", str(aggregate.resolve())]
+    if store is not None:  # the store and fixture the validator found, whichever way: the replay reads them
+        command += ["--store-dir", str(store.resolve())]
+    if fixture is not None:
+        command += ["--fixture", str(fixture.resolve())]
     if source is not None and is_dir(source):
         command += ["--system-path", str(source.resolve())]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HARNESS_DIR.parent), *sys.path])}
@@ -49,6 +62,39 @@ def _ask(ctx: Context) -> tuple[dict[str, Any] | None, str]:
     except ValueError as exc:
         return None, f"the replay printed no JSON: {exc}"
     return answers, ""
+
+
+@contextmanager
+def shared_replays(aggregates: Sequence[Path], store: Path | None, fixture: Path | None,
+                   source: Path | None) -> Iterator[str]:
+    """For the block, the live system's answers to every aggregate given, asked in one replay process (one worker
+    for the aggregates that share a system), used by each aggregate's check with these places and bytes. Yields what
+    happened, in words; when that replay fails, each check asks on its own and names the failure."""
+    if len(aggregates) < 2:
+        yield "nothing to share"
+        return
+    keys = [_key(a, store, fixture, source) for a in aggregates]
+    replayed, problem = _run(aggregates, store, fixture, source)
+    answers = (replayed or {}).get("replays")
+    shared = isinstance(answers, dict) and all(isinstance(answers.get(str(a.resolve())), dict) for a in aggregates)
+    if shared:
+        assert isinstance(answers, dict)
+        _SHARED.update({key: answers[str(a.resolve())] for key, a in zip(keys, aggregates, strict=True)})
+    try:
+        yield (f"{len(aggregates)} aggregates replayed in one process" if shared else f"one replay of "
+               f"{len(aggregates)} aggregates failed ({problem or 'no answers'}): each is asked on its own")
+    finally:
+        for key in keys:
+            _SHARED.pop(key, None)
+
+
+def _ask(ctx: Context) -> tuple[dict[str, Any] | None, str]:
+    for path in harness_source_files():  # the harness answers for the system: its source is part of what was read
+        note(path)
+    shared = _SHARED.get(_key(ctx.aggregate_path, ctx.store_dir, ctx.fixture_path, ctx.source_root))
+    if shared is not None:
+        return shared, ""
+    return _run([ctx.aggregate_path], ctx.store_dir, ctx.fixture_path, ctx.source_root)
 
 
 def _difference(row: dict[str, Any], answer: list[dict[str, Any]] | None) -> str | None:
