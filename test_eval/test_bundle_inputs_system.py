@@ -7,14 +7,15 @@ import json
 import shutil
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from fixtures.archives import tiny_archive
+from fixtures.bundle_reader import fresh_reader, out_of_reach, reseal
 from fixtures.clean_checkout import mark_clean_checkout
+from fixtures.word_system import TOKENS, word_system
 from harness.corpus.contract import Contract
 from harness.evaluation.comparison.run_specs import parse_run
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
@@ -23,71 +24,15 @@ from harness.evaluation.history.heldout_record import RECORD_NAME, RECORD_VARIAB
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.system_replay import replay, replay_all
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
-from harness.hashing import sha256_canonical, sha256_file
 from harness.publish.bundle import make_bundle
 from harness.publish.verdicts import validator_judgement
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import make_builder
 from harness.validator.bundle_manifest import manifest_problems
 from harness.validator.cli import main
-from harness.validator.verdicts.key import KEY_VARIABLE
 
 SPEC = "wordhits:SYSTEM"
 MODULES = ("wordhits", "wordhits_tokens")
-TOKENS = '''"""Word tokens of a text: lowercased runs of two or more word characters."""
-
-import re
-
-WORD = re.compile(r"\\w\\w+")
-
-
-def tokens(text: str) -> set[str]:
-    return set(WORD.findall(text.lower()))
-'''
-SYSTEM = '''"""A lexical system of its own: a document scores the number of query words it holds."""
-
-import json
-from pathlib import Path
-from typing import Any
-
-from harness.systems.plugin import Corpus, Result
-from wordhits_tokens import tokens
-
-
-class WordHits:
-    name = "word-hits"
-    version = "1.0.0"
-    modes = ("fts_only",)
-    declarations = {"lexical": "the number of distinct query words in the document"}
-
-    def configuration(self) -> dict[str, Any]:
-        return {"score": "distinct query words in title and text", "ties": "doc_id ascending"}
-
-    def build(self, corpus: Corpus, directory: Path) -> bool:
-        path = directory / "words.json"
-        changed = not path.exists()
-        if changed:
-            words = {doc: sorted(tokens(title + " " + text))
-                     for doc, title, text in zip(corpus.doc_ids, corpus.titles, corpus.texts)}
-            path.write_text(json.dumps(words), encoding="utf-8")
-        self.open(corpus, directory)
-        return changed
-
-    def open(self, corpus: Corpus, directory: Path) -> None:
-        self.path = directory / "words.json"
-        self.words = {doc: set(words) for doc, words in json.loads(self.path.read_text(encoding="utf-8")).items()}
-
-    def parts(self) -> dict[str, Path]:
-        return {"words": self.path}
-
-    def search(self, mode: str, text: str, vector: Any, top_k: int) -> list[Result]:
-        query = tokens(text)
-        scored = sorted((-len(query & words), doc) for doc, words in self.words.items() if query & words)
-        return [Result(doc, float(-score)) for score, doc in scored[:top_k]]
-
-
-SYSTEM = WordHits()
-'''
 
 
 @dataclass(frozen=True)
@@ -126,7 +71,7 @@ def published(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path_factory: pyte
         patch.setenv("GIT_CEILING_DIRECTORIES", str(root))
         source = root / "mysys"
         source.mkdir()
-        (source / "wordhits.py").write_text(SYSTEM, encoding="utf-8")
+        (source / "wordhits.py").write_text(word_system("wordhits_tokens", "word-hits"), encoding="utf-8")
         (source / "wordhits_tokens.py").write_text(TOKENS, encoding="utf-8")
         patch.syspath_prepend(str(source))
         for name in MODULES:
@@ -142,23 +87,7 @@ def published(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path_factory: pyte
 
 @pytest.fixture
 def reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    cache = tmp_path / "reader-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-    monkeypatch.delenv(KEY_VARIABLE, raising=False)
-    monkeypatch.delenv(RECORD_VARIABLE, raising=False)
-    return cache
-
-
-@contextmanager
-def out_of_reach(*paths: Path) -> Iterator[None]:
-    moved = [(path, path.with_name(path.name + ".out-of-reach")) for path in paths]
-    for path, away in moved:
-        path.rename(away)
-    try:
-        yield
-    finally:
-        for path, away in moved:
-            away.rename(path)
+    return fresh_reader(tmp_path, monkeypatch)
 
 
 def _judged(published: Published, bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -166,14 +95,6 @@ def _judged(published: Published, bundle: Path, tmp_path: Path, capsys: pytest.C
     with out_of_reach(*published.publishers):
         code = main(["--bundle", str(bundle), "--archive", str(archive)])
     return code, capsys.readouterr().out
-
-
-def _reseal(bundle: Path) -> None:
-    """MANIFEST.json written again for the bundle's bytes as they are now: the forger's reseal."""
-    files = {p.relative_to(bundle).as_posix(): sha256_file(p) for p in sorted(bundle.rglob("*"))
-             if p.is_file() and p.name != "MANIFEST.json"}
-    (bundle / "MANIFEST.json").write_text(json.dumps({"files": files, "manifest_sha256": sha256_canonical(files)}),
-                                          encoding="utf-8")
 
 
 def _lines(out: str, check: str) -> list[str]:
@@ -212,7 +133,7 @@ def test_a_module_that_differs_in_the_bundles_source_is_refused_naming_it(
     bundle = Path(shutil.copytree(published.bundle, tmp_path / "elsewhere" / "bundle"))
     helper = bundle / "system-source" / "wordhits_tokens.py"
     helper.write_text(helper.read_text(encoding="utf-8").replace("\\w\\w+", "\\w+"), encoding="utf-8")
-    _reseal(bundle)
+    reseal(bundle)
     code, out = _judged(published, bundle, tmp_path, capsys)
     assert code == 1, out
     modules = _lines(out, "system.modules")
@@ -237,7 +158,7 @@ def test_a_scope_that_hides_an_earlier_look_is_refused_by_the_reader(
     assert f"Scope: {honest}." in (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     document["scope"] = f"the {document['query_count']} held-out queries, unseen before the freeze {attested}"
     path.write_text(json.dumps(document), encoding="utf-8")
-    _reseal(bundle)
+    reseal(bundle)
     code, out = _judged(published, bundle, tmp_path, capsys)
     assert code == 1, out
     failed = _lines(out, "systems.experiment")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.clean_checkout import mark_clean_checkout
+from fixtures.word_system import TOKENS, word_system
 from harness.corpus.contract import Contract
 from harness.errors import RefusedError
 from harness.evaluation.gates.freeze import FreezeError, current_record, freeze_configuration
@@ -29,61 +30,7 @@ from harness.validator.pipeline import validate
 
 SPEC = "overlap:SYSTEM"
 MODULES = ("overlap", "tokens")
-TOKENS = '''"""Word tokens of a text: lowercased runs of two or more word characters."""
-
-import re
-
-WORD = re.compile(r"\\w\\w+")
-
-
-def tokens(text: str) -> set[str]:
-    return set(WORD.findall(text.lower()))
-'''
-OVERLAP = '''"""A lexical system of its own: a document scores the number of query words it holds; one that
-holds none is not returned."""
-
-import json
-from pathlib import Path
-from typing import Any
-
-from harness.systems.plugin import Corpus, Result
-from tokens import tokens
-
-
-class Overlap:
-    name = "word-overlap"
-    version = "1.0.0"
-    modes = ("fts_only",)
-    declarations = {"lexical": "the number of distinct query words in the document"}
-
-    def configuration(self) -> dict[str, Any]:
-        return {"score": "distinct query words in title and text", "ties": "doc_id ascending"}
-
-    def build(self, corpus: Corpus, directory: Path) -> bool:
-        path = directory / "words.json"
-        changed = not path.exists()
-        if changed:
-            words = {doc: sorted(tokens(title + " " + text))
-                     for doc, title, text in zip(corpus.doc_ids, corpus.titles, corpus.texts)}
-            path.write_text(json.dumps(words), encoding="utf-8")
-        self.open(corpus, directory)
-        return changed
-
-    def open(self, corpus: Corpus, directory: Path) -> None:
-        self.path = directory / "words.json"
-        self.words = {doc: set(words) for doc, words in json.loads(self.path.read_text(encoding="utf-8")).items()}
-
-    def parts(self) -> dict[str, Path]:
-        return {"words": self.path}
-
-    def search(self, mode: str, text: str, vector: Any, top_k: int) -> list[Result]:
-        query = tokens(text)
-        scored = sorted((-len(query & words), doc) for doc, words in self.words.items() if query & words)
-        return [Result(doc, float(-score)) for score, doc in scored[:top_k]]
-
-
-SYSTEM = Overlap()
-'''
+OVERLAP = word_system("tokens", "word-overlap")
 
 
 @dataclass(frozen=True)

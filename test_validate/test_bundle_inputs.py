@@ -4,8 +4,6 @@ carried vector is caught by the reader's own re-embedding, a changed store part 
 
 import json
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,14 +11,12 @@ import numpy as np
 import pytest
 
 from fixtures.archives import tiny_archive
-from harness.evaluation.history.heldout_record import RECORD_VARIABLE
+from fixtures.bundle_reader import fresh_reader, out_of_reach, reseal
 from harness.evaluation.receipts.locations import LOCATIONS_NAME, STORES
-from harness.hashing import sha256_canonical
 from harness.publish.bundle import BundleError, make_bundle
 from harness.publish.bundle_inputs import stage_inputs
 from harness.validator.bundle_manifest import manifest_problems
 from harness.validator.cli import main
-from harness.validator.verdicts.key import KEY_VARIABLE
 
 from .support import CleanRun, RunCopy, sha256_file
 from .test_bundle import as_clean_checkout
@@ -43,33 +39,7 @@ def published(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -> 
 
 @pytest.fixture
 def reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A reader with a cache of their own: another key, no held-out record, nothing kept."""
-    cache = tmp_path / "reader-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-    monkeypatch.delenv(KEY_VARIABLE, raising=False)
-    monkeypatch.delenv(RECORD_VARIABLE, raising=False)
-    return cache
-
-
-@contextmanager
-def out_of_reach(*paths: Path) -> Iterator[None]:
-    """Each path renamed away for the block, as on a machine that never had it; restored after."""
-    moved = [(path, path.with_name(path.name + ".out-of-reach")) for path in paths]
-    for path, away in moved:
-        path.rename(away)
-    try:
-        yield
-    finally:
-        for path, away in moved:
-            away.rename(path)
-
-
-def reseal(bundle: Path) -> None:
-    """MANIFEST.json written again for the bundle's bytes as they are now: a forger's reseal."""
-    files = {p.relative_to(bundle).as_posix(): sha256_file(p) for p in sorted(bundle.rglob("*"))
-             if p.is_file() and p.name != "MANIFEST.json"}
-    (bundle / "MANIFEST.json").write_text(json.dumps({"files": files, "manifest_sha256": sha256_canonical(files)}),
-                                          encoding="utf-8")
+    return fresh_reader(tmp_path, monkeypatch)
 
 
 def _elsewhere(published: Published, tmp_path: Path) -> Path:

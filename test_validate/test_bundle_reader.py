@@ -10,13 +10,12 @@ import numpy as np
 import pytest
 
 from fixtures.archives import tiny_archive
-from harness.evaluation.history.heldout_record import RECORD_VARIABLE
+from fixtures.bundle_reader import fresh_reader
 from harness.evaluation.receipts.locations import LOCATIONS_NAME
 from harness.publish.bundle import make_bundle
 from harness.validator.cli import main
 from harness.validator.embedding.embedders import verifier
 from harness.validator.embedding.kept_run import keeping
-from harness.validator.verdicts.key import KEY_VARIABLE
 from harness.validator.verdicts.re_embedding import remember
 
 from .support import CleanRun, RunCopy, sha256_bytes, sha256_file
@@ -35,12 +34,7 @@ def bundle(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 @pytest.fixture
 def reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A reader with a cache of their own: another key, no held-out record, nothing kept."""
-    cache = tmp_path / "reader-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-    monkeypatch.delenv(KEY_VARIABLE, raising=False)
-    monkeypatch.delenv(RECORD_VARIABLE, raising=False)
-    return cache
+    return fresh_reader(tmp_path, monkeypatch)
 
 
 def _judge(bundle: Path, capsys: pytest.CaptureFixture[str], *options: str) -> tuple[int, str]:
