@@ -8,16 +8,15 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, TypeAlias
 
 from harness.atomic import create_all_atomic
 from harness.cli import paths as cli_paths
+from harness.cli import subcommands
 from harness.cli.paths import path_argument, text_argument
 from harness.cli.skeleton import Skeleton
 from harness.errors import HarnessError, RefusedError
 from harness.typed_commands import command, shown
 
-Commands: TypeAlias = "argparse._SubParsersAction[Any]"
 CONFIGURATIONS = ("pyproject.toml", "pytest.ini")  # a file that makes a directory pytest's rootdir
 IGNORED = ("work-dir/", "__pycache__/", ".pytest_cache/", ".venv/")  # .venv/: a venv inside the repository
 
@@ -26,11 +25,9 @@ class SystemNameError(HarnessError):
     """NAME cannot be a system's module."""
 
 
-def add_parser(commands: Commands) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "new-system", help="write a working system of your own (NAME.py) and tests of your own (test_NAME.py)")
-    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show the traceback of an error")
+def add_parser(commands: subcommands.Commands) -> None:
+    parser = subcommands.command(commands, "new-system",
+                                 "write a working system of your own (NAME.py) and tests of your own (test_NAME.py)")
     parser.add_argument("name", type=text_argument, metavar="NAME",
                         help="the system's module name, a Python identifier (my_search): --scifact-system=NAME:SYSTEM")
     parser.add_argument("--directory", type=path_argument, default=None, metavar="DIR",

@@ -2,14 +2,13 @@
 a usage error import no corpus, embedder, system or statistics (the handlers are imported once a command is parsed:
 harness.cli.app)."""
 
-import argparse
 import os
-from typing import TypeAlias
 
 from harness.cli import new_system, publish_parsers
 from harness.cli.errors import Parser
 from harness.cli.hypothesis_options import add_hypothesis_options
 from harness.cli.paths import path_argument, text_argument
+from harness.cli.subcommands import Commands, command
 from harness.cli.system_options import system_option
 from harness.cli.version import VersionAction
 from harness.corpus.deadline import DEADLINE_VARIABLE
@@ -18,18 +17,9 @@ from harness.embedding.embedders.backends import BACKENDS
 from harness.embedding.profiles import PROFILES
 from harness.modes import MODES
 
-Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
-
-
-def _command(commands: Commands, name: str, help: str) -> Parser:
-    parser: Parser = commands.add_parser(name, help=help)
-    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show the traceback of an error")
-    return parser
-
 
 def add_build_parser(commands: Commands) -> None:
-    build = _command(commands, "build", "build the SciFact corpus fixture (documents, queries, vectors)")
+    build = command(commands, "build", "build the SciFact corpus fixture (documents, queries, vectors)")
     build.add_argument("--out", type=path_argument, required=True, help="fixture JSON to write")
     build.add_argument("--work-dir", type=path_argument, required=True, help="downloads and the embedding cache")
     build.add_argument("--archive", type=path_argument, default=os.environ.get("SCIFACT_ARCHIVE") or None,
@@ -49,7 +39,7 @@ def add_build_parser(commands: Commands) -> None:
 
 
 def add_run_parser(commands: Commands) -> None:
-    run = _command(commands, "run", "evaluate retrieval modes on a split; writes rows and aggregate receipts")
+    run = command(commands, "run", "evaluate retrieval modes on a split; writes rows and aggregate receipts")
     run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
     run.add_argument("--store-dir", type=path_argument, required=True, help="persisted store (built or reused)")
     run.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
@@ -64,7 +54,7 @@ def add_run_parser(commands: Commands) -> None:
 
 
 def add_freeze_parser(commands: Commands) -> None:
-    freeze = _command(commands, "freeze", "record the configuration that held-out runs must match")
+    freeze = command(commands, "freeze", "record the configuration that held-out runs must match")
     freeze.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON")
     freeze.add_argument("--store-dir", type=path_argument, required=True, help="the store calibration used")
     freeze.add_argument("--output-dir", type=path_argument, required=True,
@@ -83,7 +73,7 @@ def add_freeze_parser(commands: Commands) -> None:
 
 
 def add_replay_parser(commands: Commands) -> None:
-    replay = _command(commands, "replay", "ask the live system a run's queries again; prints JSON (the validator "
+    replay = command(commands, "replay", "ask the live system a run's queries again; prints JSON (the validator "
                                           "uses it for a lane it cannot recompute on its own)")
     replay.add_argument("--aggregate", type=path_argument, required=True, action="append",
                         help="the run's aggregate receipt; repeated, every one is replayed, one system opened for "

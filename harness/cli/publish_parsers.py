@@ -3,9 +3,9 @@ from plain constants only."""
 
 import argparse
 from collections.abc import Callable
-from typing import Any, TypeAlias
 
 from harness.cli.paths import path_argument
+from harness.cli.subcommands import Commands, command
 from harness.corpus.split import SPLITS
 from harness.evaluation.comparison.procedure_terms import (
     DEFAULT_PERMUTATIONS,
@@ -14,15 +14,6 @@ from harness.evaluation.comparison.procedure_terms import (
     MIN_PERMUTATIONS,
     MIN_RESAMPLES,
 )
-
-Commands: TypeAlias = "argparse._SubParsersAction[Any]"
-
-
-def _command(commands: Commands, name: str, help: str) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
-    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show the traceback of an error")
-    return parser
 
 
 def _whole(low: int, high: int | None, why: str) -> Callable[[str], int]:
@@ -40,7 +31,7 @@ def _whole(low: int, high: int | None, why: str) -> Callable[[str], int]:
 
 
 def add_compare(commands: Commands) -> None:
-    parser = _command(commands, "compare", "paired statistics of a split's modes (scifact-comparison-<split>.json), "
+    parser = command(commands, "compare", "paired statistics of a split's modes (scifact-comparison-<split>.json), "
                       "or, with --run, of evaluations of different systems (scifact-systems-<split>.json)")
     parser.add_argument("--output-dir", type=path_argument, required=True,
                         help="the evaluation's output directory (rows and aggregates; the comparison is written "
@@ -67,7 +58,7 @@ def add_compare(commands: Commands) -> None:
 
 
 def add_export(commands: Commands) -> None:
-    parser = _command(commands, "export", "runs, qrels, per-query CSVs, MTEB result files, a summary and a LaTeX "
+    parser = command(commands, "export", "runs, qrels, per-query CSVs, MTEB result files, a summary and a LaTeX "
                       "table for other tools")
     parser.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
     parser.add_argument("--split", choices=SPLITS, action="append", default=None,
@@ -78,7 +69,7 @@ def add_export(commands: Commands) -> None:
 
 
 def add_report(commands: Commands) -> None:
-    parser = _command(commands, "report", "an HTML report (and its Markdown version) from validated artifacts")
+    parser = command(commands, "report", "an HTML report (and its Markdown version) from validated artifacts")
     parser.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
     parser.add_argument("--out", type=path_argument, required=True, help="the HTML file to write")
     parser.add_argument("--markdown", type=path_argument, default=None,
@@ -89,7 +80,7 @@ def add_report(commands: Commands) -> None:
 
 
 def add_bundle(commands: Commands) -> None:
-    bundle = _command(commands, "bundle", "validate and collect the artifacts into a publishable bundle")
+    bundle = command(commands, "bundle", "validate and collect the artifacts into a publishable bundle")
     bundle.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
     bundle.add_argument("--bundle-dir", type=path_argument, required=True, help="new directory for the bundle")
 
