@@ -81,7 +81,9 @@ def _prepare(aggregate_path: Path, store_dir: Path | None, system_path: Path | N
         raise ReplayInputError(f"aggregate {aggregate_path} lacks what a replay needs: {exc!r}") from exc
     here = aggregate_path.parent
     place = _found(fixture_path or hinted(here, FIXTURES, fixture_sha256), "fixture", "--fixture FILE", aggregate_path)
-    fixture = fixtures.get(place) or fixtures.setdefault(place, load_fixture(place))
+    if place not in fixtures:  # one SciFact fixture read once for all the aggregates that name it
+        fixtures[place] = load_fixture(place)
+    fixture = fixtures[place]
     if fixture.sha256 != fixture_sha256:
         raise ReplayInputError(f"fixture {fixture.path} has sha256 {fixture.sha256}, not the {fixture_sha256} the "
                                f"receipt {aggregate_path} binds: pass the run's fixture with --fixture FILE")

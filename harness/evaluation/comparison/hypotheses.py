@@ -29,19 +29,25 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def seen_before(receipts: Sequence[dict[str, Any]], labels: Sequence[str], created: str) -> str | None:
-    """Why the arms' receipts do not attest the held-out split unseen before `created` (None when they do): every
-    look each receipt's record dates at or before the declaration, by any configuration (one record counted once)."""
+def earlier_looks(dated: Sequence[tuple[dict[str, Any], str]]) -> tuple[int, str]:
+    """The held-out looks at the dataset that each receipt's `heldout_looks` block dates at or before its time, by any
+    configuration: per record the most any block counts (one record counted once), summed over records; with the
+    dataset's name."""
     counted: dict[str, int] = {}
     name = "the dataset"
-    for receipt, label in zip(receipts, labels, strict=True):
-        block = receipt.get("heldout_looks")
-        if block is None:
-            return f"{label}'s receipt names no held-out record, so no earlier look can be ruled out"
+    for block, time in dated:
         name = block["dataset"]["name"]
-        seen = sum(at <= created for at in block["earlier_looks_at"])
+        seen = sum(at <= time for at in block["earlier_looks_at"])
         counted[block["record_id"]] = max(seen, counted.get(block["record_id"], 0))
-    total = sum(counted.values())
+    return sum(counted.values()), name
+
+
+def seen_before(receipts: Sequence[dict[str, Any]], labels: Sequence[str], created: str) -> str | None:
+    """Why the arms' receipts do not attest the held-out split unseen before `created` (None when they do)."""
+    missing = [label for receipt, label in zip(receipts, labels, strict=True) if receipt.get("heldout_looks") is None]
+    if missing:
+        return f"{missing[0]}'s receipt names no held-out record, so no earlier look can be ruled out"
+    total, name = earlier_looks([(receipt["heldout_looks"], created) for receipt in receipts])
     if not total:
         return None
     return (f"{_plural(total, 'earlier held-out look')} at {name} before the declaration at {created}, as the "

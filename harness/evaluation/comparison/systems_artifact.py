@@ -17,7 +17,12 @@ from harness.evaluation.comparison.artifact import (
     clear_target,
     document_bytes,
 )
-from harness.evaluation.comparison.hypotheses import hypothesis_record, read_hypotheses, with_hypothesis_pairs
+from harness.evaluation.comparison.hypotheses import (
+    earlier_looks,
+    hypothesis_record,
+    read_hypotheses,
+    with_hypothesis_pairs,
+)
 from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput
 from harness.evaluation.comparison.pairing import Arm, arm_pairs
 from harness.evaluation.comparison.run_specs import RunSpec, check_runs
@@ -37,19 +42,15 @@ VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the 
 
 
 def _earlier_looks(arms: Sequence[tuple[dict[str, Any], str | None]]) -> tuple[int, str] | None:
-    """How many held-out looks at the dataset the arms' receipts date at or before their run's freeze (per record, the
-    most any arm counts; records summed), with the dataset's name; None when a receipt names no record or a run
-    has no freeze."""
-    counted: dict[str, int] = {}
-    name = "the dataset"
+    """The looks the arms' receipts date at or before their run's freeze (`earlier_looks`); None when a receipt names
+    no record or a run has no freeze."""
+    dated = []
     for receipt, frozen_at in arms:
         block = receipt.get("heldout_looks")
         if block is None or frozen_at is None:
             return None
-        name = block["dataset"]["name"]
-        seen = sum(at <= frozen_at for at in block["earlier_looks_at"])
-        counted[block["record_id"]] = max(seen, counted.get(block["record_id"], 0))
-    return sum(counted.values()), name
+        dated.append((block, frozen_at))
+    return earlier_looks(dated)
 
 
 def scope(split: str, count: int, calibration_count: int, arms: Sequence[tuple[dict[str, Any], str | None]]) -> str:

@@ -10,23 +10,21 @@ from ..core.digests import sha256_file
 from ..core.report import Report
 from .comparison_inputs import Input
 from .systems_inputs import Loaded
+from .systems_pairs import looks_dated
 
 HELD_OUT = ("heldout", "all")
 
 
 def _looks_before_freeze(loaded: Loaded) -> tuple[int, str] | None:
-    """Held-out looks at the dataset that the arms' receipts date no later than their own run's freeze: for each
-    record id, the largest count any arm gives; summed over records. None: an arm without a record or a freeze."""
-    largest: dict[str, int] = {}
-    dataset = "the dataset"
+    """Held-out looks at the dataset that the arms' receipts date no later than their own run's freeze
+    (`looks_dated`). None: an arm without a record or a freeze."""
+    blocks = []
     for label, arm in loaded.arms.items():
         looks, freeze = arm.receipt.get("heldout_looks"), loaded.run_of[label].freeze
         if not isinstance(looks, dict) or not isinstance(freeze, dict):
             return None
-        dataset = looks["dataset"]["name"]
-        dated = [at for at in looks["earlier_looks_at"] if at <= freeze["created_at"]]
-        largest[looks["record_id"]] = max(largest.get(looks["record_id"], 0), len(dated))
-    return sum(largest.values()), dataset
+        blocks.append((looks, str(freeze["created_at"])))
+    return looks_dated(blocks)
 
 
 def scope(split: str, query_count: int, calibration_count: Any, loaded: Loaded) -> str:

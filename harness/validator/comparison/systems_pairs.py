@@ -55,18 +55,27 @@ def _not_after(label: str, arm: Input, created_at: str) -> str | None:
     return f"{label} started at {started}, not after the hypothesis was declared at {created_at}"
 
 
-def _looked(arms: list[tuple[str, Input]], created_at: str) -> str | None:
-    """The earlier looks at the dataset the arms' receipts date at or before the declaration, each record once."""
+def looks_dated(blocks: list[tuple[dict[str, Any], str]]) -> tuple[int, str]:
+    """Held-out looks at the dataset each receipt's block dates no later than its time: for each record id the
+    largest count any block gives, summed over records; with the dataset's name."""
     by_record: dict[Any, int] = {}
     dataset = "the dataset"
+    for looks, until in blocks:
+        dataset = looks["dataset"]["name"]
+        count = len([when for when in looks["earlier_looks_at"] if when <= until])
+        by_record[looks["record_id"]] = max(count, by_record.get(looks["record_id"], 0))
+    return sum(by_record.values()), dataset
+
+
+def _looked(arms: list[tuple[str, Input]], created_at: str) -> str | None:
+    """The earlier looks at the dataset the arms' receipts date at or before the declaration, each record once."""
+    blocks = []
     for label, arm in arms:
         looks = arm.receipt.get("heldout_looks")
         if not isinstance(looks, dict):
             return f"{label}'s receipt names no held-out record, so no earlier look can be ruled out"
-        dataset = looks["dataset"]["name"]
-        count = len([when for when in looks["earlier_looks_at"] if when <= created_at])
-        by_record[looks["record_id"]] = max(count, by_record.get(looks["record_id"], 0))
-    total = sum(by_record.values())
+        blocks.append((looks, created_at))
+    total, dataset = looks_dated(blocks)
     if total == 0:
         return None
     return (f"{total} earlier held-out look{'' if total == 1 else 's'} at {dataset} before the declaration at "

@@ -91,8 +91,8 @@ def shared_replays(aggregates: Sequence[Path], store: Path | None, fixture: Path
 def _ask(ctx: Context) -> tuple[dict[str, Any] | None, str]:
     for path in harness_source_files():  # the harness answers for the system: its source is part of what was read
         note(path)
-    shared = _SHARED.get(_key(ctx.aggregate_path, ctx.store_dir, ctx.fixture_path, ctx.source_root))
-    if shared is not None:
+    if _SHARED and (shared := _SHARED.get(_key(ctx.aggregate_path, ctx.store_dir, ctx.fixture_path,
+                                               ctx.source_root))) is not None:
         return shared, ""
     return _run([ctx.aggregate_path], ctx.store_dir, ctx.fixture_path, ctx.source_root)
 
