@@ -1,7 +1,10 @@
 """The ranking to depth 100: a diagnostic beside the top-10 claim, for Recall@100 and nDCG@100.
 
-After every timed call of a run (and its contention snapshot), each answered query is searched once more with
-top_k = 100, untimed, and the row records that ranking (doc ids and scores) beside the claim. The claim is never
+A system that keeps what its timed call scored (`RanksDeeper`, the built-in system) has each answered query's
+ranking cut to depth 100 from that call's lanes, right after the call and outside its timing, so no query is
+searched twice and no run holds more than one query's lanes. Any other system has each answered query searched once
+more with top_k = 100 after every timed call of the run (and its contention snapshot), untimed. Either way the row
+records that ranking (doc ids and scores) beside the claim. The claim is never
 derived from it: the row's top-10 ranking, its search receipt and its latency are what they were. The first 10 of
 the depth-100 list equal the top 10 when the system's ranking at a smaller top_k is a prefix of its ranking at a
 larger one: the built-in system's always is (its lanes' candidate depth is its configuration's, whatever top_k asks,
@@ -14,12 +17,20 @@ row's `depth_ranking.error` (the system's or the harness's) and counts as zero i
 failure count stay as they were.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.evaluation.measures.metrics import DEPTH, depth_metrics
 from harness.evaluation.measures.query_vectors import QueryVectors
-from harness.systems.protocol import SearchFailed, SearchStopped, SystemIdentity, SystemLost, SystemUnderTest
+from harness.systems.protocol import (
+    Hit,
+    SearchFailed,
+    SearchOutcome,
+    SearchStopped,
+    SystemIdentity,
+    SystemLost,
+    SystemUnderTest,
+)
 
 NOT_ASKED = "the query failed, so no depth-100 ranking was asked"
 
@@ -33,6 +44,35 @@ def _failure(exc: Exception, system: str) -> str:
     if isinstance(exc, SearchFailed):
         return f"system {system!r}: {exc.error}"
     return f"a fault of the harness: {type(exc).__name__}: {exc}; report it"
+
+
+def _entry(hits: Sequence[Hit]) -> dict[str, Any]:
+    return {"depth": DEPTH, "doc_ids": [hit.doc_id for hit in hits], "scores": [hit.score for hit in hits],
+            "error": None}
+
+
+Cut = Callable[[SearchOutcome], dict[str, Any]]
+
+
+def lane_cut(system: SystemUnderTest) -> Cut | None:
+    """How a timed call's lanes give its depth-100 entry, or None when the system does not keep them or answers no
+    depth-100 ranking (it is then searched again after the run, or not at all). Read once per run: a system's
+    identity hashes its source. The cut runs outside the timed call."""
+    deepen = getattr(system, "deepen", None)  # RanksDeeper's one method, when the system has it
+    if not callable(deepen):
+        return None
+    identity = system.identity()
+    if not asked(identity):
+        return None
+
+    def cut(outcome: SearchOutcome) -> dict[str, Any]:
+        try:
+            hits: list[Hit] = deepen(outcome, DEPTH)
+            return _entry(hits)
+        except Exception as exc:  # a failed cut is named in the row like a failed depth search
+            return {"depth": DEPTH, "doc_ids": [], "scores": [],
+                    "error": f"depth-100 ranking: {_failure(exc, identity.name)}"}
+    return cut
 
 
 def depth_entry(system: SystemUnderTest, name: str, mode: str, query: dict[str, Any], vectors: QueryVectors | None,
@@ -50,17 +90,19 @@ def depth_entry(system: SystemUnderTest, name: str, mode: str, query: dict[str, 
         raise
     except Exception as exc:  # a diagnostic that failed: named in the row, zero in the means, the claim unchanged
         return {"depth": DEPTH, "doc_ids": [], "scores": [], "error": f"depth-100 ranking: {_failure(exc, name)}"}
-    return {"depth": DEPTH, "doc_ids": [hit.doc_id for hit in outcome.hits],
-            "scores": [hit.score for hit in outcome.hits], "error": None}
+    return _entry(outcome.hits)
 
 
 def add_depth_rankings(rows: Sequence[dict[str, Any]], queries: dict[str, dict[str, Any]], system: SystemUnderTest,
                        mode: str, vectors: QueryVectors | None) -> None:
-    """Every row gains its depth-100 ranking and the metrics of it, after the timed calls of the run."""
+    """Every row gains its depth-100 ranking (searched now, after the timed calls of the run, unless its timed call's
+    lanes gave it one) and the metrics of it."""
     identity = system.identity()
     if not asked(identity):
         return
     for row in rows:
-        entry = depth_entry(system, identity.name, mode, queries[row["query_id"]], vectors, row["error"] is None)
-        row["depth_ranking"] = entry
+        entry = row.get("depth_ranking")
+        if entry is None:
+            entry = depth_entry(system, identity.name, mode, queries[row["query_id"]], vectors, row["error"] is None)
+            row["depth_ranking"] = entry
         row["metrics"].update(depth_metrics(entry["doc_ids"], row["qrels"]))

@@ -9,7 +9,7 @@ from typing import Any
 from harness.corpus.contract import Contract
 from harness.corpus.split import select
 from harness.errors import HarnessError
-from harness.evaluation.depth_ranking import add_depth_rankings
+from harness.evaluation.depth_ranking import Cut, add_depth_rankings, lane_cut
 from harness.evaluation.history import heldout_record, ledger
 from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.evaluation.measures.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
@@ -78,10 +78,12 @@ def failure_of(exc: Exception, system: str) -> tuple[str, str, str]:
 
 
 def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: SystemUnderTest,
-         vectors: QueryVectors | None, top_k: int, repeats: int) -> tuple[dict[str, Any], FailedQuery | None]:
-    """`vectors` is None for a mode without a dense lane, which needs no query vector."""
+         vectors: QueryVectors | None, top_k: int, repeats: int,
+         cut: Cut | None) -> tuple[dict[str, Any], FailedQuery | None]:
+    """`vectors` is None for a mode without a dense lane, which needs no query vector; `cut` gives the depth-100
+    entry from the first timed call's lanes (depth_ranking.lane_cut), None when the run searches again for it."""
     text = query["text"]
-    error, failed, hits, receipt = None, None, [], None
+    error, failed, hits, receipt, depth = None, None, [], None, None
     started = time.perf_counter_ns()
     try:
         outcome = system.search(mode, text, vectors(text) if vectors is not None else None, top_k)
@@ -92,6 +94,7 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: 
             samples.append(_latency_ms(again, started))
         latency_ms = statistics.median(samples)
         hits, receipt = outcome.hits, system.search_receipt(outcome, text, request_id)
+        depth = None if cut is None else cut(outcome)
     except SearchStopped as exc:  # every answer of the system's code breaks this rule: the run stops here
         raise exc.at(system.identity().name, query["query_id"]) from exc
     except SystemLost:  # the system can answer no more: the run stops, nothing is written
@@ -104,7 +107,7 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: 
         receipt = {"request_id": request_id, "mode": mode, "query_sha256": sha256_text(text), "error": error,
                    "result_count": 0}
     ranked = [hit.doc_id for hit in hits]
-    return {
+    row = {
         "schema": ROW_SCHEMA,
         "mode": mode,
         "split": split,
@@ -121,7 +124,10 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: 
         "request_id": request_id,
         "search_receipt": receipt,
         "search_receipt_sha256": sha256_canonical(receipt),
-    }, failed
+    }
+    if depth is not None:  # cut from this call's lanes; the metrics of it come with the others' (depth_ranking.py)
+        row["depth_ranking"] = depth
+    return row, failed
 
 
 def warm_up(mode: str, queries: list[dict[str, Any]], system: SystemUnderTest, vectors: QueryVectors | None,
@@ -202,14 +208,15 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     with one_blas_thread() as blas:
         warm_up(mode, [queries[qid] for qid in selected[:WARMUP_CALLS]], system, vectors, top_k)
         workers = system.processes()
+        cut = lane_cut(system)
         timing = Snapshot.take(workers)
-        answered = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS)
+        answered = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS, cut)
                     for qid in selected]
         timed = Snapshot.take(workers)
     rows = [row for row, _ in answered]
     latency = measurement(timing, timed, warmup_calls=min(WARMUP_CALLS, len(selected)), repeats=REPEATS, blas=blas,
                           workers=len(workers))
-    add_depth_rankings(rows, queries, system, mode, vectors)  # untimed, after every timed call
+    add_depth_rankings(rows, queries, system, mode, vectors)  # what the lanes gave no row: untimed, after every call
     system.verify_bound()
     after = system.part_digests()
     finished_at = _now()

@@ -16,8 +16,8 @@ from harness.errors import HarnessError
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.systems.declarations import DENSE_EXACT
 
-__all__ = ["DENSE_EXACT", "Hit", "SearchFailed", "SearchOutcome", "SearchStopped", "SystemBuilder", "SystemIdentity",
-           "SystemLost", "SystemUnderTest"]
+__all__ = ["DENSE_EXACT", "Hit", "RanksDeeper", "SearchFailed", "SearchOutcome", "SearchStopped", "SystemBuilder",
+           "SystemIdentity", "SystemLost", "SystemUnderTest"]
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,15 @@ class SystemUnderTest(Protocol):
 
     def freeze_record(self) -> dict[str, Any]:
         """What a freeze binds of the system (compared by digest, never by path)."""
+
+
+class RanksDeeper(Protocol):
+    """A system whose timed call keeps what it scored: the depth-100 diagnostic is cut from the timed call's lanes
+    instead of a second search (harness/evaluation/depth_ranking.py). A system without `deepen` is searched again."""
+
+    def deepen(self, outcome: SearchOutcome, depth: int) -> list[Hit]:
+        """The ranking to `depth` from `outcome`'s lanes, outside the timed call: exactly the hits `search` returns
+        for the same query with top_k = `depth`."""
 
 
 class SystemBuilder(Protocol):

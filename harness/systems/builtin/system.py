@@ -18,7 +18,7 @@ from harness.systems.builtin.config.search_config import SearchConfig, unavailab
 from harness.systems.builtin.search.searcher import Searcher
 from harness.systems.builtin.store.store import Store, build_store, open_store, part_digests
 from harness.systems.names import BUILTIN
-from harness.systems.protocol import DENSE_EXACT, SearchOutcome, SystemIdentity
+from harness.systems.protocol import DENSE_EXACT, Hit, SearchOutcome, SystemIdentity
 from harness.systems.source import source_record
 
 NAME = BUILTIN
@@ -74,6 +74,9 @@ class BuiltinSystem:
 
     def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
         return self.searcher.search(mode, text, vector, top_k)
+
+    def deepen(self, outcome: SearchOutcome, depth: int) -> list[Hit]:
+        return self.searcher.deepen(outcome, depth)
 
     def release(self) -> None:
         """Nothing to let go of: the store's files are read into memory when it opens."""

@@ -32,17 +32,23 @@ class Searcher:
         self.config = config
         self.config_sha256 = config.sha256()
 
+    def _order(self, name: str, scores: NDArray[np.float32], depth: int) -> tuple[NDArray[np.intp], int]:
+        """The lane's best `depth` documents and how many it ranked from: a lexical lane ranks only the documents
+        that share a term with the query (score > 0), a dense lane every document."""
+        candidates = np.flatnonzero(scores > 0) if name == "lexical" else None
+        count = scores.size if candidates is None else candidates.size
+        return best_first(scores, self.store.ties, depth, candidates), count
+
     def _lexical(self, text: str, depth: int) -> Lane:
         scored = self.store.lexical.score(text)
         if scored.scores is None:  # no indexable term: an empty lane, never zero-score padding
             return Lane(np.empty(0, dtype=np.intp), None, {"query_tokens": [], "candidates": 0})
-        candidates = np.flatnonzero(scored.scores > 0)
-        return Lane(best_first(scored.scores, self.store.ties, depth, candidates), scored.scores,
-                    {"query_tokens": scored.query_tokens, "candidates": int(candidates.size)})
+        order, candidates = self._order("lexical", scored.scores, depth)
+        return Lane(order, scored.scores, {"query_tokens": scored.query_tokens, "candidates": candidates})
 
     def _dense(self, vector: NDArray[np.float32], depth: int) -> Lane:
         scores = self.store.dense.score(vector)
-        return Lane(best_first(scores, self.store.ties, depth), scores, {"query_vector": vector})
+        return Lane(self._order("dense", scores, depth)[0], scores, {"query_vector": vector})
 
     def _single(self, name: str, lane: Lane) -> list[Hit]:
         if lane.scores is None:  # a lane that scored nothing ranks nothing
@@ -86,6 +92,18 @@ class Searcher:
             (name, lane), = lanes.items()
             hits = self._single(name, lane)
         return SearchOutcome(mode, top_k, hits, lanes)
+
+    def deepen(self, outcome: SearchOutcome, depth: int) -> list[Hit]:
+        """The ranking to `depth` from the lanes the timed call scored, without scoring again: what `search` returns
+        for top_k = `depth`. A hybrid's lanes are at the configuration's candidate depth whatever top_k asks, so only
+        the fusion's cut moves; a single lane is selected again from its scores over every document."""
+        lanes: dict[str, Lane] = outcome.evidence
+        if modes.mode(outcome.mode).fusion:
+            return self._hybrid(lanes["lexical"], lanes["dense"], depth)
+        (name, lane), = lanes.items()
+        if lane.scores is None:
+            return []
+        return self._single(name, Lane(self._order(name, lane.scores, depth)[0], lane.scores, lane.evidence))
 
     def receipt(self, outcome: SearchOutcome, text: str, request_id: str) -> dict[str, Any]:
         evidence: dict[str, Lane] = outcome.evidence
