@@ -4,6 +4,12 @@ VENV ?= .venv
 WORK_DIR ?= work-dir
 PY := $(VENV)/bin/python
 
+# Compiled bytecode is kept, in the venv's own cache and never beside the sources: with PYTHONDONTWRITEBYTECODE set,
+# every Python process (the suite starts hundreds, and pytest rewrites the plugin's modules in each) would compile
+# every module it imports from source again.
+export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
+unexport PYTHONDONTWRITEBYTECODE
+
 RESULTS ?= $(WORK_DIR)/results
 COMPARE_FLAGS ?=
 REPORT_FLAGS ?=
