@@ -17,6 +17,7 @@ import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract
 from fixtures.http_server import LoopbackServer, Route
+from fixtures.interrupt import sigint_as_at_a_terminal
 from fixtures.ollama_server import FakeOllama
 from harness.corpus.deadline import deadline_seconds
 from harness.corpus.download import download_archive, record_path
@@ -215,7 +216,8 @@ def test_a_cli_build_stopped_mid_download_exits_with_its_code_and_keeps_nothing(
     env.pop("SCIFACT_ARCHIVE", None)
     build = subprocess.Popen([sys.executable, "-m", "fixtures.tiny_cli", "build", "--out", str(tmp_path / "f.json"),
                               "--work-dir", str(work), "--embedder", "ollama", "--no-progress"], cwd=ROOT, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=sigint_as_at_a_terminal)
     dest = work / "download" / "scifact.zip"
     try:
         # the server has sent the first half and holds the rest: the transfer is mid-way, whatever the load

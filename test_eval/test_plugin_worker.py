@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fixtures import plugins
+from fixtures.interrupt import sigint_as_at_a_terminal
 from harness.corpus.contract import Contract
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture
@@ -98,7 +99,8 @@ def _cli_with_a_hanging_system(corpus: CorpusFixture, root: Path) -> tuple[subpr
     process = subprocess.Popen([sys.executable, "-m", "fixtures.tiny_cli", "run", "--corpus", str(corpus.path),
                                 "--store-dir", str(root / "store"), "--output-dir", str(root / "out"), "--split",
                                 "calibration", "--system", "fixtures.plugins:Hanging"], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=sigint_as_at_a_terminal)
     deadline = time.monotonic() + 120
     while not (root / "store" / plugins.SEARCHING).exists():
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
