@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 
 # Compiled bytecode is kept, in the venv's own cache and never beside the sources: with PYTHONDONTWRITEBYTECODE set,
 # every Python process (the suite starts hundreds, and pytest rewrites the plugin's modules in each) would compile
-# every module it imports from source again.
+# every module it imports from source again. pip compiles nothing at install (--no-compile: a fresh set-up spent
+# about half its time compiling every file of torch and transformers); a module is compiled once, when first imported.
 export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 unexport PYTHONDONTWRITEBYTECODE
 
@@ -26,14 +27,14 @@ SETUP_EXTRAS := local,examples,report,test
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -c constraints.txt $$($(PYTHON) scripts/torch_index.py $(TORCH_INDEX)) torch==2.13.0
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[$(SETUP_EXTRAS)]'
+	$(VENV)/bin/pip install --quiet --no-compile -c constraints.txt $$($(PYTHON) scripts/torch_index.py $(TORCH_INDEX)) torch==2.13.0
+	$(VENV)/bin/pip install --quiet --no-compile -c constraints.txt -e '.[$(SETUP_EXTRAS)]'
 	touch $@
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed-%: $(VENV)/.installed
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[$(SETUP_EXTRAS),$(subst +,$(comma),$*)]'
+	$(VENV)/bin/pip install --quiet --no-compile -c constraints.txt -e '.[$(SETUP_EXTRAS),$(subst +,$(comma),$*)]'
 	touch $@
 
 comma := ,
