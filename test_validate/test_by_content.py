@@ -36,3 +36,15 @@ def test_a_doctored_fixture_after_the_genuine_one_is_judged_on_its_own_bytes(run
         fixture_sha256=sha256_file(Path(fixture_path))))
     forged = validate(aggregate, embeddings=False)
     assert "corpus.pinned" in failed_names(forged)
+
+
+def test_a_store_mapping_changed_after_a_validation_in_the_same_process_is_checked_again(run_copy: RunCopy) -> None:
+    """The mapping's schema check is kept under the digest of the bytes read, so another validation of the same
+    store in the process skips it; bytes changed since are checked afresh."""
+    store = run_copy.copy_store()
+    aggregate = run_copy.aggregate_path("fts_only", "calibration")
+    assert "store.mapping" not in failed_names(validate(aggregate, embeddings=False))
+    mapping = json.loads((store / "mapping.json").read_text(encoding="utf-8"))
+    mapping["documents"] = "ten"  # not the count the schema asks for
+    (store / "mapping.json").write_text(json.dumps(mapping), encoding="utf-8")
+    assert "store.mapping" in failed_names(validate(aggregate, embeddings=False))

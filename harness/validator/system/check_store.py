@@ -6,12 +6,13 @@ from typing import Any
 
 import numpy as np
 
+from ..core.by_content import of_content
 from ..core.context import Context
-from ..core.digests import part_digest, sha256_canonical
+from ..core.digests import part_digest, sha256_bytes, sha256_canonical
 from ..core.reading import is_file
 from ..core.report import Report
 from ..core.schemas import violation
-from ..core.strict_json import StrictJSONError, load_file
+from ..core.strict_json import StrictJSONError, load_file, loads
 from ..retrieval.live_store import LiveStore, load_live_store, read_facts, read_vectors
 
 
@@ -67,11 +68,13 @@ def check_store(ctx: Context, report: Report) -> LiveStore | None:
     report.equal("store.mapping_path", own, (store["mapping_file"], store["database_file"]),
                  "the receipt's mapping and database are the store's own")
     try:
-        mapping = load_file(directory / mapping_part)
+        data = (directory / mapping_part).read_bytes()
+        mapping = loads(data)
     except (OSError, StrictJSONError) as exc:
         report.fail("store.mapping", "the store mapping parses as strict JSON", "strict JSON", str(exc))
         return None
-    problem = violation(mapping, "store-mapping")
+    # a pure function of the bytes, checked once per process for the aggregates that share one store
+    problem = of_content(sha256_bytes(data), "store-mapping schema", lambda: violation(mapping, "store-mapping"))
     if not report.expect("store.mapping", problem is None, "the mapping matches store-mapping.schema.json",
                          "no violation", problem):
         return None
