@@ -4,12 +4,14 @@ VENV ?= .venv
 WORK_DIR ?= work-dir
 PY := $(VENV)/bin/python
 
-# Compiled bytecode is kept, in the venv's own cache and never beside the sources: with PYTHONDONTWRITEBYTECODE set,
-# every Python process (the suite starts hundreds, and pytest rewrites the plugin's modules in each) would compile
-# every module it imports from source again. pip compiles nothing at install (--no-compile: a fresh set-up spent
-# about half its time compiling every file of torch and transformers); a module is compiled once, when first imported.
-export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
+# Bytecode, where Python keeps it (__pycache__/, ignored by git): pip installs without compiling (--no-compile: it
+# compiles every file of torch and transformers one at a time, about half a fresh set-up), then the set-up compiles
+# the venv on every core (compileall -j 0), so commands typed outside make find it too; and make's commands write the
+# bytecode of what they import even where PYTHONDONTWRITEBYTECODE is set, or every process the suite starts would
+# compile every module it imports from source again.
 unexport PYTHONDONTWRITEBYTECODE
+# compileall exits 1 for the few files in the installed packages that are not Python 3 (test data), as pip ignores.
+COMPILE_VENV = $(VENV)/bin/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 
 RESULTS ?= $(WORK_DIR)/results
 COMPARE_FLAGS ?=
@@ -29,12 +31,14 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet --no-compile -c constraints.txt $$($(PYTHON) scripts/torch_index.py $(TORCH_INDEX)) torch==2.13.0
 	$(VENV)/bin/pip install --quiet --no-compile -c constraints.txt -e '.[$(SETUP_EXTRAS)]'
+	$(COMPILE_VENV)
 	touch $@
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed-%: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet --no-compile -c constraints.txt -e '.[$(SETUP_EXTRAS),$(subst +,$(comma),$*)]'
+	$(COMPILE_VENV)
 	touch $@
 
 comma := ,
