@@ -46,9 +46,10 @@ def _failure(exc: Exception, system: str) -> str:
     return f"a fault of the harness: {type(exc).__name__}: {exc}; report it"
 
 
-def _entry(hits: Sequence[Hit]) -> dict[str, Any]:
+def _entry(hits: Sequence[Hit], error: str | None = None) -> dict[str, Any]:
+    """A row's `depth_ranking`: the hits, or none and the error that says why."""
     return {"depth": DEPTH, "doc_ids": [hit.doc_id for hit in hits], "scores": [hit.score for hit in hits],
-            "error": None}
+            "error": error}
 
 
 Cut = Callable[[SearchOutcome], dict[str, Any]]
@@ -70,8 +71,7 @@ def lane_cut(system: SystemUnderTest) -> Cut | None:
             hits: list[Hit] = deepen(outcome, DEPTH)
             return _entry(hits)
         except Exception as exc:  # a failed cut is named in the row like a failed depth search
-            return {"depth": DEPTH, "doc_ids": [], "scores": [],
-                    "error": f"depth-100 ranking: {_failure(exc, identity.name)}"}
+            return _entry([], f"depth-100 ranking: {_failure(exc, identity.name)}")
     return cut
 
 
@@ -80,7 +80,7 @@ def depth_entry(system: SystemUnderTest, name: str, mode: str, query: dict[str, 
     """One query's depth-100 ranking, searched untimed; an empty one with the error that says why when none.
     `name` is the system's name, read once per run (a system's identity hashes its source)."""
     if not answered:
-        return {"depth": DEPTH, "doc_ids": [], "scores": [], "error": NOT_ASKED}
+        return _entry([], NOT_ASKED)
     text = query["text"]
     try:
         outcome = system.search(mode, text, vectors(text) if vectors is not None else None, DEPTH)
@@ -89,7 +89,7 @@ def depth_entry(system: SystemUnderTest, name: str, mode: str, query: dict[str, 
     except SystemLost:
         raise
     except Exception as exc:  # a diagnostic that failed: named in the row, zero in the means, the claim unchanged
-        return {"depth": DEPTH, "doc_ids": [], "scores": [], "error": f"depth-100 ranking: {_failure(exc, name)}"}
+        return _entry([], f"depth-100 ranking: {_failure(exc, name)}")
     return _entry(outcome.hits)
 
 
