@@ -25,6 +25,25 @@ class ArchiveLimits:
         return self.max_total_uncompressed_bytes + 1024 * self.max_members + 65_557
 
 
+MEASURE_CONVENTIONS = {
+    # nDCG's gain of a judged grade g > 0: "grade" is g (trec_eval, pytrec_eval, BEIR, MTEB); "exponential" 2^g - 1
+    "ndcg_gain": ("grade", "exponential"),
+    # MAP@k's divisor: "relevant" is every relevant document (trec_eval's map_cut); "relevant_within_k" min(R, k)
+    "map_denominator": ("relevant", "relevant_within_k"),
+}
+
+
+def measure_conventions(stated: Any, name: str) -> dict[str, str]:
+    """The contract's `measures`, each a convention the metrics know; refused by name otherwise."""
+    if not isinstance(stated, dict) or set(stated) != set(MEASURE_CONVENTIONS):
+        raise HarnessError(f"contract {name!r}: `measures` must state exactly {sorted(MEASURE_CONVENTIONS)}, "
+                           f"not {stated!r}")
+    for key, allowed in MEASURE_CONVENTIONS.items():
+        if stated[key] not in allowed:
+            raise HarnessError(f"contract {name!r}: measures.{key} is {stated[key]!r}; it must be one of {allowed}")
+    return dict(stated)
+
+
 @dataclass(frozen=True)
 class Contract:
     name: str
@@ -46,6 +65,7 @@ class Contract:
     namespace: str
     top_k: int
     calibration_count: int
+    measures: dict[str, str]  # the metric conventions (MEASURE_CONVENTIONS), which the receipts state
     ir_datasets_id: str | None = None  # the dataset's id in ir_datasets, when it has one (receipts and exports name it)
 
     @classmethod
@@ -72,6 +92,7 @@ class Contract:
                 namespace=data["namespace"],
                 top_k=int(data["top_k"]),
                 calibration_count=int(data["calibration_count"]),
+                measures=measure_conventions(data["measures"], data["name"]),
                 ir_datasets_id=data.get("ir_datasets_id"),
             )
         except (KeyError, TypeError, ValueError) as exc:

@@ -23,6 +23,7 @@ class Pins:
     original_container: dict[str, Any] | None  # the publisher's zip (bytes, md5), when it is known
     contract: dict[str, Any]  # the contract's terms, as a fixture records them
     profile: dict[str, Any]  # the contract's text profile
+    measures: dict[str, str]  # the metric conventions the dataset is measured by (ndcg_gain, map_denominator)
     content_sha256: dict[str, str]
     qrels: dict[str, dict[str, int]]  # the test judgements, in full
     ir_datasets_id: str | None = None  # the dataset's id in ir_datasets (None: ir_datasets does not hold it)
