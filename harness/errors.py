@@ -39,13 +39,25 @@ class ArchiveSafetyError(HarnessError):
 class PayloadDigestMismatch(HarnessError):
     """A payload member's sha256 differs from the pinned digest."""
 
-    def __init__(self, member: str, expected: str, found: str) -> None:
+    def __init__(self, member: str, expected: str, found: str, dataset: str = "beir-scifact") -> None:
         self.member = member
         self.expected = expected
         self.found = found
         super().__init__(
             f"payload member {member!r} has sha256 {found}, but the contract pins {expected}. "
-            "The archive is not the verified BEIR SciFact data. Use the verified archive, or pass "
+            f"The archive is not the verified {dataset} data. Use the verified archive, or pass "
+            "--allow-unpinned to proceed; the fixture and every receipt will then say 'unpinned'."
+        )
+
+
+class ArchiveDigestMismatch(HarnessError):
+    """The archive's size or md5 differs from the contract's pin, and no member pin vouches for its content."""
+
+    def __init__(self, archive: str, dataset: str, found: tuple[int, str], pinned: tuple[int, str]) -> None:
+        super().__init__(
+            f"archive {archive} has {found[0]} bytes and md5 {found[1]}; the {dataset} contract pins the "
+            f"publisher's archive at {pinned[0]} bytes, md5 {pinned[1]} (ir_datasets' pin), and nothing else vouches "
+            "for this one. Use the publisher's archive (download it, or pass it with --archive), or pass "
             "--allow-unpinned to proceed; the fixture and every receipt will then say 'unpinned'."
         )
 
@@ -63,13 +75,13 @@ class DatasetFormatError(HarnessError):
 class ShapeMismatchError(HarnessError):
     """The dataset does not have the shape its contract requires."""
 
-    def __init__(self, what: str, expected: int, found: int) -> None:
+    def __init__(self, what: str, expected: int, found: int, dataset: str = "beir-scifact") -> None:
         self.what = what
         self.expected = expected
         self.found = found
         super().__init__(
             f"{what}: the contract requires {expected}, the archive has {found}. "
-            "This is not the SciFact test set this harness is frozen to."
+            f"This is not the {dataset} test set its contract describes."
         )
 
 

@@ -218,7 +218,7 @@ def test_a_cli_build_stopped_mid_download_exits_with_its_code_and_keeps_nothing(
                               "--work-dir", str(work), "--embedder", "ollama", "--no-progress"], cwd=ROOT, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              preexec_fn=sigint_as_at_a_terminal)
-    dest = work / "download" / "scifact.zip"
+    dest = work / "download" / "held.zip"  # the download keeps the URL's file name
     try:
         # the server has sent the first half and holds the rest: the transfer is mid-way, whatever the load
         wait_for(lambda: server.holding() and bool(partials(dest)))

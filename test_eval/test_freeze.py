@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.cli import contract_patches
 from harness.cli import app as cli
 from harness.cli import commands
 from harness.corpus.contract import Contract
@@ -184,7 +185,8 @@ def test_a_freeze_after_a_heldout_run_is_refused_whatever_files_exist(tiny_corpu
 def test_the_cli_refuses_the_forgers_freeze_with_one_line(tiny_corpus: CorpusFixture, tiny: Contract, store: Store,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(commands, "scifact_contract", lambda: tiny)
+    for name, look_up in contract_patches(lambda: tiny).items():
+        monkeypatch.setattr(commands, name, look_up)
     argv = ["freeze", "--corpus", str(tiny_corpus.path), "--store-dir", str(store.directory), "--output-dir",
             str(tmp_path), "--allow-dirty", "--allow-failed-calibration"]
     assert cli.main(argv) == 0

@@ -19,8 +19,8 @@ KILLED_RUN = """
 import os, signal, sys
 
 from fixtures.archives import tiny_contract
+from fixtures.cli import swap_contract
 from harness.cli import app as cli
-from harness.cli import commands
 
 when, argv = sys.argv[1], sys.argv[2:]
 real_replace = os.replace
@@ -36,7 +36,7 @@ def replace(source, destination):
 
 
 os.replace = replace
-commands.scifact_contract = tiny_contract
+swap_contract(tiny_contract)
 sys.exit(cli.main(argv))
 """
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from harness.cli import paths as cli_paths
+from harness.cli.dataset_option import build_contract, default_archive, fixture_contract
 from harness.cli.hypothesis_options import declared_line, hypothesis_request
 from harness.cli.summary import (
     SystemChoice,
@@ -17,7 +18,6 @@ from harness.cli.summary import (
     validation_lines,
     verdict,
 )
-from harness.corpus.contract import scifact_contract
 from harness.corpus.deadline import deadline_seconds
 from harness.embedding.embedders.select import make_embedder
 from harness.embedding.profiles import text_profile
@@ -25,7 +25,7 @@ from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
 from harness.evaluation.system_replay import replay, replay_all
-from harness.fixture.build import build_fixture
+from harness.fixture.build import archive_name, build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.plugin.location import locate
@@ -49,12 +49,14 @@ def system_choice(args: argparse.Namespace) -> SystemChoice:
 def run_build(args: argparse.Namespace) -> int:
     cli_paths.output_file("--out", args.out)
     cli_paths.directory("--work-dir", args.work_dir)
-    if args.archive is not None:
-        cli_paths.input_file("--archive", args.archive, "pass the path of a BEIR scifact.zip")
+    contract = build_contract(args)
+    archive = args.archive or default_archive(args)
+    if archive is not None:
+        cli_paths.input_file("--archive" if args.archive else "$SCIFACT_ARCHIVE", archive,
+                             f"pass the path of the dataset's BEIR zip ({archive_name(contract)})")
     deadline = deadline_seconds(args.download_deadline)
-    contract = scifact_contract()
     report = build_fixture(
-        contract, out=args.out, work_dir=args.work_dir, archive=args.archive,
+        contract, out=args.out, work_dir=args.work_dir, archive=archive,
         embedder=make_embedder(args.embedder, args.model), allow_unpinned=args.allow_unpinned,
         progress=not args.no_progress, profile=text_profile(args.profile, contract), download_deadline=deadline,
     )
@@ -82,7 +84,8 @@ def run_evaluation(args: argparse.Namespace) -> int:
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv),
                             system=args.system, system_options=system_options(args),
                             system_directory=choice.directory)
-    runs = run_split(evaluation, scifact_contract())
+    fixture = load_fixture(args.corpus)
+    runs = run_split(evaluation, fixture_contract(fixture, args.dataset), fixture=fixture)
     judged = []
     for run in runs:
         report = None if args.no_validate else validate_stored(Subject(run.aggregate_path))
@@ -107,8 +110,8 @@ def run_evaluation(args: argparse.Namespace) -> int:
 def run_freeze(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
     choice = system_choice(args)
-    contract = scifact_contract()
     fixture = load_fixture(args.corpus)
+    contract = fixture_contract(fixture, args.dataset)
     check_fixture_contract(fixture, contract)
     system = make_builder(contract.namespace, SearchConfig(), args.system, dict(system_options(args)),
                           directory=choice.directory).open(fixture, args.store_dir)

@@ -2,9 +2,9 @@
 a usage error import no corpus, embedder, system or statistics (the handlers are imported once a command is parsed:
 harness.cli.app)."""
 
-import os
 
 from harness.cli import new_system, publish_parsers
+from harness.cli.dataset_option import add_dataset_option
 from harness.cli.errors import Parser
 from harness.cli.hypothesis_options import add_hypothesis_options
 from harness.cli.paths import path_argument, text_argument
@@ -19,11 +19,13 @@ from harness.modes import MODES
 
 
 def add_build_parser(commands: Commands) -> None:
-    build = command(commands, "build", "build the SciFact corpus fixture (documents, queries, vectors)")
+    build = command(commands, "build", "build a dataset's corpus fixture (documents, queries, vectors)")
+    add_dataset_option(build, building=True)
     build.add_argument("--out", type=path_argument, required=True, help="fixture JSON to write")
     build.add_argument("--work-dir", type=path_argument, required=True, help="downloads and the embedding cache")
-    build.add_argument("--archive", type=path_argument, default=os.environ.get("SCIFACT_ARCHIVE") or None,
-                       help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE; else download from BEIR)")
+    build.add_argument("--archive", type=path_argument, default=None,
+                       help="the dataset's local BEIR zip (default for scifact: $SCIFACT_ARCHIVE; else download "
+                            "it from BEIR)")
     build.add_argument("--download-deadline", type=text_argument, default=None, metavar="SECONDS",
                        help=f"most seconds the whole download may take (default: ${DEADLINE_VARIABLE}, else 900)")
     build.add_argument("--embedder", choices=BACKENDS, default="local",
@@ -41,6 +43,7 @@ def add_build_parser(commands: Commands) -> None:
 def add_run_parser(commands: Commands) -> None:
     run = command(commands, "run", "evaluate retrieval modes on a split; writes rows and aggregate receipts")
     run.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
+    add_dataset_option(run, building=False)
     run.add_argument("--store-dir", type=path_argument, required=True, help="persisted store (built or reused)")
     run.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
     run.add_argument("--split", choices=SPLITS, required=True,
@@ -56,6 +59,7 @@ def add_run_parser(commands: Commands) -> None:
 def add_freeze_parser(commands: Commands) -> None:
     freeze = command(commands, "freeze", "record the configuration that held-out runs must match")
     freeze.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON")
+    add_dataset_option(freeze, building=False)
     freeze.add_argument("--store-dir", type=path_argument, required=True, help="the store calibration used")
     freeze.add_argument("--output-dir", type=path_argument, required=True,
                         help="where freeze.json and the receipts go")

@@ -1,7 +1,10 @@
-"""The frozen evaluation contract, loaded from data (harness/contracts/*.json).
+"""The frozen evaluation contract of a dataset, loaded from data (harness/contracts/NAME.json).
 
-The SciFact contract ships with the package and has no command-line override. Tests load a tiny
-contract of their own with `Contract.from_file`.
+Each public BEIR dataset the harness knows ships as one contract file, named by the stem users type
+(`--dataset nfcorpus`); SciFact's is the default. A contract pins its archive by size and md5 (ir_datasets'
+pins) and may pin more: SciFact's also pins every member's sha256 and the canonical content, so a re-packed
+archive with the same members is still SciFact. Tests load a tiny contract of their own with
+`Contract.from_file`.
 """
 
 import json
@@ -53,8 +56,8 @@ class Contract:
     corpus_member: str
     queries_member: str
     qrels_member: str
-    pinned_payload_sha256: dict[str, str]
-    pinned_content_sha256: dict[str, str]  # documents, queries, qrels: the canonical content's digests
+    pinned_payload_sha256: dict[str, str]  # member -> sha256; empty when the archive's md5 is the only pin
+    pinned_content_sha256: dict[str, str]  # documents, queries, qrels: the canonical content's digests (or empty)
     documents: int
     test_queries: int
     test_qrel_pairs: int
@@ -80,8 +83,8 @@ class Contract:
                 corpus_member=data["members"]["corpus"],
                 queries_member=data["members"]["queries"],
                 qrels_member=data["members"]["qrels"],
-                pinned_payload_sha256=dict(data["pinned_payload_sha256"]),
-                pinned_content_sha256=dict(data["pinned_content_sha256"]),
+                pinned_payload_sha256=dict(data.get("pinned_payload_sha256") or {}),
+                pinned_content_sha256=dict(data.get("pinned_content_sha256") or {}),
                 documents=int(data["shape"]["documents"]),
                 test_queries=int(data["shape"]["test_queries"]),
                 test_qrel_pairs=int(data["shape"]["test_qrel_pairs"]),
@@ -118,6 +121,40 @@ class Contract:
         }
 
 
-def scifact_contract() -> Contract:
-    text = resources.files("harness").joinpath("contracts/scifact.json").read_text(encoding="utf-8")
+    @property
+    def pinned_by_archive_only(self) -> bool:
+        """No member or content pin: the archive's size and md5 are what make it this dataset."""
+        return not self.pinned_payload_sha256 and not self.pinned_content_sha256
+
+
+DEFAULT_DATASET = "scifact"
+
+
+def dataset_names() -> tuple[str, ...]:
+    """The datasets whose contracts ship with the harness, by the name `--dataset` takes."""
+    folder = resources.files("harness").joinpath("contracts")
+    return tuple(sorted(entry.name.removesuffix(".json") for entry in folder.iterdir()
+                        if entry.name.endswith(".json")))
+
+
+def contract_named(dataset: str) -> Contract:
+    if dataset not in dataset_names():
+        raise HarnessError(f"no dataset named {dataset!r}; the harness ships contracts for "
+                           f"{', '.join(dataset_names())} (--dataset NAME)")
+    text = resources.files("harness").joinpath(f"contracts/{dataset}.json").read_text(encoding="utf-8")
     return Contract.from_mapping(json.loads(text))
+
+
+def scifact_contract() -> Contract:
+    return contract_named(DEFAULT_DATASET)
+
+
+def contract_of(name: str) -> tuple[str, Contract]:
+    """The shipped dataset whose contract is named `name` (as a fixture records it), with its `--dataset` name."""
+    for dataset in dataset_names():
+        contract = contract_named(dataset)
+        if contract.name == name:
+            return dataset, contract
+    raise HarnessError(f"the fixture was built under a contract named {name!r}, which the harness does not ship "
+                       f"({', '.join(dataset_names())}); build the fixture with `python -m harness build --dataset "
+                       "NAME`")

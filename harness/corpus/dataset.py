@@ -44,7 +44,7 @@ def _read_pinned(
         pin = contract.pinned_payload_sha256.get(name)
         member = archive.read(name) if (name in present or name in needed) else None
         if pin is not None and (member is None or member.sha256 != pin) and not allow_unpinned:
-            raise PayloadDigestMismatch(name, pin, member.sha256 if member else "(member missing)")
+            raise PayloadDigestMismatch(name, pin, member.sha256 if member else "(member missing)", contract.name)
         if member is not None:
             read[name] = member
         records[name] = _member_record(member, pin)
@@ -58,10 +58,13 @@ def check_shape(contract: Contract, documents: int, queries: int, qrel_pairs: in
         ("test qrel pairs", contract.test_qrel_pairs, qrel_pairs),
     ):
         if expected != found:
-            raise ShapeMismatchError(what, expected, found)
+            raise ShapeMismatchError(what, expected, found, contract.name)
 
 
-def load_dataset(archive_path: Path, contract: Contract, *, allow_unpinned: bool = False) -> Dataset:
+def load_dataset(archive_path: Path, contract: Contract, *, allow_unpinned: bool = False,
+                 archive_matches_pin: bool = False) -> Dataset:
+    """`archive_matches_pin`: the archive's size and md5 are the contract's, which pins a contract with no member
+    pins (`Contract.pinned_by_archive_only`)."""
     with SafeArchive(archive_path, contract.limits) as archive:
         read, records = _read_pinned(archive, contract, allow_unpinned)
     documents = parse_corpus(read[contract.corpus_member].data, contract.corpus_member)
@@ -74,7 +77,7 @@ def load_dataset(archive_path: Path, contract: Contract, *, allow_unpinned: bool
         queries=test_queries,
         qrels=qrels,
         members=records,
-        pinned=bool(contract.pinned_payload_sha256)
+        pinned=archive_matches_pin if contract.pinned_by_archive_only else bool(contract.pinned_payload_sha256)
         and all(record["matches_pin"] for record in records.values() if record["pinned_sha256"]),
         unused_members=sorted(
             set(records) - {contract.corpus_member, contract.queries_member, contract.qrels_member}

@@ -145,7 +145,7 @@ def download_archive(
     except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
         raise DownloadError(
             f"GET {url} failed: {exc}. Nothing was kept; rerun to start the download again, or pass "
-            "--archive (SCIFACT_ARCHIVE) with a local copy of scifact.zip."
+            f"--archive with a local copy of {url.rsplit('/', 1)[-1]}."
         ) from exc
     archive = ArchiveFile(dest, url, prefixed(sha_hex), md5_hex, size)
     _write_record(archive, timeout, limit, deadline, time.monotonic() - started)

@@ -119,7 +119,8 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
     unpinned = unpinned_parts(fixture.data, contract)
     if unpinned:
         raise FreezeError(f"fixture {fixture.path} is not the pinned {contract.name} dataset: its "
-                          f"{', '.join(unpinned)} differ from the contract's pinned digests. An unpinned fixture can "
+                          f"{', '.join(unpinned)} differ{'s' if unpinned == ['archive'] else ''} from the contract's "
+                          "pinned digests. An unpinned fixture can "
                           "be evaluated on calibration but never frozen for a claim; rebuild the fixture from the "
                           "pinned archive (python -m harness build) and evaluate that")
     check_identity(system.identity())
