@@ -37,7 +37,10 @@ def default_archive(args: argparse.Namespace) -> Path | None:
 def fixture_contract(fixture: "CorpusFixture", dataset: str | None) -> Contract:
     """The shipped contract the fixture names; with `dataset`, the fixture must be that dataset's."""
     name = fixture.data["contract"]["name"]
-    found, contract = contract_of(name)
+    try:
+        found, contract = contract_of(name)
+    except HarnessError as exc:
+        raise HarnessError(f"fixture {fixture.path}: {exc}") from None
     if dataset is not None and dataset != found:
         raise HarnessError(f"fixture {fixture.path} is a {found} fixture (contract {name!r}), not --dataset "
                            f"{dataset}; pass the {dataset} fixture (python -m harness build --dataset {dataset}), "
