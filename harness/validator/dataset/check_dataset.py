@@ -50,9 +50,11 @@ def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Repo
                     sorted(all_pins()), fixture["contract"].get("name"))
         return None
     content = Content.of_fixture(fixture)
-    problems = _content_differences(pins, content, of_content(fixture_sha256, "content digests", content.digests))
-    report.expect("corpus.pinned", not problems, f"documents, test queries and judgements re-hashed from the fixture "
-                  f"equal the validator's own pins of {pins.title}", "the pinned content", problems)
+    problems = [] if pins.archive_only else _content_differences(
+        pins, content, of_content(fixture_sha256, "content digests", content.digests))
+    if not pins.archive_only:  # else the archive decides it (check_archive)
+        report.expect("corpus.pinned", not problems, f"documents, test queries and judgements re-hashed from the "
+                      f"fixture equal the validator's own pins of {pins.title}", "the pinned content", problems)
     report.equal("corpus.contract", pins.contract, fixture["contract"],
                  f"the fixture's contract terms (shape, ceiling, prefixes, top_k, calibration count) are "
                  f"{pins.title}'s")
@@ -66,7 +68,8 @@ def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Repo
                   "parity profile is a check, never a claim)", pins.profile,
                   {"fixture": found_profile, "receipt": receipt["profile"].get("name")})
     if fixture_contract:  # another profile's texts follow another rule; such a run already fails profile.contract
-        _check_semantic_texts(pins, content, fixture, fixture_sha256, report, content_pinned=not problems)
+        _check_semantic_texts(pins, content, fixture, fixture_sha256, report,
+                              content_pinned=not problems and not pins.archive_only)
     report.notes["dataset"] = {"name": pins.dataset, "title": pins.title, "scope": pins.scope,
                                "pinned_by": "the validator's own pins (harness/validator/dataset/pins)"}
     return pins
@@ -111,6 +114,7 @@ def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, rep
                                    "the pinned digests only")
         if explicit:
             report.fail("archive.members", "the archive named by --archive is readable", "a file", str(path))
+        _unpinned_without_archive(pins, report)
         return
     try:
         stat = path.stat()
@@ -121,13 +125,29 @@ def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, rep
         report.input_problem = (f"{named} {exc}; pass the dataset's zip archive (e.g. scifact.zip)"
                                 + ("" if explicit else f", or unset ${ARCHIVE_VARIABLE}"))
         return
-    if not explicit and all(found is None for found in derived.member_sha256.values()):
-        report.notes["archive"] = f"not re-derived: ${ARCHIVE_VARIABLE} ({path}) holds no member of {pins.title}"
+    if not explicit and (derived.content is None if pins.archive_only
+                         else all(found is None for found in derived.member_sha256.values())):
+        report.notes["archive"] = (f"not re-derived: ${ARCHIVE_VARIABLE} ({path}) "
+                                   + ("is not" if pins.archive_only else "holds no member of") + f" {pins.title}"
+                                   + ("'s archive" if pins.archive_only else ""))
+        _unpinned_without_archive(pins, report)
         return
     _report_archive(fixture, pins, path, derived, report)
 
 
+def _unpinned_without_archive(pins: Pins, report: Report) -> None:
+    """A dataset pinned by its archive alone is this dataset only as re-derived from that archive."""
+    if pins.archive_only:
+        name = str((pins.original_container or {}).get("url", "the dataset's zip")).rsplit("/", 1)[-1]
+        report.fail("corpus.pinned", f"the fixture's documents, test queries and judgements re-derived from the "
+                    f"publisher's archive of {pins.title}, which the validator pins by size and md5 only",
+                    f"the archive, passed with --archive {name}", "no archive to re-derive from")
+
+
 def _report_archive(fixture: dict[str, Any], pins: Pins, path: Path, derived: Derived, report: Report) -> None:
+    if pins.archive_only:
+        _report_publishers(fixture, pins, path, derived, report)
+        return
     wrong = {name: found for name, found in derived.member_sha256.items() if found != pins.member_files[name]["sha256"]}
     original = pins.original_container
     container = (f"container md5 {derived.archive_md5}" if original is None
@@ -142,6 +162,28 @@ def _report_archive(fixture: dict[str, Any], pins: Pins, path: Path, derived: De
     report.expect("archive.content", not problems, "every document, test query, judgement and semantic text of the "
                   "fixture equals the validator's own reading of the archive", [], problems)
     report.notes["archive"] = f"re-derived from {path} ({container})"
+
+
+def _report_publishers(fixture: dict[str, Any], pins: Pins, path: Path, derived: Derived, report: Report) -> None:
+    """The archive must be the publisher's by size and md5; then the fixture must be what it holds."""
+    original = pins.original_container or {}
+    report.expect("archive.members", derived.content is not None, f"{path} is the publisher's archive of "
+                  f"{pins.title} (size and md5 as pinned by {original.get('pinned_by', 'the pins')})",
+                  {"bytes": original.get("bytes"), "md5": original.get("md5")},
+                  {"bytes": derived.archive_bytes, "md5": derived.archive_md5})
+    if derived.content is None:
+        report.fail("corpus.pinned", f"the fixture re-derived from the publisher's archive of {pins.title}",
+                    "the publisher's archive", f"{path} is another archive (md5 {derived.archive_md5})")
+        return
+    problems = _fixture_against(derived.content, fixture, int(pins.profile["max_code_points"]))
+    shape = derived.content.shape()
+    wrong_shape = {k: v for k, v in shape.items() if pins.contract.get(k) != v}
+    report.expect("archive.content", not problems, "every document, test query, judgement and semantic text of the "
+                  "fixture equals the validator's own reading of the archive", [], problems)
+    report.expect("corpus.pinned", not problems and not wrong_shape, f"the fixture's documents, test queries and "
+                  f"judgements are those of the publisher's archive of {pins.title}, in the pinned counts",
+                  {k: pins.contract.get(k) for k in shape}, wrong_shape or problems)
+    report.notes["archive"] = f"re-derived from {path} (the publisher's archive, md5 {derived.archive_md5})"
 
 
 def _fixture_against(derived: Content, fixture: dict[str, Any], ceiling: int) -> list[str]:

@@ -29,6 +29,12 @@ class Pins:
     ir_datasets_id: str | None = None  # the dataset's id in ir_datasets (None: ir_datasets does not hold it)
 
     @property
+    def archive_only(self) -> bool:
+        """Pinned by the publisher's archive alone (size and md5): no member or content digest to hold a fixture
+        to, so the fixture is this dataset only when re-derived from that archive."""
+        return not self.member_files
+
+    @property
     def is_scifact(self) -> bool:
         return self.dataset == "beir-scifact"
 
