@@ -46,7 +46,8 @@ def dataset_of(receipt: dict[str, Any]) -> tuple[str, str]:
     corpus = receipt["corpus"]
     pins = pins_for(corpus["contract"].get("name"))
     payload = corpus["payload_hashes"]
-    if pins is not None and all(payload.get(k) == pins.content_sha256[k] for k in ("documents", "queries", "qrels")):
+    pinned = pins.content_sha256 if pins is not None else {}  # empty for a dataset pinned by its archive alone
+    if pins is not None and pinned and all(payload.get(k) == pinned.get(k) for k in ("documents", "queries", "qrels")):
         name = pins.ir_datasets_id or pins.dataset
         return name, dataset_key(name, pins.content_sha256, pins.contract["calibration_count"])
     name = corpus.get("ir_datasets_id") or corpus["contract"].get("name")
