@@ -1,5 +1,6 @@
 """`python -m harness build`: the SciFact contract is the only one, and errors exit non-zero with a message."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +29,15 @@ def test_the_frozen_scifact_contract() -> None:
     assert len(contract.pinned_payload_sha256) == 4
 
 
-def test_build_has_no_option_that_changes_the_contract() -> None:
-    result = _cli("build", "--help")
-    assert result.returncode == 0
-    assert "--contract" not in result.stdout and "--allow-unpinned" in result.stdout
+def test_a_contract_of_ones_own_cannot_stand_in_for_a_shipped_dataset(tmp_path: Path) -> None:
+    """A contract file naming SciFact (with other pins) is refused: a shipped dataset is only its shipped contract."""
+    forged = json.loads((ROOT / "harness" / "contracts" / "scifact.json").read_text(encoding="utf-8"))
+    forged["pinned_content_sha256"]["qrels"] = "sha256:" + "0" * 64
+    (tmp_path / "forged.json").write_text(json.dumps(forged), encoding="utf-8")
+    result = _cli("build", "--contract", str(tmp_path / "forged.json"), "--out", str(tmp_path / "f.json"),
+                  "--work-dir", str(tmp_path))
+    assert result.returncode == 2 and "names the shipped dataset 'beir-scifact'; use --dataset scifact" in result.stderr
+    assert not (tmp_path / "f.json").exists()
 
 
 def test_a_foreign_archive_fails_on_pins_then_on_shape(tmp_path: Path) -> None:

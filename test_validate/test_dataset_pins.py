@@ -117,7 +117,8 @@ def test_a_fixture_of_a_dataset_the_validator_does_not_know_is_refused(run_copy:
     primary_forger.rewrite_fixture(run_copy, lambda fixture, _: fixture["contract"].update(name="my-own-corpus"))
     report = validate(run_copy.aggregate_path("fts_only", "calibration"), embeddings=False)
     assert_fails(report, ("corpus.pinned",))
-    assert check_named(report, "corpus.pinned").found == "my-own-corpus"
+    assert check_named(report, "corpus.pinned").found == "no archive to re-derive from"  # a collection of one's own
+    assert "--archive" in check_named(report, "corpus.pinned").expected
     assert "dataset" not in report.notes
 
 

@@ -16,7 +16,7 @@ HANDLERS = {"build": "harness.cli.commands:run_build", "run": "harness.cli.comma
             "freeze": "harness.cli.commands:run_freeze", "replay": "harness.cli.commands:run_replay",
             "new-system": "harness.cli.new_system:run", "compare": "harness.cli.publish_commands:run_compare",
             "export": "harness.cli.publish_commands:run_export", "report": "harness.cli.publish_commands:run_report",
-            "bundle": "harness.cli.publish_commands:run_bundle"}
+            "bundle": "harness.cli.publish_commands:run_bundle", "contract": "harness.cli.contract_command:run"}
 
 
 def handler(command: str) -> Callable[[Any], int]:

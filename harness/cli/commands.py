@@ -31,7 +31,7 @@ from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.plugin.location import locate
 from harness.systems.registry.select import make_builder
 from harness.typed_commands import shown
-from harness.validator.stored import Subject, validate_stored
+from harness.validator.stored import Options, Subject, validate_stored
 
 
 def system_options(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
@@ -78,6 +78,8 @@ def _evaluation_paths(args: argparse.Namespace) -> None:
 
 def run_evaluation(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
+    if args.archive is not None:
+        cli_paths.input_file("--archive", args.archive, "pass the dataset's zip")
     choice = system_choice(args)
     modes = None if args.mode == "all" else (args.mode,)
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
@@ -85,10 +87,11 @@ def run_evaluation(args: argparse.Namespace) -> int:
                             system=args.system, system_options=system_options(args),
                             system_directory=choice.directory)
     fixture = load_fixture(args.corpus)
-    runs = run_split(evaluation, fixture_contract(fixture, args.dataset), fixture=fixture)
+    runs = run_split(evaluation, fixture_contract(fixture, args.dataset, args.contract), fixture=fixture)
     judged = []
     for run in runs:
-        report = None if args.no_validate else validate_stored(Subject(run.aggregate_path))
+        report = None if args.no_validate else validate_stored(Subject(run.aggregate_path),
+                                                               Options(archive=args.archive))
         judged += [] if report is None else [(run, report)]
         print(result_line(run.aggregate, run.aggregate_path,
                           "not validated (--no-validate)" if report is None else verdict(report)))
@@ -111,7 +114,7 @@ def run_freeze(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
     choice = system_choice(args)
     fixture = load_fixture(args.corpus)
-    contract = fixture_contract(fixture, args.dataset)
+    contract = fixture_contract(fixture, args.dataset, args.contract)
     check_fixture_contract(fixture, contract)
     system = make_builder(contract.namespace, SearchConfig(), args.system, dict(system_options(args)),
                           directory=choice.directory).open(fixture, args.store_dir)

@@ -1,6 +1,6 @@
-"""`--dataset NAME`: which shipped contract a command works under. `build` builds that dataset's fixture (SciFact
-by default); the other commands read the dataset from the fixture and, when `--dataset` is given, refuse a fixture
-of another dataset."""
+"""`--dataset NAME` or `--contract FILE`: which contract a command works under, a shipped one by name or the user's
+own (written by `python -m harness contract`). `build` builds that dataset's fixture (SciFact by default); the other
+commands read the dataset from the fixture and, when one is named, refuse a fixture of another dataset."""
 
 import argparse
 import os
@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli.errors import Parser
+from harness.cli.paths import path_argument
 from harness.corpus.contract import DEFAULT_DATASET, Contract, contract_named, contract_of, dataset_names
 from harness.errors import HarnessError
 
@@ -19,28 +20,56 @@ ARCHIVE_VARIABLE = "SCIFACT_ARCHIVE"  # a local SciFact archive; it never stands
 
 def add_dataset_option(parser: Parser, *, building: bool) -> None:
     names = dataset_names()
-    parser.add_argument("--dataset", choices=names, default=DEFAULT_DATASET if building else None, metavar="NAME",
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--dataset", choices=names, default=None, metavar="NAME",
                         help=f"the dataset: {', '.join(names)} (default: {DEFAULT_DATASET})" if building else
                         f"the dataset the fixture must be ({', '.join(names)}; default: the fixture's own)")
+    chosen.add_argument("--contract", type=path_argument, default=None, metavar="FILE",
+                        help="the contract of a collection of your own (written by `python -m harness contract`)")
+
+
+def _own_contract(path: Path) -> Contract:
+    if not path.is_file():
+        raise HarnessError(f"--contract {path} is not a file; write one with `python -m harness contract "
+                           "--dataset-dir DIR --name NAME --out FILE`")
+    try:
+        contract = Contract.from_file(path)
+    except ValueError as exc:
+        raise HarnessError(f"--contract {path} is not a contract (JSON): {exc}") from None
+    shipped = {contract_named(dataset).name: dataset for dataset in dataset_names()}
+    if contract.name in shipped:  # a shipped dataset is only ever its shipped contract, pins and all
+        raise HarnessError(f"--contract {path} names the shipped dataset {contract.name!r}; use --dataset "
+                           f"{shipped[contract.name]}, or give your collection a name of its own")
+    return contract
 
 
 def build_contract(args: argparse.Namespace) -> Contract:
-    return contract_named(args.dataset)
+    return _own_contract(args.contract) if args.contract is not None else contract_named(
+        args.dataset or DEFAULT_DATASET)
 
 
 def default_archive(args: argparse.Namespace) -> Path | None:
     """$SCIFACT_ARCHIVE (made absolute) when building SciFact; another dataset downloads, or takes --archive."""
-    given = os.environ.get(ARCHIVE_VARIABLE) if args.dataset == DEFAULT_DATASET else None
+    given = os.environ.get(ARCHIVE_VARIABLE) if args.contract is None and args.dataset in (None, DEFAULT_DATASET) \
+        else None
     return Path(os.path.abspath(given)) if given else None
 
 
-def fixture_contract(fixture: "CorpusFixture", dataset: str | None) -> Contract:
-    """The shipped contract the fixture names; with `dataset`, the fixture must be that dataset's."""
+def fixture_contract(fixture: "CorpusFixture", dataset: str | None, own: Path | None = None) -> Contract:
+    """The shipped contract the fixture names, or the user's own (`own`, --contract); with `dataset`, the fixture
+    must be that dataset's."""
     name = fixture.data["contract"]["name"]
+    if own is not None:
+        contract = _own_contract(own)
+        if contract.name != name:
+            raise HarnessError(f"fixture {fixture.path} was built under contract {name!r}, not {own}'s "
+                               f"{contract.name!r}; pass the contract the fixture was built under")
+        return contract
     try:
         found, contract = contract_of(name)
     except HarnessError as exc:
-        raise HarnessError(f"fixture {fixture.path}: {exc}") from None
+        raise HarnessError(f"fixture {fixture.path}: {exc}; for a collection of your own, pass --contract FILE, the "
+                           "contract it was built under") from None
     if dataset is not None and dataset != found:
         raise HarnessError(f"fixture {fixture.path} is a {found} fixture (contract {name!r}), not --dataset "
                            f"{dataset}; pass the {dataset} fixture (python -m harness build --dataset {dataset}), "

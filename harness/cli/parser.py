@@ -54,6 +54,9 @@ def add_run_parser(commands: Commands) -> None:
                      help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
     run.add_argument("--no-validate", action="store_true",
                      help="skip the independent validator's verdict at the end (run it later on the aggregates)")
+    run.add_argument("--archive", type=path_argument, default=None, metavar="ZIP",
+                     help="the dataset's zip, for the validator to re-derive the fixture from (needed for every "
+                          "dataset but SciFact, whose $SCIFACT_ARCHIVE is also read)")
 
 
 def add_freeze_parser(commands: Commands) -> None:
@@ -92,19 +95,36 @@ def add_replay_parser(commands: Commands) -> None:
                              "locations.json places the system's source root)")
 
 
+def add_contract_parser(commands: Commands) -> None:
+    parser = command(commands, "contract", "declare a BEIR-layout collection of your own as a contract file "
+                                                   "(member and content digests, counts, the split rule)")
+    given = parser.add_mutually_exclusive_group(required=True)
+    given.add_argument("--dataset-dir", type=path_argument, metavar="DIR",
+                       help="a directory with corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv; packed into "
+                            "NAME.zip beside --out")
+    given.add_argument("--archive", type=path_argument, metavar="ZIP", help="the collection as a zip, as BEIR ships")
+    parser.add_argument("--name", type=text_argument, required=True, help="the collection's name (receipts carry it)")
+    parser.add_argument("--out", type=path_argument, required=True, metavar="FILE", help="the contract JSON to write")
+    parser.add_argument("--split", type=text_argument, default="test", help="the judged split (qrels/SPLIT.tsv)")
+    parser.add_argument("--calibration-count", type=int, default=None, metavar="N",
+                        help="queries in the calibration split: the first N by (sha256(query_id), query_id); "
+                             "default a third")
+
+
 def build_parser(prog: str = "scifact-harness") -> Parser:
     parser = Parser(prog=prog, description=__doc__)
     parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     help="build, run, freeze, bundle, replay, compare, report, export or "
-                                          "new-system")
+                                     help="build, run, freeze, bundle, replay, compare, report, export, "
+                                          "new-system or contract")
     add_build_parser(commands)
     add_run_parser(commands)
     add_freeze_parser(commands)
     add_replay_parser(commands)
     publish_parsers.add_all(commands)
     new_system.add_parser(commands)
+    add_contract_parser(commands)
     return parser
 
 

@@ -68,10 +68,10 @@ def directory(option: str, path: Path) -> None:
     _refuse_file_above(option, path)
 
 
-def existing_directory(option: str, path: Path) -> None:
+def existing_directory(option: str, path: Path, fix: str = "pass the directory the evaluation wrote") -> None:
     if not path.is_dir():
         problem = "is a file, not a directory" if path.exists() else "does not exist"
-        raise PathArgumentError(f"{option} {path} {problem}; pass the directory the evaluation wrote")
+        raise PathArgumentError(f"{option} {path} {problem}; {fix}")
 
 
 def input_file(option: str, path: Path, fix: str) -> None:

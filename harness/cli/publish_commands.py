@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.cli.paths import PathArgumentError, existing_directory, new_directory, writable_place
+from harness.cli.paths import PathArgumentError, existing_directory, input_file, new_directory, writable_place
 from harness.cli.summary import result_line
 from harness.evaluation.comparison.artifact import CompareRequest, Procedure, compare
 from harness.evaluation.comparison.run_specs import RunSpecError, parse_run
@@ -99,7 +99,9 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
 def run_bundle(args: argparse.Namespace) -> int:
     existing_directory("--output-dir", args.output_dir)
     new_directory("--bundle-dir", args.bundle_dir)
-    path = make_bundle(args.output_dir, args.bundle_dir)
+    if args.archive is not None:
+        input_file("--archive", args.archive, "pass the dataset's zip")
+    path = make_bundle(args.output_dir, args.bundle_dir, args.archive)
     for report in sorted(path.glob("validation/*.validation.json")):
         validated = json.loads(report.read_text(encoding="utf-8"))
         aggregate_path = path / "artifacts" / (report.name.removesuffix(".validation.json") + ".aggregate.json")

@@ -83,6 +83,9 @@ def add_bundle(commands: Commands) -> None:
     bundle = command(commands, "bundle", "validate and collect the artifacts into a publishable bundle")
     bundle.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
     bundle.add_argument("--bundle-dir", type=path_argument, required=True, help="new directory for the bundle")
+    bundle.add_argument("--archive", type=path_argument, default=None, metavar="ZIP",
+                        help="the dataset's zip, for the validator to re-derive the fixture from (needed for every "
+                             "dataset but SciFact, whose $SCIFACT_ARCHIVE is also read)")
 
 
 def add_all(commands: Commands) -> None:

@@ -94,8 +94,8 @@ def _fixture_metadata(output_dir: Path, corpus: dict[str, Any]) -> dict[str, Any
             **{k: v for k, v in fixture.items() if k not in ("documents", "queries")}}
 
 
-def _validated(staged: list[tuple[Path, Path]], staging: Path,
-               output_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Report]]:
+def _validated(staged: list[tuple[Path, Path]], staging: Path, output_dir: Path,
+               archive: Path | None) -> tuple[list[dict[str, Any]], dict[str, Report]]:
     """Every staged aggregate through the validator, in one call, with every text re-embedded (the fixture's
     re-embedding kept once per fixture, verifier and validator); the verdicts kept in the output directory's
     validation/ folder, so a later bundle of the same bytes reuses them. Refused, listing the failing checks, unless
@@ -104,7 +104,8 @@ def _validated(staged: list[tuple[Path, Path]], staging: Path,
     subjects = [Subject(aggregate, rows, staging / FREEZE_NAME, output_dir) for aggregate, rows in staged]
     refused, written = [], []
     known: dict[str, Report] = {}
-    for (aggregate, _), report in zip(staged, validate_all(subjects, Options(full_embedding=True)), strict=True):
+    for (aggregate, _), report in zip(staged, validate_all(subjects, Options(full_embedding=True, archive=archive)),
+                                      strict=True):
         known[sha256_bytes(aggregate.read_bytes())] = report
         document = report.to_dict()
         (staging / "validation" / (aggregate.name.removesuffix(".aggregate.json") + ".validation.json")).write_text(
@@ -120,7 +121,9 @@ def _validated(staged: list[tuple[Path, Path]], staging: Path,
     return written, known
 
 
-def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
+def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None) -> Path:
+    """`archive`: the dataset's zip, for the validator to re-derive the fixture from (a dataset pinned by its archive
+    alone, or a collection of your own, is eligible only so; SciFact's is also found through $SCIFACT_ARCHIVE)."""
     require_plotting("bundle")  # its report is drawn after minutes of validation: ask first
     if bundle_dir.exists():
         raise BundleError(f"{bundle_dir} exists; a bundle is never overwritten. Choose a new --bundle-dir.")
@@ -132,7 +135,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path) -> Path:
         staged = _stage(output_dir, staging)
         source = stage_system_source(staging, [aggregate for aggregate, _ in staged], output_dir)
         stages.next(f"validating {len(staged)} aggregates with every text re-embedded")
-        reports, known = _validated(staged, staging, output_dir)
+        reports, known = _validated(staged, staging, output_dir, archive)
         receipts = [json.loads(aggregate.read_bytes()) for aggregate, _ in staged]
         first = receipts[0]["receipt"]
         _write(staging / "fixture-metadata.json", _fixture_metadata(output_dir, first["corpus"]))

@@ -14,7 +14,12 @@ from harness.publish.text.markdown_text import code, inert
 from harness.publish.text.reading_notes import all_queries_note, latency_scope, short_list, short_lists
 from harness.publish.text.report_text import LANES_NOTE
 
-READER_COMMAND = "scifact-validate --bundle <this directory> --archive scifact.zip"
+READER_COMMAND = "scifact-validate --bundle <this directory> --archive {archive}"
+
+
+def reader_command(dataset: dict[str, Any]) -> str:
+    """The reader's one command, naming the dataset's archive as the validator knows it (SciFact's by default)."""
+    return READER_COMMAND.format(archive=dataset.get("archive") or "scifact.zip")
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
            ("S@10", "success_at_10"), ("R@100", "recall_at_100"), ("nDCG@100", "ndcg_at_100"))
@@ -67,15 +72,16 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
         lines += ["", f"Re-embedding with the declared model: {inert('; '.join(sorted(embedding)))}."]
     lines += ["The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
               f"{inert('; '.join(sorted(verifiers)))}.", "",
-              "The dataset: documents, test queries and judgements held to the validator's own pins; archive "
-              f"re-derivation: {inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
+              f"The dataset: documents, test queries and judgements identified by "
+              f"{inert(reports[0]['notes']['dataset']['pinned_by'])}; archive re-derivation: "
+              f"{inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
     lines += _items(kept + _attested(aggregates, reports),
                     "Nothing: every check the validator ran was established from primary data.")
     return [*lines, ""]
 
 
 SEALED = ("sealed with the publishing machine's key: it attests that the publisher's validator ran, and proves "
-          "nothing to anyone else; `" + READER_COMMAND + "` re-embeds every text and re-validates everything itself")
+          "nothing to anyone else; the reader's command re-embeds every text and re-validates everything itself")
 
 
 def _kept(reports: list[dict[str, Any]]) -> list[str]:
@@ -131,8 +137,10 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         "Generated from the bundled receipts. Every aggregate here passed the independent validator on the",
         "publishing machine (`validation/`); `MANIFEST.json` holds the sha256 of every file.",
         "",
-        f"To check all of it yourself, run exactly `{READER_COMMAND}` (`scifact.zip`: the public",
-        "BEIR SciFact archive). It holds every file to `MANIFEST.json`, re-embeds every text with your own embedder,",
+        f"To check all of it yourself, run exactly `{reader_command(dataset)}`",
+        f"(`{dataset.get('archive') or 'scifact.zip'}`: "
+        f"{inert(dataset.get('archive_is') or 'the public BEIR SciFact archive')}).",
+        "It holds every file to `MANIFEST.json`, re-embeds every text with your own embedder,",
         "replays and recomputes every artifact, reuses nothing sealed by the publisher, and prints one verdict per",
         "artifact and one for the bundle. The bundle carries the fixture and the stores its runs read (`inputs/`: the",
         "fixture under `inputs/fixture/`, this run's store under `inputs/store/`, each compared run's under",

@@ -1,0 +1,30 @@
+"""`python -m harness contract` (options: harness.cli.parser): declare a collection of the user's own (a BEIR-layout
+directory or zip) as a contract file to commit, with the archive it pins beside it."""
+
+import argparse
+import json
+
+from harness.atomic import write_bytes_atomic
+from harness.cli import paths as cli_paths
+from harness.corpus.declared import declare, pack_directory
+from harness.typed_commands import shown
+
+
+def run(args: argparse.Namespace) -> int:
+    cli_paths.output_file("--out", args.out)
+    if args.dataset_dir is not None:
+        cli_paths.existing_directory("--dataset-dir", args.dataset_dir, "pass the directory holding corpus.jsonl, "
+                                     "queries.jsonl and qrels/")
+        archive = pack_directory(args.dataset_dir, args.name, args.out.parent / f"{args.name}.zip")
+    else:
+        cli_paths.input_file("--archive", args.archive, "pass the collection's zip (BEIR's layout)")
+        archive = args.archive
+    contract = declare(archive, args.name, split=args.split, calibration_count=args.calibration_count)
+    write_bytes_atomic(args.out, (json.dumps(contract, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    shape = contract["shape"]
+    print(f"contract {args.out}: {contract['name']}, {shape['documents']} documents, {shape['test_queries']} judged "
+          f"queries, {shape['test_qrel_pairs']} judgements; calibration {contract['calibration_count']}; archive "
+          f"{archive} ({contract['source_archive']['sha256']})")
+    print(f"commit the contract and keep the archive; then: python -m harness build --contract {shown(args.out)} "
+          f"--archive {shown(archive)} --out FIXTURE.json --work-dir DIR")
+    return 0

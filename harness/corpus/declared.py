@@ -1,0 +1,104 @@
+"""A collection of the user's own, in BEIR's layout, declared as a contract the user commits.
+
+BEIR's layout: `corpus.jsonl`, `queries.jsonl` and `qrels/SPLIT.tsv`, at the top of the archive or under one
+folder. A directory is first packed into a deterministic zip (sorted members, fixed timestamps), so the same files
+always give the same archive and the same digest. The contract pins every member's sha256 and the canonical
+content, as SciFact's does; its identity is the user's declaration (no public pin vouches for it), and it says so.
+"""
+
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from harness.corpus.archive import SafeArchive
+from harness.corpus.beir import check_references, parse_corpus, parse_qrels, parse_queries
+from harness.corpus.contract import MEASURE_CONVENTIONS, ArchiveLimits, Contract, contract_named, dataset_names
+from harness.corpus.download import digest_file
+from harness.errors import HarnessError
+from harness.fixture.pinning import content_digests
+
+LIMITS = {"max_members": 64, "max_total_uncompressed_bytes": 1 << 31, "max_compression_ratio": 100}
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+DECLARED_BY = "the user's declaration (python -m harness contract): no public pin vouches for this archive"
+TRECEVAL_MEASURES = {key: allowed[0] for key, allowed in MEASURE_CONVENTIONS.items()}  # trec_eval's, as BEIR's
+
+
+class CollectionError(HarnessError):
+    """The user's collection is not in BEIR's layout, or cannot be declared as it is."""
+
+
+def pack_directory(directory: Path, name: str, out: Path) -> Path:
+    """corpus.jsonl, queries.jsonl and every qrels/*.tsv of `directory`, under `name/`, as a deterministic zip."""
+    files = [directory / "corpus.jsonl", directory / "queries.jsonl", *sorted((directory / "qrels").glob("*.tsv"))]
+    missing = [str(path.relative_to(directory)) for path in files[:2] if not path.is_file()]
+    if missing or len(files) == 2:
+        raise CollectionError(f"{directory} is not a BEIR collection: it lacks "
+                              f"{', '.join(missing + ([] if len(files) > 2 else ['qrels/SPLIT.tsv']))}; BEIR's layout "
+                              "is corpus.jsonl, queries.jsonl and qrels/test.tsv")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.partial")
+    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in files:
+            info = zipfile.ZipInfo(f"{name}/{path.relative_to(directory).as_posix()}", FIXED_TIME)
+            info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    partial.replace(out)
+    return out
+
+
+def _roles(names: list[str], split: str) -> dict[str, str]:
+    """The members by role, found by BEIR's layout under the archive's one top-level folder (or none)."""
+    wanted = {"corpus": "corpus.jsonl", "queries": "queries.jsonl", "qrels": f"qrels/{split}.tsv"}
+    found = {}
+    for role, tail in wanted.items():
+        matches = [n for n in names if n == tail or (n.endswith("/" + tail) and len(PurePosixPath(n).parts)
+                                                     == len(PurePosixPath(tail).parts) + 1)]
+        if len(matches) != 1:
+            hint = "; --split names the judged split" if role == "qrels" else ""
+            raise CollectionError(f"the archive holds {len(matches)} members named {tail} (in BEIR's layout, one, at "
+                                  f"the top or under one folder){hint}")
+        found[role] = matches[0]
+    return found
+
+
+def _check_name(name: str) -> None:
+    shipped = set(dataset_names()) | {contract_named(dataset).name for dataset in dataset_names()}
+    if name in shipped:
+        raise CollectionError(f"{name!r} is the name of a shipped dataset; name your collection otherwise")
+    if not name or not all(c.isalnum() or c in "-_." for c in name):
+        raise CollectionError(f"collection name {name!r}: use letters, digits, '-', '_' or '.'")
+
+
+def declare(archive: Path, name: str, *, split: str = "test", calibration_count: int | None = None) -> dict[str, Any]:
+    """The contract of the collection in `archive`: member and content pins, counts, the split rule's N."""
+    _check_name(name)
+    with SafeArchive(archive, ArchiveLimits(**LIMITS)) as safe:
+        roles = _roles(safe.file_names, split)
+        members = {member: safe.read(member) for member in safe.file_names}
+    documents = parse_corpus(members[roles["corpus"]].data, roles["corpus"])
+    queries = parse_queries(members[roles["queries"]].data, roles["queries"])
+    qrels = parse_qrels(members[roles["qrels"]].data, roles["qrels"])
+    check_references(qrels, documents, queries, roles["qrels"])
+    tested = [q for q in queries if q.query_id in qrels]
+    count = max(1, len(tested) // 3) if calibration_count is None else calibration_count
+    if not 0 < count < len(tested):
+        raise CollectionError(f"--calibration-count {count}: it must leave at least one query on each side of the "
+                              f"{len(tested)} judged queries")
+    digests = content_digests(((d.doc_id, d.title, d.text) for d in documents), ((q.query_id, q.text) for q in tested),
+                              qrels)
+    source = digest_file(archive)
+    contract = {
+        "name": name, "description": f"{name}: a collection of the user's own, declared from {archive.name}",
+        "ir_datasets_id": None, "source_url": None,
+        "source_archive": {"bytes": source.bytes, "md5": source.md5, "sha256": source.sha256,
+                           "file": archive.name, "pinned_by": DECLARED_BY},
+        "members": roles,
+        "pinned_payload_sha256": {member: found.sha256 for member, found in sorted(members.items())},
+        "shape": {"documents": len(documents), "test_queries": len(tested),
+                  "test_qrel_pairs": sum(len(judged) for judged in qrels.values())},
+        "limits": LIMITS, "semantic_text_max_code_points": 700,
+        "document_prefix": "search_document: ", "query_prefix": "search_query: ", "namespace": name, "top_k": 10,
+        "calibration_count": count, "measures": TRECEVAL_MEASURES, "pinned_content_sha256": digests,
+    }
+    Contract.from_mapping(contract)  # what the harness will read back
+    return contract

@@ -1,0 +1,123 @@
+"""A collection of the user's own: a BEIR-layout directory declared as a contract (`python -m harness contract`), built,
+run, frozen and validated, with the validator re-deriving it from the archive the reader names. Its identity is
+the declared digest, and the validator says so."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fixtures.archives import tiny_members, write_zip
+from harness.cli import app as cli
+from harness.corpus.contract import Contract
+from harness.corpus.declared import CollectionError, declare, pack_directory
+from harness.embedding.embedders.local import LocalEmbedder
+from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.run_split import Evaluation, run_split
+from harness.fixture.build import build_fixture
+from harness.fixture.corpus_fixture import load_fixture
+from harness.modes import MODES
+from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.store.store import build_store
+from harness.systems.builtin.system import BuiltinSystem
+from harness.validator.pipeline import validate
+
+GIT_CHECKS = {"source.clean", "source.git"}
+
+
+def _collection(directory: Path, members: dict[str, bytes] | None = None) -> Path:
+    """The tiny corpus as a user keeps a BEIR collection: corpus.jsonl, queries.jsonl, qrels/test.tsv."""
+    for name, data in (members or tiny_members()).items():
+        path = directory / name.removeprefix("tiny/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return directory
+
+
+def test_a_directory_is_packed_the_same_every_time_and_declared_with_every_pin(tmp_path: Path) -> None:
+    collection = _collection(tmp_path / "mine")
+    first = pack_directory(collection, "mine", tmp_path / "a" / "mine.zip")
+    second = pack_directory(collection, "mine", tmp_path / "b" / "mine.zip")
+    assert first.read_bytes() == second.read_bytes()
+    declared = declare(first, "mine")
+    contract = Contract.from_mapping(declared)
+    assert (contract.documents, contract.test_queries, contract.test_qrel_pairs) == (10, 6, 8)
+    assert contract.calibration_count == 2 and not contract.pinned_by_archive_only
+    assert set(contract.pinned_payload_sha256) == {"mine/corpus.jsonl", "mine/queries.jsonl", "mine/qrels/test.tsv"}
+    assert set(contract.pinned_content_sha256) == {"documents", "queries", "qrels"}
+    assert contract.ir_datasets_id is None and "no public pin" in declared["source_archive"]["pinned_by"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ("no-qrels", "lacks qrels/SPLIT.tsv"),
+    ("no-queries", "lacks queries.jsonl"),
+    ("shipped-name", "'scifact' is the name of a shipped dataset"),
+    ("bad-name", "collection name 'my coll'"),
+    ("calibration", "--calibration-count 6: it must leave at least one query on each side of the 6"),
+    ("split", "0 members named qrels/dev.tsv"),
+    ("dangling", "judges document 'nowhere', which corpus.jsonl does not have"),
+])
+def test_every_bad_collection_is_named_with_the_fix(tmp_path: Path, change: str, message: str) -> None:
+    members = tiny_members()
+    if change == "dangling":
+        members["tiny/qrels/test.tsv"] += b"q1\tnowhere\t1\n"
+    collection = _collection(tmp_path / "mine", members)
+    if change == "no-qrels":
+        (collection / "qrels" / "test.tsv").unlink()
+    if change == "no-queries":
+        (collection / "queries.jsonl").unlink()
+    with pytest.raises(Exception, match=message):
+        archive = pack_directory(collection, "mine", tmp_path / "mine.zip")
+        declare(archive, {"shipped-name": "scifact", "bad-name": "my coll"}.get(change, "mine"),
+                split="dev" if change == "split" else "test", calibration_count=6 if change == "calibration" else None)
+
+
+def test_an_archive_with_two_corpora_is_refused(tmp_path: Path) -> None:
+    members = tiny_members() | {"other/corpus.jsonl": tiny_members()["tiny/corpus.jsonl"]}
+    with pytest.raises(CollectionError, match=r"holds 2 members named corpus\.jsonl"):
+        declare(write_zip(tmp_path / "two.zip", members), "mine")
+
+
+def test_the_contract_command_writes_the_contract_and_the_archive(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    collection = _collection(tmp_path / "mine")
+    out = tmp_path / "contracts" / "mine.json"
+    assert cli.main(["contract", "--dataset-dir", str(collection), "--name", "mine", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(out.read_text(encoding="utf-8"))["name"] == "mine" and (out.parent / "mine.zip").is_file()
+    assert "python -m harness build --contract" in printed
+    assert cli.main(["contract", "--dataset-dir", str(tmp_path / "nope"), "--name", "mine", "--out", str(out)]) == 2
+    assert "holding corpus.jsonl, queries.jsonl and qrels/" in capsys.readouterr().err
+
+
+@pytest.mark.real_model
+def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(local_embedder: LocalEmbedder,
+                                                                           tmp_path: Path) -> None:
+    archive = pack_directory(_collection(tmp_path / "mine"), "mine", tmp_path / "mine.zip")
+    contract = Contract.from_mapping(declare(archive, "mine"))
+    report = build_fixture(contract, out=tmp_path / "fixture" / "mine.json", work_dir=tmp_path / "work",
+                           embedder=local_embedder, archive=archive, progress=False)
+    fixture, config, out = load_fixture(report.fixture), SearchConfig(), tmp_path / "out"
+    store, _ = build_store(tmp_path / "store", fixture, contract.namespace, config.lexical)
+    for split in ("calibration", "heldout"):
+        if split == "heldout":
+            freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
+                                 output_dir=out, argv=["test"], allow_dirty=True, replace=False)
+        run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split=split,
+                             config=config, argv=("test",)), contract, fixture=fixture)
+    [aggregate] = out.glob("*hybrid-heldout.aggregate.json")
+    verified = validate(aggregate, embeddings=False, archive=archive)
+    failed = {check.name for check in verified.failed}
+    assert not failed - GIT_CHECKS, [c.line() for c in verified.failed]
+    assert "no public pin" in verified.notes["dataset"]["pinned_by"]
+    assert {c.name: c.status for c in verified.checks}["corpus.pinned"] == "pass"
+
+    unverified = validate(aggregate, embeddings=False)
+    assert {c.name for c in unverified.failed} - GIT_CHECKS == {"corpus.pinned"}
+
+    other = pack_directory(_collection(tmp_path / "edited", tiny_members() | {
+        "tiny/qrels/test.tsv": tiny_members()["tiny/qrels/test.tsv"].replace(b"d01\t1", b"d01\t2", 1)}), "mine",
+        tmp_path / "edited.zip")
+    assert other.read_bytes() != archive.read_bytes()
+    swapped = validate(aggregate, embeddings=False, archive=other)
+    assert {"corpus.pinned", "archive.members"} <= {c.name for c in swapped.failed}
