@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from harness.cli import paths as cli_paths
-from harness.cli.dataset_option import build_contract, default_archive, fixture_contract
+from harness.cli.dataset_option import build_contract, dataset_options, default_archive, fixture_contract
 from harness.cli.hypothesis_options import declared_line, hypothesis_request
 from harness.cli.summary import (
     SystemChoice,
@@ -87,7 +87,8 @@ def run_evaluation(args: argparse.Namespace) -> int:
                             system=args.system, system_options=system_options(args),
                             system_directory=choice.directory)
     fixture = load_fixture(args.corpus)
-    runs = run_split(evaluation, fixture_contract(fixture, args.dataset, args.contract), fixture=fixture)
+    contract = fixture_contract(fixture, args.dataset, args.contract)
+    runs = run_split(evaluation, contract, fixture=fixture)
     judged = []
     for run in runs:
         report = None if args.no_validate else validate_stored(Subject(run.aggregate_path),
@@ -103,7 +104,8 @@ def run_evaluation(args: argparse.Namespace) -> int:
     if code:
         return code
     print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
-                    output_dir=args.output_dir, system=choice))
+                    output_dir=args.output_dir, system=choice, dataset=dataset_options(args, contract),
+                    archive=("--archive", shown(args.archive)) if args.archive else ()))
     refused, code = validation_lines(judged)  # its own verdict ends it as the validator's would: 1, or 7
     for line in refused:
         print(f"error: {line}", file=sys.stderr)
@@ -135,7 +137,8 @@ def run_freeze(args: argparse.Namespace) -> int:
               "--allow-failed-calibration, recorded in the freeze record)")
     if record.get("hypothesis"):
         print(declared_line(record["hypothesis"]))
-    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=choice))
+    print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=choice,
+                       dataset=dataset_options(args, contract)))
     return 0
 
 

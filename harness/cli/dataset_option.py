@@ -11,6 +11,7 @@ from harness.cli.errors import Parser
 from harness.cli.paths import path_argument
 from harness.corpus.contract import DEFAULT_DATASET, Contract, contract_named, contract_of, dataset_names
 from harness.errors import HarnessError
+from harness.typed_commands import shown
 
 if TYPE_CHECKING:  # the parser imports this module; --help loads no fixture code
     from harness.fixture.corpus_fixture import CorpusFixture
@@ -75,3 +76,11 @@ def fixture_contract(fixture: "CorpusFixture", dataset: str | None, own: Path | 
                            f"{dataset}; pass the {dataset} fixture (python -m harness build --dataset {dataset}), "
                            f"or --dataset {found}")
     return contract
+
+
+def dataset_options(args: argparse.Namespace, contract: Contract) -> tuple[str, ...]:
+    """The options that name the dataset of `contract` when it is not SciFact, as the next command repeats them."""
+    if args.contract is not None:
+        return ("--contract", shown(args.contract))
+    dataset = contract_of(contract.name)[0]
+    return ("--dataset", dataset) if dataset != DEFAULT_DATASET else ()

@@ -112,15 +112,18 @@ class SystemChoice:
 
 
 def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, output_dir: Path,
-              system: SystemChoice = SystemChoice()) -> str:
-    """The command that follows a finished split on the documented path."""
+              system: SystemChoice = SystemChoice(), dataset: tuple[str, ...] = (),
+              archive: tuple[str, ...] = ()) -> str:
+    """The command that follows a finished split on the documented path. `dataset`: the options naming a dataset
+    other than SciFact (--contract FILE), `archive`: --archive ZIP, both carried into the next command; the pytest
+    suite is SciFact's, so another dataset's next step is the command line's."""
     if split == "calibration":
         return "next, after committing: freeze the configuration:\n  " + command(
             python(), "-m", "harness", "freeze", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
-            "--output-dir", shown(output_dir), *system.cli())
+            "--output-dir", shown(output_dir), *system.cli(), *dataset)
     bundle = command(python(), "-m", "harness", "bundle", "--output-dir", shown(output_dir), "--bundle-dir",
-                     shown(work_dir / "bundle"))
-    if split == "heldout":
+                     shown(work_dir / "bundle"), *archive)
+    if split == "heldout" and not dataset and not archive:
         final = command(python(), "-m", "pytest", "-m", "final", SPEND_HELDOUT,
                         *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
         bars = "" if system.spec == BUILTIN else (" (add --scifact-quality-bar=MODE=VALUE for each bar your system "
@@ -142,12 +145,17 @@ def pytest_options(*, work_dir: Path, store_dir: Path, output_dir: Path,
     return options
 
 
-def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path, system: SystemChoice = SystemChoice()) -> str:
-    """The held-out step; the work dir is taken to be the fixture's directory, where the builder puts it."""
+def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path, system: SystemChoice = SystemChoice(),
+                 dataset: tuple[str, ...] = (), archive: tuple[str, ...] = ()) -> str:
+    """The held-out step; the work dir is taken to be the fixture's directory, where the builder puts it. `dataset`
+    and `archive` as for next_step."""
     pytest_form = command(python(), "-m", "pytest", "-m", "heldout", SPEND_HELDOUT,
                           *pytest_options(work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir,
                                           system=system))
     cli_form = command(python(), "-m", "harness", "run", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
-                       "--output-dir", shown(output_dir), "--split", "heldout", *system.cli())
+                       "--output-dir", shown(output_dir), "--split", "heldout", *system.cli(), *dataset, *archive)
+    if dataset or archive:
+        return (f"next: the held-out run (once per mode and store; each look is counted in this machine's held-out "
+                f"record):\n  {cli_form}")
     return (f"next: the held-out run (once per mode and store; each look is counted in this machine's held-out "
             f"record):\n  {pytest_form}\n  or: {cli_form}")
