@@ -25,6 +25,8 @@ V_SYSTEMS = ("test_validate/test_systems_comparison.py", "test_validate/test_sys
 V_STATS = ("test_validate/test_comparison_rules.py", "test_eval/test_paired_statistics.py",
            "test_validate/test_comparison.py")
 DATASET = ("test_validate/test_dataset_derivation.py", "test_validate/test_dataset_pins.py")
+METRICS = ("test_validate/test_ir_metrics_trec.py",)
+MEASURES = ("test_validate/test_measures.py",)
 VERDICTS = ("test_validate/test_verdict_refusals.py", "test_validate/test_stored_verdicts.py")
 RE_EMBEDDING = ("test_validate/test_verdict_refusals.py", "test_validate/test_re_embedding_kept.py")
 E_HYPOTHESES = ("test_eval/test_hypothesis_reading.py",)
@@ -46,7 +48,7 @@ MUTATIONS: tuple[Mutation, ...] = (
              V_PAIRING),
     Mutation("VC03", V + "comparison/systems_pairs.py", "started > created_at:", "started >= created_at:",
              V_HYPOTHESES + V_SYSTEMS),
-    Mutation("VC04", V + "comparison/systems_pairs.py", "if when <= created_at]", "if when < created_at]",
+    Mutation("VC04", V + "comparison/systems_pairs.py", "if when <= until])", "if when < until])",
              V_HYPOTHESES + V_SYSTEMS),
     Mutation("VC05", V + "comparison/systems_pairs.py", 'if split != "heldout":', 'if split == "calibration":',
              V_HYPOTHESES + V_SYSTEMS),
@@ -119,6 +121,18 @@ MUTATIONS: tuple[Mutation, ...] = (
              ' \\\n            or document.get("material") != key_material:', ":", RE_EMBEDDING),
     Mutation("VV10", V + "verdicts/identity.py", 'if p.suffix in {".py", ".json"}', 'if p.suffix in {".py"}',
              VERDICTS),
+    # harness/validator/retrieval and rows: the metric conventions, recomputed under the pins and stated in the receipt
+    Mutation("VM01", V + "retrieval/ir_metrics.py",
+             'return float(grade) if self.ndcg_gain == "grade" else 2.0 ** grade - 1.0', "return 2.0 ** grade - 1.0",
+             METRICS),
+    Mutation("VM02", V + "retrieval/ir_metrics.py", "if grade <= 0:", "if grade == 0:", METRICS),
+    Mutation("VM03", V + "retrieval/ir_metrics.py",
+             'divisor = len(relevant) if conventions.map_denominator == "relevant" else min(len(relevant), 10)',
+             "divisor = min(len(relevant), 10)", METRICS),
+    Mutation("VM04", V + "rows/measures.py", 'report.equal("receipt.measures", measured.conventions.record(),',
+             'report.equal("receipt.measures", ctx.receipt["measures"],', MEASURES),
+    Mutation("VM05", V + "rows/measures.py", "return pinned_conventions(dataset_of(ctx))",
+             'return Measured(Conventions.of(ctx.receipt["measures"]), "the receipt\'s")', MEASURES),
     # harness/evaluation/comparison: pairing, hypotheses, statistics, the runs' and requests' checks
     Mutation("EC01", E + "comparison/pairing.py", "return a.run != b.run and (", "return (", E_SYSTEMS,
              "arm_pairs pairs an arm of one run (j) with an arm of another (i != j), and check_runs refuses a name "
@@ -129,7 +143,7 @@ MUTATIONS: tuple[Mutation, ...] = (
              E_HYPOTHESES + E_SYSTEMS),
     Mutation("EC04", E + "comparison/hypotheses.py", "if not (started := _started(run, arm.mode)) > created]",
              "if not (started := _started(run, arm.mode)) >= created]", E_HYPOTHESES + E_SYSTEMS),
-    Mutation("EC05", E + "comparison/hypotheses.py", "seen = sum(at <= created for", "seen = sum(at < created for",
+    Mutation("EC05", E + "comparison/hypotheses.py", "seen = sum(at <= time for", "seen = sum(at < time for",
              E_HYPOTHESES + LOOKS),
     Mutation("EC06", E + "comparison/hypotheses.py", "result[result.index((b, a))] = (a, b)",
              "result[result.index((b, a))] = (b, a)", E_HYPOTHESES + E_SYSTEMS),

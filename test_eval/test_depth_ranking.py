@@ -24,6 +24,7 @@ from harness.systems.protocol import Hit, SearchFailed, SearchOutcome, SystemIde
 from harness.validator.core.context import Context
 from harness.validator.core.report import Report
 from harness.validator.rows.check_depth import check_depth_aggregate, check_depth_rows
+from harness.validator.rows.measures import run_conventions
 
 CLAIM = ("query_id", "qrels", "ranked_doc_ids", "results", "error", "failed_by")
 TOP_10_METRICS = ("ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10", "map_at_10",
@@ -81,7 +82,7 @@ def _validator_report(run: ModeRun) -> Report:
     aggregate = json.loads(run.aggregate_path.read_bytes())
     ctx = Context(run.aggregate_path, aggregate, run.rows_path, _rows(run), None, None, None, None)
     report = Report(str(run.aggregate_path))
-    check_depth_rows(ctx, report)
+    check_depth_rows(ctx, report, run_conventions(ctx).conventions)
     check_depth_aggregate(ctx, report)
     return report
 

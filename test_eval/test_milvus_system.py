@@ -14,7 +14,7 @@ import pytest
 from benchmarks.scale.synthetic import generate
 from harness.corpus.contract import Contract
 from harness.evaluation.measures.aggregate import aggregate_metrics
-from harness.evaluation.measures.metrics import depth_metrics
+from harness.evaluation.measures.metrics import Conventions, depth_metrics
 from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.evaluation.receipts.locations import LOCATIONS_NAME, STORES, hinted
 from harness.evaluation.run_split import Evaluation, run_split
@@ -125,7 +125,8 @@ def test_a_forged_depth_ranking_is_refused_through_the_live_system(milvus_runs: 
     rows = [json.loads(line) for line in rows_path.read_text(encoding="utf-8").splitlines()]
     depth = rows[0]["depth_ranking"]
     depth["doc_ids"][1], depth["doc_ids"][2] = depth["doc_ids"][2], depth["doc_ids"][1]
-    rows[0]["metrics"].update(depth_metrics(depth["doc_ids"], rows[0]["qrels"]))
+    measures = Conventions.declared(original.aggregate["receipt"]["measures"])
+    rows[0]["metrics"].update(depth_metrics(depth["doc_ids"], rows[0]["qrels"], measures))
     data = rows_bytes(rows)
     rows_path.write_bytes(data)
     aggregate = json.loads(aggregate_path.read_text(encoding="utf-8"))

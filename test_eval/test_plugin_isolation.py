@@ -15,7 +15,7 @@ from fixtures import plugins
 from harness.corpus.contract import Contract
 from harness.evaluation.gates.freeze import FreezeError, freeze_configuration
 from harness.evaluation.history import ledger
-from harness.evaluation.measures.metrics import query_metrics
+from harness.evaluation.measures.metrics import Conventions, query_metrics
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.corpus_fixture import CorpusFixture
@@ -108,10 +108,11 @@ def test_a_system_looking_for_the_judgements_finds_none_in_its_process(tiny_corp
     in_process = plugins.Peeking()
     (tmp_path / "in-process").mkdir()
     in_process.build(corpus_of(tiny_corpus, tiny.namespace), tmp_path / "in-process")
+    conventions = Conventions.declared(tiny.measures)
     for row in rows:
         query = next(q for q in tiny_corpus.data["queries"] if q["query_id"] == row["query_id"])
         ranked = [r.doc_id for r in in_process.search("fts_only", query["text"], None, 10)]
-        assert query_metrics(ranked, query["qrels"])["ndcg_at_10"] == 1.0 > row["metrics"]["ndcg_at_10"]
+        assert query_metrics(ranked, query["qrels"], conventions)["ndcg_at_10"] == 1.0 > row["metrics"]["ndcg_at_10"]
     assert in_process.answered_from_judgements == len(rows)
 
 

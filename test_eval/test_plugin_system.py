@@ -17,7 +17,7 @@ from harness.corpus.contract import Contract
 from harness.errors import HarnessError
 from harness.evaluation.gates.freeze import FreezeError, freeze_configuration
 from harness.evaluation.measures.aggregate import aggregate_metrics
-from harness.evaluation.measures.metrics import depth_metrics, query_metrics
+from harness.evaluation.measures.metrics import Conventions, depth_metrics, query_metrics
 from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
@@ -117,9 +117,10 @@ def _forge_first_row(run: ModeRun) -> None:
         results[0][key], results[1][key] = results[1][key], results[0][key]
     row = rows[0]
     row["ranked_doc_ids"] = [r["doc_id"] for r in results]
-    row["metrics"] = query_metrics(row["ranked_doc_ids"], row["qrels"])
+    conventions = Conventions.declared(run.aggregate["receipt"]["measures"])
+    row["metrics"] = query_metrics(row["ranked_doc_ids"], row["qrels"], conventions)
     if "depth_ranking" in row:
-        row["metrics"].update(depth_metrics(row["depth_ranking"]["doc_ids"], row["qrels"]))
+        row["metrics"].update(depth_metrics(row["depth_ranking"]["doc_ids"], row["qrels"], conventions))
     row["search_receipt"]["results_sha256"] = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]]
                                                                 for r in results])
     row["search_receipt_sha256"] = sha256_canonical(row["search_receipt"])

@@ -1,7 +1,9 @@
 """The runner on the tiny corpus: artifacts, failure rows, refusal to overwrite, gates, receipts."""
 
+import dataclasses
 import hashlib
 import json
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,9 @@ from numpy.typing import NDArray
 
 from harness.corpus.contract import Contract
 from harness.corpus.split import select
+from harness.evaluation import depth_ranking, runner
+from harness.evaluation.measures import metrics
+from harness.evaluation.measures.metrics import Conventions
 from harness.evaluation.receipts.artifacts import ArtifactExistsError
 from harness.evaluation.receipts.locations import LOCATIONS_NAME, LOCK_NAME
 from harness.evaluation.run_split import Evaluation, SplitGateError, check_split_gate, run_split
@@ -68,6 +73,35 @@ def test_a_run_writes_rows_and_a_matching_aggregate(mode: str, tiny_corpus: Corp
                for item in receipt["claim_boundary"]["does_not_establish"])
     assert receipt["machine"]["logical_cores"] >= 1 and receipt["machine"]["cpu_model"]
     assert receipt["corpus"]["fixture_sha256"] == tiny_corpus.sha256
+    assert receipt["measures"] == tiny.measures == {"ndcg_gain": "grade", "map_denominator": "relevant"}
+
+
+Measure = Callable[[Sequence[str], Mapping[str, int], Conventions], dict[str, float]]
+
+
+def test_every_metric_is_computed_under_the_contract_s_declared_conventions(
+        tiny_corpus: CorpusFixture, tiny: Contract, store: Store, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A contract declaring the other conventions: every row's metrics at 10 and at 100 are computed under them, and
+    the receipt states them."""
+    declared = {"ndcg_gain": "exponential", "map_denominator": "relevant_within_k"}
+    seen: list[tuple[str, Conventions]] = []
+
+    def recording(name: str, measure: Measure) -> Measure:
+        def call(ranking: Sequence[str], qrels: Mapping[str, int], conventions: Conventions) -> dict[str, float]:
+            seen.append((name, conventions))
+            return measure(ranking, qrels, conventions)
+        return call
+    monkeypatch.setattr(runner, "query_metrics", recording("top 10", metrics.query_metrics))
+    monkeypatch.setattr(depth_ranking, "depth_metrics", recording("depth 100", metrics.depth_metrics))
+    run = _run("fts_only", "calibration", tiny_corpus, dataclasses.replace(tiny, measures=declared), store,
+               tmp_path / "out")
+    rows = _rows(run)
+    assert sorted(seen, key=lambda call: call[0]) == [("depth 100", Conventions(**declared))] * len(rows) + [
+        ("top 10", Conventions(**declared))] * len(rows)
+    aggregate = json.loads(run.aggregate_path.read_bytes())
+    validate(aggregate, "aggregate")
+    assert aggregate["receipt"]["measures"] == declared
 
 
 def test_a_failed_query_keeps_its_row_and_counts_as_zero(tiny_corpus: CorpusFixture, tiny: Contract, store: Store,

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,7 +57,7 @@ def test_a_module_found_nowhere_is_refused_with_the_fix(tmp_path: Path) -> None:
 def test_next_commands_name_the_systems_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     choice = SystemChoice("my_search:SYSTEM", tmp_path / "repo")
-    paths = {"corpus": tmp_path / "c.json", "store_dir": tmp_path / "s", "output_dir": tmp_path / "o"}
+    paths: dict[str, Any] = {"corpus": tmp_path / "c.json", "store_dir": tmp_path / "s", "output_dir": tmp_path / "o"}
     frozen = next_step("calibration", work_dir=tmp_path, system=choice, **paths)
     assert "--system my_search:SYSTEM --system-path repo" in frozen
     held_out = after_freeze(system=choice, **paths)

@@ -1,6 +1,7 @@
 """A careful forger: edits rankings, then re-derives every derived value with the project's own functions.
 
-Metrics come from `harness.evaluation.measures.metrics.query_metrics`, digests from `harness.hashing`, the rows file
+Metrics come from `harness.evaluation.measures.metrics.query_metrics` under the tiny contract's declared conventions
+(the clean runs'), digests from `harness.hashing`, the rows file
 from `harness.evaluation.receipts.artifacts.rows_bytes` and the aggregate from
 `harness.evaluation.measures.aggregate.aggregate_metrics`, exactly as the runner computes them, so every check that
 only recomputes derived values from the rows passes. Only a check that goes back to primary data (the
@@ -11,8 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fixtures.archives import tiny_contract
 from harness.evaluation.measures.aggregate import aggregate_metrics
-from harness.evaluation.measures.metrics import depth_metrics, query_metrics
+from harness.evaluation.measures.metrics import Conventions, depth_metrics, query_metrics
 from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.systems.builtin.store.manifest import part_digests
@@ -20,15 +22,16 @@ from harness.systems.builtin.store.manifest import part_digests
 from .support import Json, Row, RunCopy
 
 MIN_GAP = 1e-3  # forgeries move documents between scores at least this far apart: never a rounding tie
+MEASURES = Conventions.declared(tiny_contract().measures)
 
 
 def reseal_row(row: Row) -> None:
     row["ranked_doc_ids"] = [result["doc_id"] for result in row["results"]]
     for rank, result in enumerate(row["results"], start=1):
         result["rank"] = rank
-    row["metrics"] = query_metrics(row["ranked_doc_ids"], row["qrels"])
+    row["metrics"] = query_metrics(row["ranked_doc_ids"], row["qrels"], MEASURES)
     if "depth_ranking" in row:
-        row["metrics"].update(depth_metrics(row["depth_ranking"]["doc_ids"], row["qrels"]))
+        row["metrics"].update(depth_metrics(row["depth_ranking"]["doc_ids"], row["qrels"], MEASURES))
     receipt = row["search_receipt"]
     if row["error"] is None:
         receipt["results_sha256"] = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]]

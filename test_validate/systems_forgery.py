@@ -37,9 +37,10 @@ def reseal_digests(copy: SystemsCopy, name: str, mode: str) -> Path:
 
 def _reversible(rows: list[Row]) -> Row:
     """A row whose metrics its ranking reversed would change."""
+    def metrics(ranking: list[str], qrels: dict[str, int]) -> dict[str, float]:
+        return query_metrics(ranking, qrels, forger.MEASURES)
     return next(row for row in rows if len(row["results"]) > 1
-                and query_metrics(row["ranked_doc_ids"][::-1], row["qrels"]) != query_metrics(row["ranked_doc_ids"],
-                                                                                             row["qrels"]))
+                and metrics(row["ranked_doc_ids"][::-1], row["qrels"]) != metrics(row["ranked_doc_ids"], row["qrels"]))
 
 
 def ranking_reversed(run: RunCopy, mode: str, *, restate_metrics: bool) -> None:

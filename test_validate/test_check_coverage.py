@@ -355,6 +355,9 @@ VIOLATIONS: dict[str, Violation] = {
         top_k_prefix_differs=m["depth_ranking"]["top_k_prefix_differs"] + 1)),
     "replay.depth": _rows("hybrid", "calibration", _depth_reranked),
     "aggregate.metrics": _from_mutation(mutations.metric_digit_in_aggregate),
+    # the tiny corpus's grades are binary, at most two relevant a query: both conventions give the rows' numbers
+    "receipt.measures": _receipt("fts_only", "calibration", lambda r: r["measures"].update(
+        ndcg_gain="exponential", map_denominator="relevant_within_k")),
     "aggregate.latency": _aggregate_metrics(lambda m: m["latency_ms"].update(p50=m["latency_ms"]["p50"] + 1.0)),
     "latency.contention": _receipt("fts_only", "calibration", lambda r: r["latency_measurement"].update(
         process_cpu_seconds=0.0, contended=False, contention=None)),

@@ -17,7 +17,8 @@ from .support import GIT_CHECKS, MODES, SPLITS, CleanRun, RunCopy, describe, fai
 ROOT = Path(__file__).resolve().parent.parent
 COMMON = (
     "json.strict", "aggregate.schema", "rows.sha256", "rows.count", "rows.schema", "rows.identity", "rows.results",
-    "rows.metrics", "rows.search_receipts", "rows.request_ids", "aggregate.metrics", "aggregate.latency",
+    "rows.metrics", "rows.search_receipts", "rows.request_ids", "aggregate.metrics", "receipt.measures",
+    "aggregate.latency",
     "latency.contention",
     "aggregate.failures", "aggregate.result_counts", "aggregate.unique_docs", "aggregate.repeated_top1",
     "corpus.fixture", "corpus.vectors", "corpus.source_hashes", "corpus.payload_hashes", "corpus.pinned",

@@ -337,6 +337,7 @@ INJECTIONS: list[tuple[str, JsonPath]] = [
     ("aggregate", ("receipt", "machine")),
     ("aggregate", ("receipt", "claim_boundary")),
     ("aggregate", ("receipt", "profile")),
+    ("aggregate", ("receipt", "measures")),
     ("aggregate", ("receipt", "freeze")),
     ("row", ()),
     ("row", ("metrics",)),

@@ -1,8 +1,8 @@
 """Evaluating exported TREC files with pytrec_eval and ir_measures, under the receipts' nine metric names.
 
-On binary qrels with at most ten relevant documents per query (SciFact, the tiny corpus) trec_eval's measures are
-ours: ndcg_cut_10, recall_k, recip_rank on a run of at most ten results, map_cut_10, success_k. A query absent from
-the run (no results) scores 0, as trec_eval -c would count it.
+Under the metric conventions the shipped contracts declare (the grade as nDCG's gain, MAP@10 over every relevant
+document) trec_eval's measures are ours: ndcg_cut_10, recall_k, recip_rank on a run of at most ten results,
+map_cut_10, success_k. A query absent from the run (no results) scores 0, as trec_eval -c would count it.
 """
 
 from pathlib import Path

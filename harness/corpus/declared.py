@@ -12,10 +12,10 @@ from typing import Any
 
 from harness.corpus.archive import SafeArchive
 from harness.corpus.beir import check_references, parse_corpus, parse_qrels, parse_queries
+from harness.corpus.content_digests import content_digests
 from harness.corpus.contract import MEASURE_CONVENTIONS, ArchiveLimits, Contract, contract_named, dataset_names
 from harness.corpus.download import digest_file
 from harness.errors import HarnessError
-from harness.fixture.pinning import content_digests
 
 LIMITS = {"max_members": 64, "max_total_uncompressed_bytes": 1 << 31, "max_compression_ratio": 100}
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)

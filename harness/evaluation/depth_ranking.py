@@ -20,7 +20,7 @@ failure count stay as they were.
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from harness.evaluation.measures.metrics import DEPTH, depth_metrics
+from harness.evaluation.measures.metrics import DEPTH, Conventions, depth_metrics
 from harness.evaluation.measures.query_vectors import QueryVectors
 from harness.systems.protocol import (
     Hit,
@@ -94,9 +94,9 @@ def depth_entry(system: SystemUnderTest, name: str, mode: str, query: dict[str, 
 
 
 def add_depth_rankings(rows: Sequence[dict[str, Any]], queries: dict[str, dict[str, Any]], system: SystemUnderTest,
-                       mode: str, vectors: QueryVectors | None) -> None:
+                       mode: str, vectors: QueryVectors | None, conventions: Conventions) -> None:
     """Every row gains its depth-100 ranking (searched now, after the timed calls of the run, unless its timed call's
-    lanes gave it one) and the metrics of it."""
+    lanes gave it one) and the metrics of it, under the contract's declared conventions."""
     identity = system.identity()
     if not asked(identity):
         return
@@ -105,4 +105,4 @@ def add_depth_rankings(rows: Sequence[dict[str, Any]], queries: dict[str, dict[s
         if entry is None:
             entry = depth_entry(system, identity.name, mode, queries[row["query_id"]], vectors, row["error"] is None)
             row["depth_ranking"] = entry
-        row["metrics"].update(depth_metrics(entry["doc_ids"], row["qrels"]))
+        row["metrics"].update(depth_metrics(entry["doc_ids"], row["qrels"], conventions))

@@ -13,7 +13,7 @@ from harness.evaluation.depth_ranking import Cut, add_depth_rankings, lane_cut
 from harness.evaluation.history import heldout_record, ledger
 from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.evaluation.measures.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
-from harness.evaluation.measures.metrics import query_metrics
+from harness.evaluation.measures.metrics import Conventions, query_metrics
 from harness.evaluation.measures.query_vectors import QueryVectors
 from harness.evaluation.measures.threads import one_blas_thread
 from harness.evaluation.receipts import provenance
@@ -78,10 +78,11 @@ def failure_of(exc: Exception, system: str) -> tuple[str, str, str]:
 
 
 def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: SystemUnderTest,
-         vectors: QueryVectors | None, top_k: int, repeats: int,
-         cut: Cut | None) -> tuple[dict[str, Any], FailedQuery | None]:
+         vectors: QueryVectors | None, top_k: int, repeats: int, cut: Cut | None,
+         conventions: Conventions) -> tuple[dict[str, Any], FailedQuery | None]:
     """`vectors` is None for a mode without a dense lane, which needs no query vector; `cut` gives the depth-100
-    entry from the first timed call's lanes (depth_ranking.lane_cut), None when the run searches again for it."""
+    entry from the first timed call's lanes (depth_ranking.lane_cut), None when the run searches again for it;
+    `conventions` are the contract's declared metric conventions."""
     text = query["text"]
     error, failed, hits, receipt, depth = None, None, [], None, None
     started = time.perf_counter_ns()
@@ -120,7 +121,7 @@ def _row(mode: str, split: str, query: dict[str, Any], request_id: str, system: 
         "latency_ms": latency_ms,
         "error": error,
         "failed_by": None if failed is None else failed.failed_by,
-        "metrics": query_metrics(ranked, query["qrels"]),
+        "metrics": query_metrics(ranked, query["qrels"], conventions),
         "request_id": request_id,
         "search_receipt": receipt,
         "search_receipt_sha256": sha256_canonical(receipt),
@@ -205,18 +206,20 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     """The rows (as the JSONL's bytes), the aggregate and the failed queries; nothing is written here."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
+    conventions = Conventions.declared(contract.measures)
     with one_blas_thread() as blas:
         warm_up(mode, [queries[qid] for qid in selected[:WARMUP_CALLS]], system, vectors, top_k)
         workers = system.processes()
         cut = lane_cut(system)
         timing = Snapshot.take(workers)
-        answered = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS, cut)
-                    for qid in selected]
+        answered = [_row(mode, split, queries[qid], ticket.request_ids[qid], system, vectors, top_k, REPEATS, cut,
+                         conventions) for qid in selected]
         timed = Snapshot.take(workers)
     rows = [row for row, _ in answered]
     latency = measurement(timing, timed, warmup_calls=min(WARMUP_CALLS, len(selected)), repeats=REPEATS, blas=blas,
                           workers=len(workers))
-    add_depth_rankings(rows, queries, system, mode, vectors)  # what the lanes gave no row: untimed, after every call
+    # what the lanes gave no row: untimed, after every call
+    add_depth_rankings(rows, queries, system, mode, vectors, conventions)
     system.verify_bound()
     after = system.part_digests()
     finished_at = _now()

@@ -14,7 +14,8 @@ from .core.context import InputError, load
 from .core.declared import is_builtin
 from .core.report import Report
 from .core.strict_json import StrictJSONError, load_file
-from .dataset.check_dataset import check_archive, check_dataset
+from .dataset.check_dataset import check_archive, check_dataset, fixture_against
+from .dataset.declared import check_declared
 from .embedding.check_embeddings import check_embeddings
 from .history.check_history import check_history
 from .history.check_looks import check_looks
@@ -30,6 +31,7 @@ from .replay.check_dense import check_query_vectors, fixture_query_vectors
 from .replay.check_replay import check_replay, load_replay
 from .rows.check_aggregate import check_aggregate, check_artifact_files
 from .rows.check_rows import check_row_schemas, check_rows
+from .rows.measures import check_measures, run_conventions
 from .system.check_store import check_store
 from .system.check_system import (
     check_system_modules,
@@ -64,14 +66,18 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     check_artifact_files(ctx, report)
     if report.failed or not check_row_schemas(ctx, report):
         return report  # malformed artifacts: the checks below read the fields the schemas require
-    check_rows(ctx, report)
+    measured = run_conventions(ctx)  # the pins' conventions, never the receipt's
+    check_rows(ctx, report, measured.conventions)
     check_aggregate(ctx, report)
+    check_measures(ctx, measured, report)
     builtin = is_builtin(ctx)
     if check_corpus(ctx, report):
         assert ctx.fixture is not None
         pins = check_dataset(ctx.fixture, ctx.receipt, report, ctx.fixture_sha256)
         if pins is not None:
             check_archive(ctx.fixture, pins, archive, report)
+        else:  # a collection of the publisher's own: only an archive the reader names re-derives it
+            check_declared(ctx.fixture, ctx.receipt, archive, report, fixture_against)
         check_split_and_queries(ctx, report)
         if builtin:
             live = check_store(ctx, report)

@@ -62,7 +62,7 @@ def _reorder_first_row(aggregate_path: Path) -> None:
     first["doc_id"], second["doc_id"] = second["doc_id"], first["doc_id"]
     first["fact_id"], second["fact_id"] = second["fact_id"], first["fact_id"]
     row["ranked_doc_ids"] = [first["doc_id"], second["doc_id"]]
-    row["metrics"] = ir_metrics.compute(row["ranked_doc_ids"], row["qrels"])
+    row["metrics"] = ir_metrics.compute(row["ranked_doc_ids"], row["qrels"], ir_metrics.TREC_EVAL)
     receipt = row["search_receipt"]
     receipt["results_sha256"] = sha256_canonical([[r["doc_id"], r["fact_id"], r["score"]] for r in row["results"]])
     row["search_receipt_sha256"] = sha256_canonical(receipt)

@@ -82,7 +82,8 @@ def _row(query_id: str, store: dict[str, Any], config: dict[str, Any]) -> dict[s
     return {"schema": "semantic-memory-scifact-query-v1", "mode": "fts_only", "split": "calibration",
             "query_id": query_id,
             "query_sha256": sha256_text(text), "qrels": qrels, "ranked_doc_ids": ranking, "results": results,
-            "latency_ms": 0.5 + len(ranking), "error": error, "metrics": ir_metrics.compute(ranking, qrels),
+            "latency_ms": 0.5 + len(ranking), "error": error,
+            "metrics": ir_metrics.compute(ranking, qrels, ir_metrics.TREC_EVAL),
             "request_id": receipt["request_id"], "search_receipt": receipt,
             "search_receipt_sha256": sha256_canonical(receipt)}
 
@@ -139,6 +140,7 @@ def generate(root: Path) -> Path:
                     "xdist_worker": None, "xdist_workers": None},
         "claim_boundary": {"supports_lead": "w", "supports": ["x"], "does_not_establish": ["y"], "statement": "z"},
         "profile": fixture["profile"],
+        "measures": ir_metrics.TREC_EVAL.record(),  # a generated corpus has no pins: trec_eval's conventions
         "freeze": None,
         "heldout_looks": None,
         "ledger": write_ledger(root / "store"),

@@ -61,6 +61,8 @@ def run_receipt(*, mode: str, split: str, top_k: int, fixture: CorpusFixture, co
         "source": provenance.harness_source(),
         "dependencies": provenance.dependency_versions(),
         "corpus": corpus_receipt(fixture, contract),
+        # the conventions every metric of the rows and the aggregate was computed under, as the contract declares them
+        "measures": dict(contract.measures),
         "embedding": embedding_receipt(fixture),
         "system": system.identity().record(),
         "store": system.store_receipt(before, after),

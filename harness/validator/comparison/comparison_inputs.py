@@ -1,7 +1,9 @@
 """A comparison's inputs: each mode's (or arm's) rows and aggregate, read by the names and digests the comparison
 records; and the per-query metric values, recomputed from each row's ranking and qrels, with what is wrong with the
 rows (other queries or another order than the first input's, a row of another mode or split, metrics its ranking and
-qrels do not give, ids that do not hash to the receipt's selection)."""
+qrels do not give, ids that do not hash to the receipt's selection). The metrics are recomputed under the metric
+conventions of the validator's own pins for the dataset each receipt's contract names (each input aggregate, validated
+in full, is held to its fixture's pins and to those conventions)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +14,7 @@ from ..core.report import Report
 from ..core.schemas import violation
 from ..core.strict_json import StrictJSONError, load_file, load_lines
 from ..retrieval import ir_metrics
+from ..rows.measures import pinned_conventions
 
 Values = dict[str, dict[str, list[float]]]  # input key (a mode, or an arm's label) -> metric -> values in row order
 
@@ -31,6 +34,13 @@ class Input:
     def receipt(self) -> dict[str, Any]:
         receipt = self.aggregate.get("receipt")
         return receipt if isinstance(receipt, dict) else {}
+
+    @property
+    def dataset(self) -> Any:
+        """The name of the dataset the receipt's contract names (None when the receipt does not say)."""
+        corpus = self.receipt.get("corpus")
+        contract = corpus.get("contract") if isinstance(corpus, dict) else None
+        return contract.get("name") if isinstance(contract, dict) else None
 
 
 def read_input(key: str, entry: dict[str, Any], directory: Path, split: str) -> Input | str:
@@ -93,11 +103,13 @@ def recompute(inputs: dict[str, Input], split: str) -> Recomputed:
         if sha256_canonical(ids) != entry.receipt.get("split", {}).get("selected_ids_sha256"):
             problems.append(f"{key}: the rows' query ids do not hash to the receipt's selected_ids_sha256")
         columns: dict[str, list[float]] = {metric: [] for metric in ir_metrics.KEYS}
+        conventions = pinned_conventions(entry.dataset).conventions
         for number, row in enumerate(rows, start=1):
             if (row.get("mode"), row.get("split")) != (entry.mode, split):
                 problems.append(f"{key}: row {number} is {row.get('mode')} {row.get('split')}")
             try:
-                recomputed = ir_metrics.compute(list(row.get("ranked_doc_ids", [])), dict(row.get("qrels", {})))
+                recomputed = ir_metrics.compute(list(row.get("ranked_doc_ids", [])), dict(row.get("qrels", {})),
+                                                conventions)
             except ValueError as exc:
                 problems.append(f"{key}: row {number} ({row.get('query_id')}): {exc}")
                 continue

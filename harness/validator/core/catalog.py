@@ -28,6 +28,9 @@ CHECKS: dict[str, str] = {
     "aggregate.depth": "the Recall@100 or nDCG@100 mean, the failed depth searches or the depth-100 lists not "
                        "beginning with the top-k ranking do not recompute from the rows (or are stated without them)",
     "aggregate.metrics": "a mean is not the mean over every row",
+    "receipt.measures": "the metric conventions the receipt states (nDCG gain, MAP@10 divisor) are not those the "
+                        "validator's own pins hold for the dataset (trec_eval's for a collection it holds no pins "
+                        "for), under which it recomputes every metric",
     "aggregate.latency": "the latency summary does not recompute from the rows",
     "latency.contention": "the contention verdict does not follow from the recorded CPU time, run-queue wait, load "
                           "(or is not \"contention unknown\", naming it, when one of them was not recorded)",

@@ -34,9 +34,9 @@ def _shape(row: Row) -> str | None:
     return None
 
 
-def _metrics(row: Row) -> str | None:
+def _metrics(row: Row, conventions: ir_metrics.Conventions) -> str | None:
     try:
-        expected = ir_metrics.compute_depth(row["depth_ranking"]["doc_ids"], row["qrels"])
+        expected = ir_metrics.compute_depth(row["depth_ranking"]["doc_ids"], row["qrels"], conventions)
     except ValueError as exc:
         return f"query {row['query_id']}: {exc}"
     found = {key: row["metrics"].get(key) for key in ir_metrics.DEPTH_KEYS}
@@ -45,8 +45,8 @@ def _metrics(row: Row) -> str | None:
     return f"query {row['query_id']}: the depth-100 ranking gives {expected}, the row states {found}"
 
 
-def check_depth_rows(ctx: Context, report: Report) -> None:
-    """The rows' depth-100 rankings and their metrics."""
+def check_depth_rows(ctx: Context, report: Report, conventions: ir_metrics.Conventions) -> None:
+    """The rows' depth-100 rankings and their metrics, under the pins' metric conventions."""
     rows = ctx.rows
     carrying = sum("depth_ranking" in row for row in rows)
     declined = ctx.receipt["system"]["declarations"].get("depth_ranking") is False
@@ -64,7 +64,7 @@ def check_depth_rows(ctx: Context, report: Report) -> None:
     report.expect("rows.depth_ranking", shape is None, f"every row's depth-100 ranking: at most "
                   f"{ir_metrics.DEPTH} unique documents with their scores, best first with ties by doc id, empty "
                   f"with an error on a failed query ({len(rows)} rows)", "a well-formed ranking", shape)
-    wrong = next((problem for row in rows if (problem := _metrics(row)) is not None), None)
+    wrong = next((problem for row in rows if (problem := _metrics(row, conventions)) is not None), None)
     report.expect("rows.depth_metrics", wrong is None, "Recall@100 and nDCG@100 of every row recomputed from its "
                   "depth-100 ranking and qrels", "the recomputed metrics", wrong)
 

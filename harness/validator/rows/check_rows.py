@@ -66,15 +66,17 @@ def _results(top_k: int) -> Callable[[Row], tuple[Any, Any] | None]:
     return probe
 
 
-def _metrics(row: Row) -> tuple[Any, Any] | None:
-    try:
-        expected = ir_metrics.compute(row["ranked_doc_ids"], row["qrels"])
-    except ValueError as exc:
-        return "qrels whose metrics can be computed", str(exc)
-    found = {key: value for key, value in row["metrics"].items() if key not in ir_metrics.DEPTH_KEYS}
-    if set(found) != set(expected) or not all(ir_metrics.close(expected[k], found[k]) for k in expected):
-        return expected, found  # Recall@100 and nDCG@100 are the depth-100 ranking's (rows.depth_metrics)
-    return None
+def _metrics(conventions: ir_metrics.Conventions) -> Callable[[Row], tuple[Any, Any] | None]:
+    def probe(row: Row) -> tuple[Any, Any] | None:
+        try:
+            expected = ir_metrics.compute(row["ranked_doc_ids"], row["qrels"], conventions)
+        except ValueError as exc:
+            return "qrels whose metrics can be computed", str(exc)
+        found = {key: value for key, value in row["metrics"].items() if key not in ir_metrics.DEPTH_KEYS}
+        if set(found) != set(expected) or not all(ir_metrics.close(expected[k], found[k]) for k in expected):
+            return expected, found  # Recall@100 and nDCG@100 are the depth-100 ranking's (rows.depth_metrics)
+        return None
+    return probe
 
 
 def _score_order() -> Callable[[Row], tuple[Any, Any] | None]:
@@ -151,17 +153,19 @@ def note_failures(rows: list[Row], report: Report) -> None:
                                     "first": {"query_id": failed[0]["query_id"], "error": failed[0]["error"]}}
 
 
-def check_rows(ctx: Context, report: Report) -> None:
+def check_rows(ctx: Context, report: Report, conventions: ir_metrics.Conventions) -> None:
+    """`conventions`: the metric conventions of the validator's own pins (rows/measures.py)."""
     rows, parameters = ctx.rows, replay_parameters(ctx)
     note_failures(rows, report)
     _each(report, "rows.identity", rows, _identity(ctx), "schema id, mode and split of every row")
     _each(report, "rows.results", rows, _results(parameters["top_k"]),
           "results agree with ranked ids; unique ids, contiguous ranks, at most top_k")
-    _each(report, "rows.metrics", rows, _metrics, "per-query metrics recomputed from ranking and qrels")
+    _each(report, "rows.metrics", rows, _metrics(conventions), f"per-query metrics recomputed from ranking and qrels "
+          f"(nDCG gain {conventions.ndcg_gain!r}, MAP over {conventions.map_denominator!r})")
     _each(report, "rows.search_receipts", rows, _receipt_digest(ctx),
           "search receipt digests recomputed; request, mode, query, results, config and store bound")
     _request_ids(ctx, report)
-    check_depth_rows(ctx, report)
+    check_depth_rows(ctx, report, conventions)
     document_count = ctx.receipt["store"]["document_count"]
     if has_lane(ctx.mode, "dense"):
         _each(report, "rows.exact_backend", rows, _exactness(document_count, exact_backends(ctx)),
