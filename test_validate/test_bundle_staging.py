@@ -92,7 +92,7 @@ import os, sys, time
 from pathlib import Path
 import harness.publish.bundle as bundle
 
-def pause(staged, staging, output_dir):
+def pause(staged, staging, output_dir, archive):
     marker = Path(sys.argv[3])
     marker.with_suffix(".tmp").write_text(str(staging), encoding="utf-8")
     os.replace(marker.with_suffix(".tmp"), marker)

@@ -80,8 +80,10 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
     return [*lines, ""]
 
 
-SEALED = ("sealed with the publishing machine's key: it attests that the publisher's validator ran, and proves "
-          "nothing to anyone else; the reader's command re-embeds every text and re-validates everything itself")
+def sealed(reports: list[dict[str, Any]]) -> str:
+    return ("sealed with the publishing machine's key: it attests that the publisher's validator ran, and proves "
+            f"nothing to anyone else; `{reader_command(reports[0]['notes']['dataset'])}` re-embeds every text and "
+            "re-validates everything itself")
 
 
 def _kept(reports: list[dict[str, Any]]) -> list[str]:
@@ -91,9 +93,9 @@ def _kept(reports: list[dict[str, Any]]) -> list[str]:
     reused = [r for r in reports if (r["notes"].get("stored_verdict") or {}).get("reused")]
     embedding = sorted({json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports})
     lines = [f"- re-embedding, a kept record reused: the fixture's vectors were {inert('; '.join(made))} "
-             f"({inert('; '.join(embedding))}), {SEALED}"] if made else []
+             f"({inert('; '.join(embedding))}), {sealed(reports)}"] if made else []
     return lines + ([f"- stored verdicts, reused from this machine's stored verdicts: {len(reused)} of {len(reports)} "
-                     "(each for the same bytes read, the same validator source and options), " + SEALED]
+                     "(each for the same bytes read, the same validator source and options), " + sealed(reports)]
                     if reused else [])
 
 
