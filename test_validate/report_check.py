@@ -237,10 +237,11 @@ def check_report(html: Path, out: Path) -> list[str]:
     """Every number of every table checked; returns the splits the report shows."""
     tables = parse(html)
     splits = [name.removeprefix("metrics-") for name in tables.tables if name.startswith("metrics-")]
-    assert list(tables.tables)[:2] == ["headline", "reference"], list(tables.tables)  # the answer comes first
+    assert next(iter(tables.tables)) == "headline", list(tables.tables)  # the answer comes first
     checker = Checker()
     check_headline(tables.tables["headline"][1], checker, out, splits)
-    check_references(tables.tables["reference"][1], checker)
+    if "reference" in tables.tables:  # SciFact's published figures, shown on a SciFact run only
+        check_references(tables.tables["reference"][1], checker)
     for split in splits:
         check_split(tables, checker, out, split)
     shown = sum(len(numbers(cell)) for _, body in tables.tables.values() for row in body for cell in row[1:])

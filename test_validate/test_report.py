@@ -10,6 +10,7 @@ import pytest
 from fixtures.cli import run_tiny_cli
 from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.publish.report.report import ReportRefused, write_report
+from harness.publish.text.dataset_words import has_references, long_title, short_title
 from harness.publish.verdicts import validator_judgement
 
 from .comparisons import ValidatedReport, varied_output
@@ -37,14 +38,16 @@ def test_a_validated_report(validated_report: ValidatedReport) -> None:
     assert check_report(html, validated_report.out) == ["heldout", "calibration"]
     _self_contained(html)
     text = html.read_text(encoding="utf-8")
-    assert "<title>SciFact retrieval evaluation</title>" in text and "UNVALIDATED" not in text
+    # the tiny collection is no SciFact: titled by its own name, with no SciFact reference figures beside it
+    assert "<title>tiny-test retrieval evaluation</title>" in text and "UNVALIDATED" not in text
+    assert "Reference figures" not in text and "the collection tiny-test, system" in text
     assert "passed the independent validator" in text
     verdict = "<strong>hybrid \u2212 fts_only</strong>: +0.0000 nDCG@10"
     assert text.count(verdict) == 1 and text.index(verdict) < text.index("id=\"split-heldout\"")  # once, leading
     assert "No comparison artifact for this split" in text  # calibration has none here
     notes = markdown.read_text(encoding="utf-8")
-    order = ["**nDCG@10 and Recall@10, mean over each split", "## Verdicts on held-out", "## Reference figures",
-             "## Held-out (4 queries)", "## Calibration (2 queries)", "## Provenance", "## What these results support"]
+    order = ["**nDCG@10 and Recall@10, mean over each split", "## Verdicts on held-out", "## Held-out (4 queries)",
+             "## Calibration (2 queries)", "## Provenance", "## What these results support"]
     assert [notes.index(heading) for heading in order] == sorted(notes.index(heading) for heading in order)
     assert notes.count("- **hybrid \u2212 fts\\_only**") + notes.count("- **hybrid \u2212 fts_only**") == 1
     # the Markdown as rendered: its escapes show as the HTML's text; a group's heading row has empty cells there
@@ -64,16 +67,16 @@ def test_an_unvalidated_report_of_varied_rows(run_copy: RunCopy, tmp_path: Path)
     _self_contained(html)
     text = html.read_text(encoding="utf-8")
     # the answer first: held-out's modes tie in the clean run, and the reading says so rather than naming one
-    assert text.index("id=\"headline\"") < text.index("id=\"references\"") < text.index("id=\"split-heldout\"")
+    assert text.index("id=\"headline\"") < text.index("id=\"split-heldout\"") and "id=\"references\"" not in text
     assert "fts_only, vector_only and hybrid share the highest nDCG@10 (1.0000)" in text
     assert "No comparison between its modes was made" in text  # held-out has none in this copy
     for comparison in json.loads((run_copy.out / "scifact-comparison-calibration.json").read_bytes())["comparisons"]:
         pair = f"<strong>{comparison['a']} \u2212 {comparison['b']}</strong>: "
         assert text.count(pair) == 1 and text.index(pair) > text.index("id=\"split-calibration\""), pair
-    assert "the contract embeds documents as &#x27;search_document: &#x27;" in text  # why dense sits below MTEB
-    assert "<title>SciFact retrieval evaluation \u2014 UNVALIDATED</title>" in text
-    assert '<h1>SciFact retrieval evaluation <span class="stamp">UNVALIDATED</span></h1>' in text
-    assert markdown.read_text(encoding="utf-8").startswith("# SciFact retrieval evaluation \u2014 UNVALIDATED")
+    assert "the contract embeds documents as" not in text  # MTEB's SciFact figure speaks of SciFact only
+    assert "<title>tiny-test retrieval evaluation \u2014 UNVALIDATED</title>" in text
+    assert '<h1>tiny-test retrieval evaluation <span class="stamp">UNVALIDATED</span></h1>' in text
+    assert markdown.read_text(encoding="utf-8").startswith("# tiny-test retrieval evaluation \u2014 UNVALIDATED")
     with pytest.raises(ReportRefused, match="never overwritten"):
         write_report(run_copy.out, html, markdown, validated=False, replace=False)
     write_report(run_copy.out, html, markdown, validated=False, replace=True)
@@ -109,3 +112,28 @@ def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.Capt
     outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", out, "--unvalidated", "--replace"],
                            capsys)
     assert outcome.code == 2 and "is not valid JSON" in outcome.err and "Traceback" not in outcome.err
+
+
+def test_a_scifact_run_is_titled_so_and_shows_scifacts_reference_figures(run_copy: RunCopy, tmp_path: Path) -> None:
+    """The same report once the receipts name SciFact's contract: its title, its name and its published figures."""
+    for path in run_copy.out.glob("*.aggregate.json"):
+        aggregate = json.loads(path.read_bytes())
+        aggregate["receipt"]["corpus"]["contract"]["name"] = "beir-scifact"
+        path.write_text(json.dumps(aggregate), encoding="utf-8")
+    html, markdown = tmp_path / "report.html", tmp_path / "report.md"
+    write_report(run_copy.out, html, markdown, validated=False, replace=False)
+    text = html.read_text(encoding="utf-8")
+    assert "<title>SciFact retrieval evaluation \u2014 UNVALIDATED</title>" in text
+    assert "BEIR SciFact, system" in text and "Published SciFact nDCG@10 of other tools" in text
+    assert text.index("id=\"headline\"") < text.index("id=\"references\"") < text.index("id=\"split-heldout\"")
+    assert "## Reference figures from other tools" in markdown.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("name", "short", "long", "references"), [
+    ("beir-scifact", "SciFact", "BEIR SciFact", True),
+    ("beir-trec-covid", "TREC-COVID", "BEIR TREC-COVID", False),
+    ("my-collection", "my-collection", "the collection my-collection", False),
+])
+def test_a_report_names_the_dataset_its_receipts_name(name: str, short: str, long: str, references: bool) -> None:
+    receipt = {"corpus": {"contract": {"name": name}}}
+    assert (short_title(receipt), long_title(receipt), has_references(receipt)) == (short, long, references)

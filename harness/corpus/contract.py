@@ -70,6 +70,7 @@ class Contract:
     calibration_count: int
     measures: dict[str, str]  # the metric conventions (MEASURE_CONVENTIONS), which the receipts state
     ir_datasets_id: str | None = None  # the dataset's id in ir_datasets, when it has one (receipts and exports name it)
+    title: str = ""  # what reports call it (SciFact); a collection of one's own goes by its name
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> "Contract":
@@ -97,6 +98,7 @@ class Contract:
                 calibration_count=int(data["calibration_count"]),
                 measures=measure_conventions(data["measures"], data["name"]),
                 ir_datasets_id=data.get("ir_datasets_id"),
+                title=str(data.get("title") or data["name"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise HarnessError(f"contract {data.get('name', '?')!r} is incomplete or malformed: {exc!r}") from exc

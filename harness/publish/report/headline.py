@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.publish.report.report_data import ReportData, SplitData
 from harness.publish.report.report_tables import Table
+from harness.publish.text.dataset_words import long_title
 from harness.publish.text.reference_scores import REFERENCES, SAME_QUERIES, dense_gap
 from harness.publish.text.report_text import SPLIT_LABELS, number, pair_label
 
@@ -70,9 +71,9 @@ def headline_reading(data: ReportData) -> str:
     else:
         leader = f"{', '.join(top[:-1])} and {top[-1]} share the highest nDCG@10 ({best})"
     return (f"On {SPLIT_LABELS[first.split]} ({count} queries), {leader}.{_differences(first)} {BEST} marks the "
-            "highest figure of a split, not a significant difference. These are this system's configurations on BEIR "
-            "SciFact, measured here; they do not show that one retrieval method is better in general, on other data, "
-            "or on another machine.")
+            f"highest figure of a split, not a significant difference. These are this system's configurations on "
+            f"{long_title(data.receipt)}, measured here; they do not show that one retrieval method is better in "
+            "general, on other data, or on another machine.")
 
 
 def reference_table() -> Table:

@@ -13,6 +13,7 @@ from harness.publish.report.report_sections import folded, split_section, table_
 from harness.publish.report.report_style import CSS
 from harness.publish.report.report_systems import systems_html
 from harness.publish.report.report_tables import receipt_items, verification_table
+from harness.publish.text.dataset_words import has_references, short_title
 from harness.publish.text.latency_notes import latency_line
 from harness.publish.text.reading_notes import latency_scope
 from harness.publish.text.report_text import (
@@ -31,8 +32,9 @@ def _answer(data: ReportData) -> list[str]:
     if first.comparison is not None:
         parts += [f"<h2>Verdicts on {escape(SPLIT_LABELS[first.split])}</h2>", verdicts_html(first)]
     parts.append(f"<p class=\"note\">{escape(latency_line(data.aggregates))}</p>")
-    parts += ["<h2 id=\"references\">Reference figures from other tools</h2>", table_html(reference_table())]
-    parts += [f"<p class=\"note\">{escape(note)}</p>" for note in reference_notes(data)]
+    if has_references(data.receipt):
+        parts += ["<h2 id=\"references\">Reference figures from other tools</h2>", table_html(reference_table())]
+        parts += [f"<p class=\"note\">{escape(note)}</p>" for note in reference_notes(data)]
     return [*parts, "</section>"]
 
 
@@ -64,7 +66,7 @@ def _provenance(data: ReportData) -> list[str]:
 
 
 def _contents(data: ReportData) -> str:
-    links = [("answer", "The answer"), ("references", "Reference figures")]
+    links = [("answer", "The answer")] + ([("references", "Reference figures")] if has_references(data.receipt) else [])
     links += [(f"split-{split.split}", SPLIT_LABELS[split.split].capitalize()) for split in data.splits]
     links += [("systems", "Systems compared")] if data.systems else []
     links += [("provenance", "Provenance"), ("boundary", "What they support")]
@@ -73,7 +75,7 @@ def _contents(data: ReportData) -> str:
 
 def render_html(data: ReportData) -> str:
     stamp = "" if data.validated else " <span class=\"stamp\">UNVALIDATED</span>"
-    title = "SciFact retrieval evaluation" + ("" if data.validated else " \u2014 UNVALIDATED")
+    title = f"{short_title(data.receipt)} retrieval evaluation" + ("" if data.validated else " \u2014 UNVALIDATED")
     status = ("<p class=\"status\">Every aggregate and comparison shown passed the independent validator "
               "(<code>python -m harness.validator</code>).</p>" if data.validated else
               "<p class=\"status unvalidated\">UNVALIDATED: rendered with <code>--unvalidated</code>; no validator "
@@ -81,8 +83,8 @@ def render_html(data: ReportData) -> str:
     parts = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
              f"<title>{escape(title)}</title><style>{CSS}</style></head><body><main>",
-             f"<h1>SciFact retrieval evaluation{stamp}</h1>",
-             f"<p class=\"lede\">{escape(system_line(data.receipt['system'], data.splits[0].modes))}</p>", status]
+             f"<h1>{escape(short_title(data.receipt))} retrieval evaluation{stamp}</h1>",
+             f"<p class=\"lede\">{escape(system_line(data.receipt, data.splits[0].modes))}</p>", status]
     parts += _answer(data)
     parts.append(_contents(data))
     parts += [f"<p class=\"note\">{escape(note)}</p>" for note in data.notes if note.startswith(NO_COMPARISON)]

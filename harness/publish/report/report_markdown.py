@@ -16,6 +16,7 @@ from harness.publish.report.report_tables import (
     receipt_items,
     verification_table,
 )
+from harness.publish.text.dataset_words import has_references, short_title
 from harness.publish.text.latency_notes import contention_summary, latency_line
 from harness.publish.text.markdown_text import code, inert
 from harness.publish.text.reading_notes import latency_scope, split_notes
@@ -84,8 +85,10 @@ def _answer(data: ReportData) -> list[str]:
     lines = [*table_markdown(headline_table(data)), inert(headline_reading(data)), ""]
     if first.comparison is not None:
         lines += [f"## Verdicts on {SPLIT_LABELS[first.split]}", "", *_verdicts(first)]
-    lines += [inert(latency_line(data.aggregates)), "", "## Reference figures from other tools", "",
-              *table_markdown(reference_table())]
+    lines += [inert(latency_line(data.aggregates)), ""]
+    if not has_references(data.receipt):
+        return lines
+    lines += ["## Reference figures from other tools", "", *table_markdown(reference_table())]
     return lines + [line for note in reference_notes(data) for line in (inert(note), "")]
 
 
@@ -103,10 +106,10 @@ def _provenance(data: ReportData) -> list[str]:
 
 
 def render_markdown(data: ReportData) -> str:
-    title = "# SciFact retrieval evaluation" + ("" if data.validated else " \u2014 UNVALIDATED")
+    title = f"# {short_title(data.receipt)} retrieval evaluation" + ("" if data.validated else " \u2014 UNVALIDATED")
     status = ("Every aggregate and comparison shown passed the independent validator." if data.validated else
               "UNVALIDATED: rendered with `--unvalidated`; no validator verdict was obtained. Do not publish this.")
-    lines = [title, "", inert(system_line(data.receipt["system"], data.splits[0].modes)), "", status, "",
+    lines = [title, "", inert(system_line(data.receipt, data.splits[0].modes)), "", status, "",
              *_answer(data),
              "The plots (per-query differences, Success@k and Recall@k, latency CDFs, hybrid lanes) are in the HTML "
              "version of this report.", ""]

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from harness.publish.text.dataset_words import long_title
+
 METRIC_LABELS = {"ndcg_at_10": "nDCG@10", "recall_at_1": "Recall@1", "recall_at_5": "Recall@5",
                  "recall_at_10": "Recall@10", "mrr_at_10": "MRR@10", "map_at_10": "MAP@10",
                  "success_at_1": "Success@1", "success_at_5": "Success@5", "success_at_10": "Success@10"}
@@ -17,11 +19,11 @@ HOW_TO_READ = (
 
 COMPARISON_SUPPORTS = (
     "a difference in the stated metric between these configurations of this system (each mode with its complete "
-    "configuration, fixture, embedding model and store, by digest) on this split of BEIR SciFact, over exactly "
+    "configuration, fixture, embedding model and store, by digest) on this split of the dataset, over exactly "
     "these queries, with the stated interval and p-values")
 COMPARISON_DOES_NOT = (
     "superiority of one retrieval method, or of this system, in general or over other systems",
-    "the same difference on other data or domains, or on another split or subset of SciFact",
+    "the same difference on other data or domains, or on another split or subset of the dataset",
     "the same difference on other hosts, builds, stores, models or configurations",
     "why the difference arises",
     "a confirmed difference in a secondary metric: Holm controls the family-wise error within each metric's family "
@@ -82,10 +84,11 @@ def no_comparison(split: str, modes: list[str]) -> str:
     return f"No comparison artifact for this split: run `python -m harness compare --split {split}`."
 
 
-def system_line(system: dict[str, Any], modes: list[str]) -> str:
-    """The report's opening sentence: which system, which modes."""
+def system_line(receipt: dict[str, Any], modes: list[str]) -> str:
+    """The report's opening sentence: which dataset, which system, which modes."""
     described = ", ".join(MODE_DESCRIPTIONS[mode] for mode in modes)
-    return (f"BEIR SciFact, system {system['name']} {system['version']}, "
+    system = receipt["system"]
+    return (f"{long_title(receipt)}, system {system['name']} {system['version']}, "
             f"{len(modes)} retrieval mode{'s' if len(modes) > 1 else ''}: {described}.")
 
 LANES_NOTE = ("A lane recomputed independently was replayed by the validator from primary data (the fixture, and for "

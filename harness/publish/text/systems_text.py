@@ -10,8 +10,8 @@ from harness.typed_commands import validator_command
 DIRECTION_WORDS = {"a_greater": "higher", "a_less": "lower", "two_sided": "different"}
 TEST_WORDS = {"randomization": "two-sided sign-flip randomization test", "t_test": "two-sided paired t-test"}
 SYSTEMS_DOES_NOT = (
-    "the same difference on other datasets or domains, other SciFact subsets, other fixtures, embedding models or "
-    "configurations of either system",
+    "the same difference on other datasets or domains, other subsets of the dataset, other fixtures, embedding "
+    "models or configurations of either system",
     "a confirmed difference in any metric or pair other than a confirmatory hypothesis's: every other pair is "
     "exploratory (read with Holm's adjustment, and chosen after looking)",
     "why the difference arises, or that it would hold for another version of either system")
@@ -51,7 +51,7 @@ def superiority_claim(document: dict[str, Any], hypothesis: dict[str, Any]) -> s
     comparison = next(c for c in document["comparisons"] if (c["a"], c["b"]) == (pair["a"], pair["b"]))
     stats = comparison["metrics"][result["metric"]]
     a_run, b_run = pair["a"].split("/")[0], pair["b"].split("/")[0]
-    return (f"On the {document['query_count']} held-out queries of BEIR SciFact, with this fixture and these frozen "
+    return (f"On the {document['query_count']} held-out queries of the dataset, with this fixture and these frozen "
             f"configurations, {pair['a']} ({_system(document, a_run)}) scores "
             f"{DIRECTION_WORDS[hypothesis['declaration']['direction']]} {METRIC_LABELS[result['metric']]} than "
             f"{pair['b']} ({_system(document, b_run)}): {signed(result['mean_difference'])}, 95% CI "
