@@ -4,6 +4,7 @@ the declared digest, and the validator says so."""
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,3 +122,17 @@ def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(local
     assert other.read_bytes() != archive.read_bytes()
     swapped = validate(aggregate, embeddings=False, archive=other)
     assert {"corpus.pinned", "archive.members"} <= {c.name for c in swapped.failed}
+
+
+def test_the_next_commands_of_another_dataset_carry_its_options_and_no_scifact_suite(tmp_path: Path) -> None:
+    from harness.cli.summary import after_freeze, next_step
+    paths: dict[str, Any] = {"corpus": tmp_path / "c.json", "store_dir": tmp_path / "s", "output_dir": tmp_path / "o"}
+    own, archive = ("--contract", "contracts/mine.json"), ("--archive", "contracts/mine.zip")
+    held_out = after_freeze(dataset=own, archive=archive, **paths)
+    assert "--split heldout --contract contracts/mine.json --archive contracts/mine.zip" in held_out
+    assert "-m pytest" not in held_out  # the suite is SciFact's
+    frozen = next_step("calibration", work_dir=tmp_path, dataset=own, archive=archive, **paths)
+    assert frozen.rstrip().endswith("--contract contracts/mine.json")
+    bundle = next_step("heldout", work_dir=tmp_path, dataset=own, archive=archive, **paths)
+    assert "-m pytest" not in bundle and bundle.rstrip().endswith("--archive contracts/mine.zip")
+    assert "pytest -m heldout" in after_freeze(**paths)  # SciFact's next step is still the suite's

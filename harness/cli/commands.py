@@ -137,8 +137,11 @@ def run_freeze(args: argparse.Namespace) -> int:
               "--allow-failed-calibration, recorded in the freeze record)")
     if record.get("hypothesis"):
         print(declared_line(record["hypothesis"]))
+    named = dataset_options(args, contract)
+    beside = args.contract.parent / archive_name(contract) if args.contract is not None else None
+    zip_name = shown(beside) if beside is not None and beside.is_file() else archive_name(contract)
     print(after_freeze(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir, system=choice,
-                       dataset=dataset_options(args, contract)))
+                       dataset=named, archive=("--archive", zip_name) if named else ()))
     return 0
 
 

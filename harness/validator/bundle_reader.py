@@ -44,8 +44,9 @@ RECOMPUTED = ("MANIFEST.json's digest of every file; every row's metrics, every 
               "replayed from the fixture and the live store (those the bundle carries, unless named), every statistic "
               "of every comparison; every document and query text of the fixture re-embedded by this validator's "
               "embedder in this process (nothing kept by anyone, nor any stored verdict, was reused); the fixture "
-              "held to the validator's own pins and, with an archive, to every document, query and judgement read "
-              "from it")
+              "held to the validator's own pins where it holds pins for the dataset and, with an archive, to every "
+              "document, query and judgement read from it (a collection it holds no pins for: to the archive alone, "
+              "whose digest is the publisher's declaration)")
 PUBLISHERS_WORD = ("the ATTESTED lines above (latency, the machine, the run ledger's history, the held-out looks "
                    "counted where the run was made); the bundle's validation/ reports, CLAIMS.md, report.html, "
                    "report.md and exports/ (held to MANIFEST.json's digests, not recomputed)")
