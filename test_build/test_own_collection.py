@@ -9,18 +9,23 @@ from typing import Any
 import pytest
 
 from fixtures.archives import tiny_members, write_zip
+from fixtures.bundle_reader import fresh_reader
+from fixtures.clean_checkout import mark_clean_checkout
 from harness.cli import app as cli
 from harness.corpus.contract import Contract
 from harness.corpus.declared import CollectionError, declare, pack_directory
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.history.heldout_record import RECORD_VARIABLE
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
 from harness.modes import MODES
+from harness.publish.bundle import make_bundle
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
+from harness.validator.cli import main as validator_main
 from harness.validator.pipeline import validate
 
 GIT_CHECKS = {"source.clean", "source.git"}
@@ -93,7 +98,9 @@ def test_the_contract_command_writes_the_contract_and_the_archive(tmp_path: Path
 
 @pytest.mark.real_model
 def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(local_embedder: LocalEmbedder,
-                                                                           tmp_path: Path) -> None:
+                                                                           tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(RECORD_VARIABLE, str(tmp_path / "looks" / "heldout-looks.sqlite3"))
     archive = pack_directory(_collection(tmp_path / "mine"), "mine", tmp_path / "mine.zip")
     contract = Contract.from_mapping(declare(archive, "mine"))
     report = build_fixture(contract, out=tmp_path / "fixture" / "mine.json", work_dir=tmp_path / "work",
@@ -136,3 +143,41 @@ def test_the_next_commands_of_another_dataset_carry_its_options_and_no_scifact_s
     bundle = next_step("heldout", work_dir=tmp_path, dataset=own, archive=archive, **paths)
     assert "-m pytest" not in bundle and bundle.rstrip().endswith("--archive contracts/mine.zip")
     assert "pytest -m heldout" in after_freeze(**paths)  # SciFact's next step is still the suite's
+
+
+def _bundled(out: Path, bundle_dir: Path, archive: Path) -> Path:
+    mark_clean_checkout(out)  # the receipts as a fresh clone of this repository would write them
+    return make_bundle(out, bundle_dir, archive)
+
+
+@pytest.mark.real_model
+def test_a_collection_of_ones_own_reaches_an_eligible_bundle_its_reader_re_derives(
+        local_embedder: LocalEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(RECORD_VARIABLE, str(tmp_path / "looks" / "heldout-looks.sqlite3"))
+    archive = pack_directory(_collection(tmp_path / "mine"), "mine", tmp_path / "mine.zip")
+    contract = Contract.from_mapping(declare(archive, "mine"))
+    report = build_fixture(contract, out=tmp_path / "fixture" / "mine.json", work_dir=tmp_path / "work",
+                           embedder=local_embedder, archive=archive, progress=False)
+    fixture, config, out = load_fixture(report.fixture), SearchConfig(), tmp_path / "out"
+    store, _ = build_store(tmp_path / "store", fixture, contract.namespace, config.lexical)
+    run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="calibration",
+                         config=config, argv=("test",)), contract, fixture=fixture)
+    freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
+                         output_dir=out, argv=["test"], allow_dirty=True, replace=False)
+    run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="heldout",
+                         config=config, argv=("test",)), contract, fixture=fixture)
+    bundle = _bundled(out, tmp_path / "bundle", archive)
+    claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "retrieval evaluation on mine (a collection of the publisher's own)" in claims
+    assert "no public pin" in claims and "`scifact-validate --bundle <this directory> --archive mine.zip`" in claims
+
+    fresh_reader(tmp_path / "reader", monkeypatch)
+    capsys.readouterr()
+    assert validator_main(["--bundle", str(bundle), "--archive", str(archive), "--fixture", str(fixture.path),
+                           "--store-dir", str(store.directory)]) == 0
+    said = capsys.readouterr().out
+    assert said.splitlines()[-1].startswith("BUNDLE       ELIGIBLE for a claim"), said
+    assert validator_main(["--bundle", str(bundle), "--fixture", str(fixture.path), "--store-dir",
+                           str(store.directory)]) == 1  # without the archive: corpus.pinned, naming --archive
+    assert "corpus.pinned" in capsys.readouterr().out
