@@ -53,7 +53,8 @@ class PayloadDigestMismatch(HarnessError):
 class ArchiveDigestMismatch(HarnessError):
     """The archive's size or md5 differs from the contract's pin, and no member pin vouches for its content."""
 
-    def __init__(self, archive: str, dataset: str, found: tuple[int, str], pinned: tuple[int, str]) -> None:
+    def __init__(self, archive: str, dataset: str, found: tuple[int, str],
+                 pinned: tuple[int | None, str | None]) -> None:
         super().__init__(
             f"archive {archive} has {found[0]} bytes and md5 {found[1]}; the {dataset} contract pins the "
             f"publisher's archive at {pinned[0]} bytes, md5 {pinned[1]} (ir_datasets' pin), and nothing else vouches "

@@ -168,3 +168,11 @@ def test_build_dataset_scifact_writes_the_fixture_byte_for_byte(scifact_archive:
     assert out.read_bytes() == scifact_build.fixture.read_bytes()
     [vectors] = tmp_path.glob("scifact-corpus.vectors-*.f32")
     assert vectors.read_bytes() == (scifact_build.fixture.parent / vectors.name).read_bytes()
+
+
+def test_a_contract_pinning_neither_its_members_nor_its_archive_is_refused_when_read() -> None:
+    data = json.loads((Path(__file__).resolve().parent.parent / "harness" / "contracts" / "nfcorpus.json")
+                      .read_text(encoding="utf-8"))
+    del data["source_archive"]["md5"]
+    with pytest.raises(HarnessError, match="pins neither its members nor its archive's size and md5"):
+        Contract.from_mapping(data)

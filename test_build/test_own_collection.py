@@ -4,7 +4,7 @@ the declared digest, and the validator says so."""
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -19,11 +19,11 @@ from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.history.heldout_record import RECORD_VARIABLE
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
-from harness.fixture.corpus_fixture import load_fixture
+from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES
 from harness.publish.bundle import make_bundle
 from harness.systems.builtin.config.search_config import SearchConfig
-from harness.systems.builtin.store.store import build_store
+from harness.systems.builtin.store.store import Store, build_store
 from harness.systems.builtin.system import BuiltinSystem
 from harness.validator.cli import main as validator_main
 from harness.validator.pipeline import validate
@@ -96,15 +96,21 @@ def test_the_contract_command_writes_the_contract_and_the_archive(tmp_path: Path
     assert "holding corpus.jsonl, queries.jsonl and qrels/" in capsys.readouterr().err
 
 
-@pytest.mark.real_model
-def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(local_embedder: LocalEmbedder,
-                                                                           tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+class HeldOut(NamedTuple):
+    archive: Path
+    fixture: CorpusFixture
+    store: Store
+    out: Path
+
+
+def _held_out(embedder: LocalEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HeldOut:
+    """The tiny collection declared as one's own, built, calibrated, frozen and run on held-out, with a held-out
+    record of the test's own."""
     monkeypatch.setenv(RECORD_VARIABLE, str(tmp_path / "looks" / "heldout-looks.sqlite3"))
     archive = pack_directory(_collection(tmp_path / "mine"), "mine", tmp_path / "mine.zip")
     contract = Contract.from_mapping(declare(archive, "mine"))
     report = build_fixture(contract, out=tmp_path / "fixture" / "mine.json", work_dir=tmp_path / "work",
-                           embedder=local_embedder, archive=archive, progress=False)
+                           embedder=embedder, archive=archive, progress=False)
     fixture, config, out = load_fixture(report.fixture), SearchConfig(), tmp_path / "out"
     store, _ = build_store(tmp_path / "store", fixture, contract.namespace, config.lexical)
     for split in ("calibration", "heldout"):
@@ -113,6 +119,15 @@ def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(local
                                  output_dir=out, argv=["test"], allow_dirty=True, replace=False)
         run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split=split,
                              config=config, argv=("test",)), contract, fixture=fixture)
+    return HeldOut(archive, fixture, store, out)
+
+
+@pytest.mark.real_model
+def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(local_embedder: LocalEmbedder,
+                                                                           tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    held_out = _held_out(local_embedder, tmp_path, monkeypatch)
+    archive, out = held_out.archive, held_out.out
     [aggregate] = out.glob("*hybrid-heldout.aggregate.json")
     verified = validate(aggregate, embeddings=False, archive=archive)
     failed = {check.name for check in verified.failed}
@@ -154,19 +169,7 @@ def _bundled(out: Path, bundle_dir: Path, archive: Path) -> Path:
 def test_a_collection_of_ones_own_reaches_an_eligible_bundle_its_reader_re_derives(
         local_embedder: LocalEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv(RECORD_VARIABLE, str(tmp_path / "looks" / "heldout-looks.sqlite3"))
-    archive = pack_directory(_collection(tmp_path / "mine"), "mine", tmp_path / "mine.zip")
-    contract = Contract.from_mapping(declare(archive, "mine"))
-    report = build_fixture(contract, out=tmp_path / "fixture" / "mine.json", work_dir=tmp_path / "work",
-                           embedder=local_embedder, archive=archive, progress=False)
-    fixture, config, out = load_fixture(report.fixture), SearchConfig(), tmp_path / "out"
-    store, _ = build_store(tmp_path / "store", fixture, contract.namespace, config.lexical)
-    run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="calibration",
-                         config=config, argv=("test",)), contract, fixture=fixture)
-    freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
-                         output_dir=out, argv=["test"], allow_dirty=True, replace=False)
-    run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split="heldout",
-                         config=config, argv=("test",)), contract, fixture=fixture)
+    archive, fixture, store, out = _held_out(local_embedder, tmp_path, monkeypatch)
     bundle = _bundled(out, tmp_path / "bundle", archive)
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert "retrieval evaluation on mine (a collection of the publisher's own)" in claims

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING
 
 from harness.cli.errors import Parser
 from harness.cli.paths import path_argument
-from harness.corpus.contract import DEFAULT_DATASET, Contract, contract_named, contract_of, dataset_names
+from harness.corpus.contract import (
+    DEFAULT_DATASET,
+    Contract,
+    contract_named,
+    contract_of,
+    dataset_names,
+    shipped_datasets,
+)
 from harness.errors import HarnessError
 from harness.typed_commands import shown
 
@@ -37,7 +44,7 @@ def _own_contract(path: Path) -> Contract:
         contract = Contract.from_file(path)
     except ValueError as exc:
         raise HarnessError(f"--contract {path} is not a contract (JSON): {exc}") from None
-    shipped = {contract_named(dataset).name: dataset for dataset in dataset_names()}
+    shipped = shipped_datasets()
     if contract.name in shipped:  # a shipped dataset is only ever its shipped contract, pins and all
         raise HarnessError(f"--contract {path} names the shipped dataset {contract.name!r}; use --dataset "
                            f"{shipped[contract.name]}, or give your collection a name of its own")
@@ -82,6 +89,6 @@ def dataset_options(args: argparse.Namespace, contract: Contract) -> tuple[str, 
     """The options that name the dataset of `contract` when it is not SciFact, as the next command repeats them."""
     if args.contract is not None:
         return ("--contract", shown(args.contract))
-    shipped = {contract_named(dataset).name: dataset for dataset in dataset_names()}
-    dataset = shipped.get(contract.name, DEFAULT_DATASET)  # a contract of the tests' own is run as SciFact's would be
+    # a contract of the tests' own is run as SciFact's would be
+    dataset = shipped_datasets().get(contract.name, DEFAULT_DATASET)
     return ("--dataset", dataset) if dataset != DEFAULT_DATASET else ()

@@ -7,6 +7,7 @@ archive with the same members is still SciFact. Tests load a tiny contract of th
 `Contract.from_file`.
 """
 
+import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -76,7 +77,7 @@ class Contract:
     def from_mapping(cls, data: dict[str, Any]) -> "Contract":
         try:
             archive = data.get("source_archive") or {}
-            return cls(
+            contract = cls(
                 name=data["name"],
                 source_url=data.get("source_url"),
                 source_archive_bytes=archive.get("bytes"),
@@ -102,6 +103,10 @@ class Contract:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise HarnessError(f"contract {data.get('name', '?')!r} is incomplete or malformed: {exc!r}") from exc
+        if contract.pinned_by_archive_only and None in (contract.source_archive_bytes, contract.source_archive_md5):
+            raise HarnessError(f"contract {contract.name!r} pins neither its members nor its archive's size and md5; "
+                               "a contract must pin one of them")
+        return contract
 
     @classmethod
     def from_file(cls, path: Path) -> "Contract":
@@ -132,6 +137,7 @@ class Contract:
 DEFAULT_DATASET = "scifact"
 
 
+@functools.cache
 def dataset_names() -> tuple[str, ...]:
     """The datasets whose contracts ship with the harness, by the name `--dataset` takes."""
     folder = resources.files("harness").joinpath("contracts")
@@ -151,12 +157,17 @@ def scifact_contract() -> Contract:
     return contract_named(DEFAULT_DATASET)
 
 
+@functools.cache
+def shipped_datasets() -> dict[str, str]:
+    """Each shipped contract's name (as a fixture records it, beir-scifact) -> its `--dataset` name (scifact)."""
+    return {contract_named(dataset).name: dataset for dataset in dataset_names()}
+
+
 def contract_of(name: str) -> tuple[str, Contract]:
     """The shipped dataset whose contract is named `name` (as a fixture records it), with its `--dataset` name."""
-    for dataset in dataset_names():
-        contract = contract_named(dataset)
-        if contract.name == name:
-            return dataset, contract
+    dataset = shipped_datasets().get(name)
+    if dataset is not None:
+        return dataset, contract_named(dataset)
     raise HarnessError(f"the fixture was built under a contract named {name!r}, which the harness does not ship "
                        f"({', '.join(dataset_names())}); build the fixture with `python -m harness build --dataset "
                        "NAME`")

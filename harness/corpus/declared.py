@@ -4,23 +4,24 @@ BEIR's layout: `corpus.jsonl`, `queries.jsonl` and `qrels/SPLIT.tsv`, at the top
 folder. A directory is first packed into a deterministic zip (sorted members, fixed timestamps), so the same files
 always give the same archive and the same digest. The contract pins every member's sha256 and the canonical
 content, as SciFact's does; its identity is the user's declaration (no public pin vouches for it), and it says so.
+Its text profile, top_k and metric conventions are the default contract's (SciFact's).
 """
 
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from harness.atomic import atomic_writer
 from harness.corpus.archive import SafeArchive
 from harness.corpus.beir import check_references, parse_corpus, parse_qrels, parse_queries
 from harness.corpus.content_digests import content_digests
-from harness.corpus.contract import MEASURE_CONVENTIONS, ArchiveLimits, Contract, contract_named, dataset_names
+from harness.corpus.contract import ArchiveLimits, Contract, scifact_contract, shipped_datasets
 from harness.corpus.download import digest_file
 from harness.errors import HarnessError
 
 LIMITS = {"max_members": 64, "max_total_uncompressed_bytes": 1 << 31, "max_compression_ratio": 100}
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 DECLARED_BY = "the user's declaration (python -m harness contract): no public pin vouches for this archive"
-TRECEVAL_MEASURES = {key: allowed[0] for key, allowed in MEASURE_CONVENTIONS.items()}  # trec_eval's, as BEIR's
 
 
 class CollectionError(HarnessError):
@@ -29,20 +30,17 @@ class CollectionError(HarnessError):
 
 def pack_directory(directory: Path, name: str, out: Path) -> Path:
     """corpus.jsonl, queries.jsonl and every qrels/*.tsv of `directory`, under `name/`, as a deterministic zip."""
-    files = [directory / "corpus.jsonl", directory / "queries.jsonl", *sorted((directory / "qrels").glob("*.tsv"))]
-    missing = [str(path.relative_to(directory)) for path in files[:2] if not path.is_file()]
-    if missing or len(files) == 2:
-        raise CollectionError(f"{directory} is not a BEIR collection: it lacks "
-                              f"{', '.join(missing + ([] if len(files) > 2 else ['qrels/SPLIT.tsv']))}; BEIR's layout "
+    judgements = sorted((directory / "qrels").glob("*.tsv"))
+    missing = [file for file in ("corpus.jsonl", "queries.jsonl") if not (directory / file).is_file()]
+    missing += [] if judgements else ["qrels/SPLIT.tsv"]
+    if missing:
+        raise CollectionError(f"{directory} is not a BEIR collection: it lacks {', '.join(missing)}; BEIR's layout "
                               "is corpus.jsonl, queries.jsonl and qrels/test.tsv")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial")
-    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in files:
+    with atomic_writer(out) as handle, zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in [directory / "corpus.jsonl", directory / "queries.jsonl", *judgements]:
             info = zipfile.ZipInfo(f"{name}/{path.relative_to(directory).as_posix()}", FIXED_TIME)
             info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
             archive.writestr(info, path.read_bytes())
-    partial.replace(out)
     return out
 
 
@@ -62,8 +60,7 @@ def _roles(names: list[str], split: str) -> dict[str, str]:
 
 
 def _check_name(name: str) -> None:
-    shipped = set(dataset_names()) | {contract_named(dataset).name for dataset in dataset_names()}
-    if name in shipped:
+    if name in shipped_datasets() or name in shipped_datasets().values():
         raise CollectionError(f"{name!r} is the name of a shipped dataset; name your collection otherwise")
     if not name or not all(c.isalnum() or c in "-_." for c in name):
         raise CollectionError(f"collection name {name!r}: use letters, digits, '-', '_' or '.'")
@@ -86,7 +83,7 @@ def declare(archive: Path, name: str, *, split: str = "test", calibration_count:
                               f"{len(tested)} judged queries")
     digests = content_digests(((d.doc_id, d.title, d.text) for d in documents), ((q.query_id, q.text) for q in tested),
                               qrels)
-    source = digest_file(archive)
+    source, terms = digest_file(archive), scifact_contract()  # the default contract's profile, top_k and measures
     contract = {
         "name": name, "description": f"{name}: a collection of the user's own, declared from {archive.name}",
         "ir_datasets_id": None, "source_url": None,
@@ -96,9 +93,10 @@ def declare(archive: Path, name: str, *, split: str = "test", calibration_count:
         "pinned_payload_sha256": {member: found.sha256 for member, found in sorted(members.items())},
         "shape": {"documents": len(documents), "test_queries": len(tested),
                   "test_qrel_pairs": sum(len(judged) for judged in qrels.values())},
-        "limits": LIMITS, "semantic_text_max_code_points": 700,
-        "document_prefix": "search_document: ", "query_prefix": "search_query: ", "namespace": name, "top_k": 10,
-        "calibration_count": count, "measures": TRECEVAL_MEASURES, "pinned_content_sha256": digests,
+        "limits": LIMITS, "semantic_text_max_code_points": terms.semantic_text_max_code_points,
+        "document_prefix": terms.document_prefix, "query_prefix": terms.query_prefix, "namespace": name,
+        "top_k": terms.top_k, "calibration_count": count, "measures": terms.measures,
+        "pinned_content_sha256": digests,
     }
     Contract.from_mapping(contract)  # what the harness will read back
     return contract

@@ -14,7 +14,7 @@ from .core.context import InputError, load
 from .core.declared import is_builtin
 from .core.report import Report
 from .core.strict_json import StrictJSONError, load_file
-from .dataset.check_dataset import check_archive, check_dataset, fixture_against
+from .dataset.check_dataset import check_archive, check_dataset
 from .dataset.declared import check_declared
 from .embedding.check_embeddings import check_embeddings
 from .history.check_history import check_history
@@ -77,7 +77,7 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
         if pins is not None:
             check_archive(ctx.fixture, pins, archive, report)
         else:  # a collection of the publisher's own: only an archive the reader names re-derives it
-            check_declared(ctx.fixture, ctx.receipt, archive, report, fixture_against)
+            check_declared(ctx.fixture, ctx.receipt, archive, report)
         check_split_and_queries(ctx, report)
         if builtin:
             live = check_store(ctx, report)

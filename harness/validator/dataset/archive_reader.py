@@ -14,6 +14,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.digests import sha256_bytes
 from .content import Content, Qrels
 from .pins import Pins
 
@@ -65,8 +66,7 @@ def _read_roles(path: Path, pins: Pins) -> tuple[dict[str, str | None], Content]
     pins'), so its members are the publisher's."""
     with zipfile.ZipFile(path) as archive:
         bodies = {role: archive.read(name) for role, name in pins.members.items()}
-    found: dict[str, str | None] = {pins.members[role]: "sha256:" + hashlib.sha256(body).hexdigest()
-                                    for role, body in bodies.items()}
+    found: dict[str, str | None] = {pins.members[role]: sha256_bytes(body) for role, body in bodies.items()}
     return found, parse(bodies["corpus"], bodies["queries"], bodies["qrels"])
 
 

@@ -69,12 +69,11 @@ def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Repo
     if fixture_contract:  # another profile's texts follow another rule; such a run already fails profile.contract
         _check_semantic_texts(pins, content, fixture, fixture_sha256, report,
                               content_pinned=not problems and not pins.archive_only)
-    url = str((pins.original_container or {}).get("url") or "")
     report.notes["dataset"] = {"name": pins.dataset, "title": pins.title, "scope": pins.scope,
                                "pinned_by": "the validator's own pins (harness/validator/dataset/pins)"
                                + (", by the publisher's archive size and md5" if pins.archive_only else ""),
-                               "archive": url.rsplit("/", 1)[-1] or None,
-                               "archive_is": f"the public archive of {pins.title}" if url else None}
+                               "archive": pins.archive_name,
+                               "archive_is": f"the public archive of {pins.title}" if pins.archive_name else None}
     return pins
 
 
@@ -141,7 +140,7 @@ def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, rep
 def _unpinned_without_archive(pins: Pins, report: Report) -> None:
     """A dataset pinned by its archive alone is this dataset only as re-derived from that archive."""
     if pins.archive_only:
-        name = str((pins.original_container or {}).get("url", "the dataset's zip")).rsplit("/", 1)[-1]
+        name = pins.archive_name or "the dataset's zip"
         report.fail("corpus.pinned", f"the fixture's documents, test queries and judgements re-derived from the "
                     f"publisher's archive of {pins.title}, which the validator pins by size and md5 only",
                     f"the archive, passed with --archive {name}", "no archive to re-derive from")

@@ -3,25 +3,18 @@ re-derived by the validator's reader from the archive the reader is given, whose
 declares. The identity is the publisher's declared digest, and every line says so.
 """
 
-import hashlib
 import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
 
+from ..core.digests import sha256_bytes, sha256_file
 from ..core.report import Report
 from .archive_reader import parse
+from .check_dataset import fixture_against
 from .content import Content
 
 DECLARED = "the publisher's declared archive digest (no public pin)"
-
-
-def _archive_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return "sha256:" + digest.hexdigest()
 
 
 def _roles(source: dict[str, Any]) -> dict[str, str] | None:
@@ -37,14 +30,12 @@ def _derive(path: Path, source: dict[str, Any], roles: dict[str, str]) -> tuple[
     """The members by role, each checked against the sha256 the fixture declares, then parsed."""
     with zipfile.ZipFile(path) as archive:
         bodies = {role: archive.read(name) for role, name in roles.items()}
-    wrong = {roles[role]: "sha256:" + hashlib.sha256(body).hexdigest() for role, body in bodies.items()
-             if "sha256:" + hashlib.sha256(body).hexdigest() != source["members"][roles[role]].get("sha256")}
+    found = {roles[role]: sha256_bytes(body) for role, body in bodies.items()}
+    wrong = {member: digest for member, digest in found.items() if digest != source["members"][member].get("sha256")}
     return wrong, parse(bodies["corpus"], bodies["queries"], bodies["qrels"])
 
 
-def check_declared(fixture: dict[str, Any], receipt: dict[str, Any], archive: Path | None, report: Report,
-                   differences: Any) -> None:
-    """`differences(derived, fixture, ceiling)`: the validator's comparison of re-derived content with the fixture."""
+def check_declared(fixture: dict[str, Any], receipt: dict[str, Any], archive: Path | None, report: Report) -> None:
     name, source = fixture["contract"].get("name"), fixture.get("source") or {}
     report.equal("corpus.ir_datasets_id", None, receipt["corpus"]["ir_datasets_id"], f"a collection the validator "
                  f"holds no pins for ({name!r}) names no ir_datasets id: it is no public dataset")
@@ -54,7 +45,7 @@ def check_declared(fixture: dict[str, Any], receipt: dict[str, Any], archive: Pa
         report.fail("corpus.pinned", what, "the collection's archive, passed with --archive",
                     "no archive to re-derive from" if archive is None else f"{archive} is not a file")
         return
-    declared, found = source.get("archive_sha256"), _archive_sha256(archive)
+    declared, found = source.get("archive_sha256"), sha256_file(archive)
     roles = _roles(source)
     report.expect("archive.members", found == declared and roles is not None, f"{archive} is the archive the fixture "
                   "declares (sha256), and the fixture names one corpus, queries and qrels member",
@@ -68,7 +59,7 @@ def check_declared(fixture: dict[str, Any], receipt: dict[str, Any], archive: Pa
         report.fail("corpus.pinned", what, "a readable BEIR archive", f"{archive}: {exc}")
         return
     problems = [f"member {member} has {digest}" for member, digest in wrong.items()]
-    problems += differences(derived, fixture, int(fixture["contract"]["semantic_text_max_code_points"]))
+    problems += fixture_against(derived, fixture, int(fixture["contract"]["semantic_text_max_code_points"]))
     shape = {key: fixture["contract"].get(key) for key in derived.shape()}
     problems += [] if derived.shape() == shape else [f"counts {derived.shape()}, the contract states {shape}"]
     report.expect("archive.content", not problems, "every document, test query, judgement and semantic text of the "

@@ -35,6 +35,12 @@ class Pins:
         return not self.member_files
 
     @property
+    def archive_name(self) -> str | None:
+        """The publisher's file name of the archive (scifact.zip), when the pins know where it is published."""
+        url = str((self.original_container or {}).get("url") or "")
+        return url.rsplit("/", 1)[-1] or None
+
+    @property
     def is_scifact(self) -> bool:
         return self.dataset == "beir-scifact"
 
