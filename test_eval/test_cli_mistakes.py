@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.archives import TINY_DATASET
 from fixtures.cli import ROOT, Outcome, assert_clean_failure, child_env, run_tiny_cli
 from fixtures.unwritable import unwritable
 from harness.cli import commands
@@ -140,7 +141,7 @@ def test_a_garbage_freeze_record_is_named(corpus: Path, tmp_path: Path, content:
     freeze = _frozen_output(corpus, tmp_path, capsys)
     freeze.write_bytes(content)
     _expect(run_tiny_cli(_run(corpus, tmp_path, split="heldout"), capsys), 2, f"freeze record {freeze}", "--replace")
-    assert not (tmp_path / "out" / aggregate_name("fts_only", "heldout")).exists()
+    assert not (tmp_path / "out" / aggregate_name(TINY_DATASET, "fts_only", "heldout")).exists()
     with closing(sqlite3.connect(tmp_path / "store" / "ledger.sqlite3")) as connection:
         assert connection.execute("SELECT COUNT(*) FROM runs WHERE split = 'heldout'").fetchone()[0] == 0
 
@@ -149,7 +150,7 @@ def test_an_unwritable_bundle_directory(tmp_path: Path, capsys: pytest.CaptureFi
     out = tmp_path / "out"
     for mode in MODES:
         for split in ("calibration", "heldout"):
-            _file(out / aggregate_name(mode, split))
+            _file(out / aggregate_name(TINY_DATASET, mode, split))
     (tmp_path / "locked").mkdir()
     with unwritable(tmp_path / "locked"):
         outcome = run_tiny_cli(["bundle", "--output-dir", str(out), "--bundle-dir", str(tmp_path / "locked" / "b")],

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from harness.corpus.contract import DEFAULT_DATASET
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.artifact import (
     CompareRequest,
@@ -39,7 +40,8 @@ SOURCE_CHECKS = {"source.git", "source.clean", "source.harness"}
 
 def _present(output_dir: Path, split: str, required: bool) -> None:
     """A split not evaluated yet is skipped; with --scifact-require-receipts (CI, after every split ran) it fails."""
-    missing = [name for name in (aggregate_name(mode, split) for mode in MODES) if not (output_dir / name).is_file()]
+    missing = [name for name in (aggregate_name(DEFAULT_DATASET, mode, split) for mode in MODES)
+               if not (output_dir / name).is_file()]
     if missing and required:
         pytest.fail(f"--scifact-require-receipts: {output_dir} lacks {', '.join(missing)}; run the {split} evaluation "
                     "into it before the comparison", pytrace=False)
@@ -49,7 +51,7 @@ def _present(output_dir: Path, split: str, required: bool) -> None:
 
 def _document(output_dir: Path, split: str) -> dict[str, Any]:
     """The split's comparison: the artifact (written now if absent, else recomputed and compared byte for byte)."""
-    target = output_dir / comparison_name(split)
+    target = output_dir / comparison_name(DEFAULT_DATASET, split)
     inputs = load_inputs(output_dir, split, MODES)
     if target.is_file():
         existing = json.loads(target.read_bytes())
@@ -120,7 +122,7 @@ def test_compare(split: str, output_dir: Path, tmp_path: Path, pytestconfig: pyt
     document = _document(output_dir, split)
     _check_against_scipy(document, output_dir, split)
     _check_exports(output_dir, split, tmp_path)
-    target = output_dir / comparison_name(split)
+    target = output_dir / comparison_name(DEFAULT_DATASET, split)
     if target.is_file():
         report = validate_comparison(target)
         failing = [c.line() for c in report.checks if c.status != "pass" and c.name != "comparison.inputs_eligible"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.corpus.contract import DEFAULT_DATASET
 from harness.evaluation.comparison.artifact import Procedure, document_bytes
 from harness.evaluation.comparison.inputs import ComparisonInputError, ComparisonRefused
 from harness.evaluation.comparison.run_specs import parse_run
@@ -50,7 +51,7 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
     if refused is not None:
         pytest.fail(f"the {split} runs are there but cannot be compared: {refused}", pytrace=False)
     request = SystemsRequest(output_dir=output_dir, split=split, runs=runs)
-    target = output_dir / systems_comparison_name(split)
+    target = output_dir / systems_comparison_name(DEFAULT_DATASET, split)
     if target.is_file():
         existing = json.loads(target.read_bytes())
         stated = existing["procedure"]
@@ -68,4 +69,4 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
 
 
 def _holds_split(output_dir: Path, split: str) -> bool:
-    return any((output_dir / aggregate_name(mode, split)).is_file() for mode in MODES)
+    return any((output_dir / aggregate_name(DEFAULT_DATASET, mode, split)).is_file() for mode in MODES)

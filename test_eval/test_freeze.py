@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.archives import TINY_DATASET
 from fixtures.cli import contract_patches
 from harness.cli import app as cli
 from harness.cli import commands
@@ -60,7 +61,7 @@ def _history(store: Store) -> list[ledger.HistoryEvent]:
 
 def _delete_heldout_receipts(output: Path) -> None:
     for mode in MODES:
-        for name in (rows_name(mode, "heldout"), aggregate_name(mode, "heldout")):
+        for name in (rows_name(TINY_DATASET, mode, "heldout"), aggregate_name(TINY_DATASET, mode, "heldout")):
             (output / name).unlink(missing_ok=True)
 
 
@@ -377,4 +378,4 @@ def test_a_different_fixture_under_the_frozen_name_is_refused_by_name(
     with pytest.raises(HarnessError, match="fixture_sha256"):
         run_split(Evaluation(corpus=impostor, store_dir=store.directory, output_dir=output, split="heldout",
                             modes=("fts_only",)), tiny)
-    assert not (output / aggregate_name("fts_only", "heldout")).exists()
+    assert not (output / aggregate_name(TINY_DATASET, "fts_only", "heldout")).exists()

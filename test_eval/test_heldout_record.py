@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.archives import TINY_DATASET
 from fixtures.clean_checkout import mark_clean_checkout
 from harness.corpus.contract import Contract
 from harness.evaluation.gates.freeze import freeze_configuration
@@ -189,7 +190,7 @@ def test_a_look_is_counted_even_when_the_run_dies_at_its_first_search(
                   tiny, fixture=tiny_corpus, system=Killed(built, SearchConfig()))
     [entry] = read_record(record).entries
     assert entry.value["run_id"] == "tiny-test/fts_only/heldout/run-1"
-    assert not (out / aggregate_name("fts_only", "heldout")).exists()
+    assert not (out / aggregate_name(TINY_DATASET, "fts_only", "heldout")).exists()
 
 
 def test_a_damaged_record_stops_the_run_before_the_store_spends_its_turn(
@@ -254,7 +255,8 @@ def test_a_truncated_ledger_passes_freeze_history_but_the_bundle_states_the_reco
     store, out = _calibrate_and_freeze(tiny_corpus, tiny, tmp_path, SearchConfig())
     _heldout(tiny_corpus, tiny, store, out, SearchConfig())
     _truncate_ledger_before_heldout(store)
-    for name in (rows_name("fts_only", "heldout"), aggregate_name("fts_only", "heldout")):
+    for name in (rows_name(TINY_DATASET, "fts_only", "heldout"),
+                 aggregate_name(TINY_DATASET, "fts_only", "heldout")):
         (out / name).unlink()
     again = _heldout(tiny_corpus, tiny, store, out, SearchConfig())
     assert again.aggregate["receipt"]["run"]["run_id"] == "tiny-test/fts_only/heldout/run-1"  # the ledger forgot

@@ -160,10 +160,13 @@ def test_request_ids_never_repeat_on_one_store(tiny_corpus: CorpusFixture, tiny:
 
 def test_all_needs_heldout_receipts_first(tmp_path: Path) -> None:
     with pytest.raises(SplitGateError, match="needs a held-out receipt first"):
-        check_split_gate("all", ("fts_only",), tmp_path, is_contract=True)
-    check_split_gate("all", ("fts_only",), tmp_path, is_contract=False)  # a parity profile is never a claim
+        check_split_gate("all", ("fts_only",), tmp_path, "scifact", is_contract=True)
+    check_split_gate("all", ("fts_only",), tmp_path, "scifact", is_contract=False)  # a parity profile: never a claim
+    (tmp_path / "nfcorpus-fts_only-heldout.aggregate.json").write_text("{}")  # another dataset's receipt is not it
+    with pytest.raises(SplitGateError, match="needs a held-out receipt first"):
+        check_split_gate("all", ("fts_only",), tmp_path, "scifact", is_contract=True)
     (tmp_path / "scifact-fts_only-heldout.aggregate.json").write_text("{}")
-    check_split_gate("all", ("fts_only",), tmp_path, is_contract=True)
+    check_split_gate("all", ("fts_only",), tmp_path, "scifact", is_contract=True)
 
 
 def test_evaluate_refuses_a_fixture_of_another_contract(tiny_corpus: CorpusFixture, tmp_path: Path) -> None:

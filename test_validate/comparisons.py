@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fixtures.archives import TINY_DATASET
 from fixtures.paired_rows import ranked_rows
 from harness.evaluation.comparison.artifact import CompareRequest, Judged, Judgement, compare, comparison_name
 from harness.publish.report.report import write_report
@@ -88,7 +89,7 @@ def taken_as_eligible(judged: Sequence[Judged]) -> list[tuple[bool, str]]:
 
 
 def comparison_path(copy: RunCopy, split: str) -> Path:
-    return copy.out / comparison_name(split)
+    return copy.out / comparison_name(TINY_DATASET, split)
 
 
 @dataclass(frozen=True)

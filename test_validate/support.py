@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fixtures.archives import TINY_DATASET
 from harness.evaluation.gates.freeze import FREEZE_NAME
 from harness.evaluation.history.ledger import LEDGER
 from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
@@ -89,10 +90,10 @@ class OutputPaths:
         return self.out / FREEZE_NAME
 
     def aggregate_path(self, mode: str, split: str) -> Path:
-        return self.out / aggregate_name(mode, split)
+        return self.out / aggregate_name(TINY_DATASET, mode, split)
 
     def rows_path(self, mode: str, split: str) -> Path:
-        return self.out / rows_name(mode, split)
+        return self.out / rows_name(TINY_DATASET, mode, split)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.archives import tiny_contract
+from fixtures.archives import TINY_DATASET, tiny_contract
 from fixtures.clean_checkout import mark_clean_checkout
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
@@ -77,7 +77,7 @@ def _another_freeze(copy: RunCopy, path: Path) -> None:
         run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split=split,
                              modes=("hybrid",), config=config, argv=argv), contract)
     mark_clean_checkout(out)
-    for name in (aggregate_name("hybrid", SPLIT), rows_name("hybrid", SPLIT)):
+    for name in (aggregate_name(TINY_DATASET, "hybrid", SPLIT), rows_name(TINY_DATASET, "hybrid", SPLIT)):
         shutil.copy2(out / name, copy.out / name)
     moved = copy.aggregate("hybrid", SPLIT)
 

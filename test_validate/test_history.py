@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from fixtures.archives import tiny_contract
+from fixtures.archives import TINY_DATASET, tiny_contract
 from harness.evaluation.gates.freeze import current_record
 from harness.evaluation.history import ledger
 from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
@@ -53,7 +53,7 @@ def _forged_freeze(harness: Harness) -> dict[str, str]:
     record = current_record(fixture=harness.fixture, system=BuiltinSystem(harness.store, SearchConfig()),
                             contract=tiny_contract(), modes=MODES, argv=["by hand"], allow_dirty=True)
     copy.freeze_path.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    for name in (rows_name("fts_only", "heldout"), aggregate_name("fts_only", "heldout")):
+    for name in (rows_name(TINY_DATASET, "fts_only", "heldout"), aggregate_name(TINY_DATASET, "fts_only", "heldout")):
         (copy.out / name).unlink()
     return {"path": str(copy.freeze_path), "sha256": record["freeze_sha256"]}
 

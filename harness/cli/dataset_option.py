@@ -45,9 +45,11 @@ def _own_contract(path: Path) -> Contract:
     except ValueError as exc:
         raise HarnessError(f"--contract {path} is not a contract (JSON): {exc}") from None
     shipped = shipped_datasets()
-    if contract.name in shipped:  # a shipped dataset is only ever its shipped contract, pins and all
+    if contract.name in shipped or contract.name in shipped.values():  # a shipped dataset is only ever its shipped
+        # contract, pins and all; its --dataset name is what its artifacts carry
+        dataset = shipped.get(contract.name, contract.name)
         raise HarnessError(f"--contract {path} names the shipped dataset {contract.name!r}; use --dataset "
-                           f"{shipped[contract.name]}, or give your collection a name of its own")
+                           f"{dataset}, or give your collection a name of its own")
     return contract
 
 

@@ -31,8 +31,8 @@ def _whole(low: int, high: int | None, why: str) -> Callable[[str], int]:
 
 
 def add_compare(commands: Commands) -> None:
-    parser = command(commands, "compare", "paired statistics of a split's modes (scifact-comparison-<split>.json), "
-                      "or, with --run, of evaluations of different systems (scifact-systems-<split>.json)")
+    parser = command(commands, "compare", "paired statistics of a split's modes (<dataset>-comparison-<split>.json), "
+                      "or, with --run, of evaluations of different systems (<dataset>-systems-<split>.json)")
     parser.add_argument("--output-dir", type=path_argument, required=True,
                         help="the evaluation's output directory (rows and aggregates; the comparison is written "
                              "here); with --run, the directory the comparison between systems is written to")

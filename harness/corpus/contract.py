@@ -163,6 +163,12 @@ def shipped_datasets() -> dict[str, str]:
     return {contract_named(dataset).name: dataset for dataset in dataset_names()}
 
 
+def artifact_dataset(name: str) -> str:
+    """The dataset a run's artifact names carry for the contract named `name`: a shipped dataset's `--dataset` name
+    (scifact-hybrid-heldout.jsonl), a collection of one's own its contract's name."""
+    return shipped_datasets().get(name, name)
+
+
 def contract_of(name: str) -> tuple[str, Contract]:
     """The shipped dataset whose contract is named `name` (as a fixture records it), with its `--dataset` name."""
     dataset = shipped_datasets().get(name)

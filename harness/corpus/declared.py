@@ -7,6 +7,7 @@ content, as SciFact's does; its identity is the user's declaration (no public pi
 Its text profile, top_k and metric conventions are the default contract's (SciFact's).
 """
 
+import re
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -62,8 +63,9 @@ def _roles(names: list[str], split: str) -> dict[str, str]:
 def _check_name(name: str) -> None:
     if name in shipped_datasets() or name in shipped_datasets().values():
         raise CollectionError(f"{name!r} is the name of a shipped dataset; name your collection otherwise")
-    if not name or not all(c.isalnum() or c in "-_." for c in name):
-        raise CollectionError(f"collection name {name!r}: use letters, digits, '-', '_' or '.'")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):  # it begins every artifact's file name
+        raise CollectionError(f"collection name {name!r}: use ASCII letters, digits, '-', '_' or '.', beginning with a "
+                              "letter or digit")
 
 
 def declare(archive: Path, name: str, *, split: str = "test", calibration_count: int | None = None) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.corpus.contract import Contract
+from harness.corpus.contract import Contract, artifact_dataset
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation.gates.freeze import current_record, verify_freeze
 from harness.evaluation.history import ledger
@@ -37,11 +37,12 @@ class Evaluation:
     argv: tuple[str, ...] = ()
 
 
-def check_split_gate(split: str, modes: tuple[str, ...], output_dir: Path, *, is_contract: bool) -> None:
+def check_split_gate(split: str, modes: tuple[str, ...], output_dir: Path, dataset: str, *,
+                     is_contract: bool) -> None:
     """'all' only after a held-out receipt per mode (the freeze is checked by `frozen_reference`).
     A non-contract profile (mteb-parity) is a parity check, never a claim, so its 'all' is not gated."""
     if split == "all" and is_contract:
-        missing = [m for m in modes if not (output_dir / aggregate_name(m, "heldout")).exists()]
+        missing = [m for m in modes if not (output_dir / aggregate_name(dataset, m, "heldout")).exists()]
         if missing:
             raise SplitGateError(f"--split all needs a held-out receipt first; none in {output_dir} "
                                  f"for {', '.join(missing)}. 'all' is a final receipt, not a tuning surface.")
@@ -62,7 +63,8 @@ def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixt
     try:
         offered = builder.modes if builder is not None else system.modes if system is not None else MODES
         modes = offered_modes(evaluation.modes, offered, evaluation.system)
-        check_split_gate(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract)
+        check_split_gate(evaluation.split, modes, evaluation.output_dir, artifact_dataset(contract.name),
+                         is_contract=is_contract)
         if builder is not None:  # a run after the freeze opens what was frozen: it never builds
             gated = evaluation.split != "calibration" and is_contract
             system = builder.open(fixture, evaluation.store_dir) if gated else builder.build(

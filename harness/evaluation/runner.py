@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.corpus.contract import Contract
+from harness.corpus.contract import Contract, artifact_dataset
 from harness.corpus.split import select
 from harness.errors import HarnessError
 from harness.evaluation.depth_ranking import Cut, add_depth_rankings, lane_cut
@@ -18,7 +18,7 @@ from harness.evaluation.measures.query_vectors import QueryVectors
 from harness.evaluation.measures.threads import one_blas_thread
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifact_writer import PairWriter, exclusive_pair
-from harness.evaluation.receipts.artifacts import aggregate_bytes, clear_the_way, rows_bytes
+from harness.evaluation.receipts.artifacts import aggregate_bytes, clear_the_way, refuse_another_dataset, rows_bytes
 from harness.evaluation.receipts.identity_check import check_receipt
 from harness.evaluation.receipts.locations import found_here, record_locations
 from harness.evaluation.receipts.receipt import run_receipt
@@ -160,8 +160,10 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
     if gated is not None:
         ledger.check_turn(state, mode, split, gated)
         heldout_record.prepare()
-    with exclusive_pair(output_dir, mode, split, replace=replace) as pair:
-        superseded = clear_the_way(output_dir, mode, split, replace)
+    dataset = artifact_dataset(contract.name)
+    with exclusive_pair(output_dir, dataset, mode, split, replace=replace) as pair:
+        refuse_another_dataset(output_dir, dataset)
+        superseded = clear_the_way(output_dir, dataset, mode, split, replace)
         before = sha256_canonical(system.part_digests())
         started_at = _now()
         ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at, freeze_sha256=gated)

@@ -21,7 +21,7 @@ from typing import Any
 from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.gates.freeze import FREEZE_NAME
 from harness.evaluation.gates.split_modes import frozen_modes, present_modes
-from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
+from harness.evaluation.receipts.artifacts import aggregate_name, output_dataset, rows_name
 from harness.evaluation.receipts.locations import FIXTURES, LOCATIONS_NAME, hinted
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_file
 from harness.json_input import read_document
@@ -59,8 +59,12 @@ def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
     _copy(output_dir / FREEZE_NAME, staging / FREEZE_NAME)
     modes = frozen_modes(staging)
     assert modes is not None
-    missing = [aggregate_name(m, s) for s in REQUIRED_SPLITS for m in modes
-               if not (output_dir / aggregate_name(m, s)).is_file()]
+    dataset = output_dataset(output_dir)
+    if dataset is None:
+        raise BundleError(f"{output_dir} holds no aggregate: a bundle holds the calibration and held-out receipts of "
+                          f"every frozen mode ({', '.join(modes)}); run them into it first")
+    missing = [aggregate_name(dataset, m, s) for s in REQUIRED_SPLITS for m in modes
+               if not (output_dir / aggregate_name(dataset, m, s)).is_file()]
     if missing:
         raise BundleError(f"{output_dir} lacks {', '.join(missing)}: a bundle holds the calibration and held-out "
                           f"receipts of every frozen mode ({', '.join(modes)})")
@@ -70,11 +74,12 @@ def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
     staged = []
     for split in splits:
         for mode in modes:
-            for name in (aggregate_name(mode, split), rows_name(mode, split)):
+            for name in (aggregate_name(dataset, mode, split), rows_name(dataset, mode, split)):
                 _copy(output_dir / name, artifacts / name)
-            staged.append((artifacts / aggregate_name(mode, split), artifacts / rows_name(mode, split)))
-        if (output_dir / comparison_name(split)).is_file():
-            _copy(output_dir / comparison_name(split), artifacts / comparison_name(split))
+            staged.append((artifacts / aggregate_name(dataset, mode, split),
+                           artifacts / rows_name(dataset, mode, split)))
+        if (output_dir / comparison_name(dataset, split)).is_file():
+            _copy(output_dir / comparison_name(dataset, split), artifacts / comparison_name(dataset, split))
     return staged
 
 

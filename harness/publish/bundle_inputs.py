@@ -83,7 +83,7 @@ def _homes(staging: Path, output_dir: Path) -> dict[str, Path]:
     """Each run of a staged comparison between systems -> the output directory it ran into (as the comparison names
     it, relative to the bundled output directory)."""
     homes: dict[str, Path] = {}
-    for path in sorted((staging / "artifacts").glob("scifact-systems-*.json")):
+    for path in sorted((staging / "artifacts").glob("*-systems-*.json")):
         for run in json.loads(path.read_bytes())["runs"]:
             home = Path(os.path.normpath(output_dir / run["output_dir"]))
             if homes.setdefault(run["name"], home) != home:

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, comparison_name, document_bytes
-from harness.evaluation.comparison.inputs import ModeInput, load_inputs
+from harness.evaluation.comparison.inputs import ModeInput, dataset_of, load_inputs
 from harness.evaluation.gates.split_modes import present_modes, read_freeze
 from harness.json_input import parse_document
 from harness.publish.exports.exports import all_texts
@@ -37,8 +37,8 @@ def _comparison(staging: Path, output_dir: Path, split: str, modes: tuple[str, .
     """The comparison for `split` in the bundle's artifacts: staged from the output directory, or computed from the
     bundled artifacts."""
     artifacts = staging / "artifacts"
-    target = artifacts / comparison_name(split)
-    source = output_dir / comparison_name(split)  # where the staged copy came from, for the messages
+    name = comparison_name(dataset_of(artifacts, split), split)
+    target, source = artifacts / name, output_dir / name  # where the staged copy came from, for the messages
     if target.is_file():
         fix = f"rerun `python -m harness compare --split {split} --replace`, or remove it to let the bundle compute one"
         document = parse_document(target.read_bytes(), source, "comparison", "comparison", fix, PublicationRefused)

@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.errors import RefusedError
 from harness.evaluation.comparison.systems_artifact import systems_comparison_name
+from harness.evaluation.receipts.artifacts import output_dataset
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.publish.report.systems_files import stage_runs, validate_staged_runs
@@ -27,9 +28,11 @@ class SystemsPublicationRefused(RefusedError):
 def stage_systems(output_dir: Path, staging: Path, splits: Sequence[str], freeze_sha256: str) -> list[Path]:
     """Stage each comparison between systems of `splits` in `output_dir`, with its runs; the staged comparisons.
     Each must compare this evaluation (a run under the bundled freeze, or for calibration, these receipts)."""
-    artifacts, staged = staging / "artifacts", []
+    artifacts, staged, dataset = staging / "artifacts", [], output_dataset(output_dir)
+    if dataset is None:
+        return []
     for split in splits:
-        source = output_dir / systems_comparison_name(split)
+        source = output_dir / systems_comparison_name(dataset, split)
         if not source.is_file():
             continue
         raw = source.read_bytes()
@@ -37,7 +40,7 @@ def stage_systems(output_dir: Path, staging: Path, splits: Sequence[str], freeze
         document = parse_document(raw, source, "comparison between systems", "systems-comparison", fix,
                                   SystemsPublicationRefused)
         bundled = {entry["aggregate_sha256"] for entry in document["inputs"]} & {
-            sha256_bytes(p.read_bytes()) for p in artifacts.glob(f"*-{split}.aggregate.json")}
+            sha256_bytes(p.read_bytes()) for p in artifacts.glob(f"{dataset}-*-{split}.aggregate.json")}
         if not bundled:
             raise SystemsPublicationRefused(f"{source} compares no run of this evaluation (freeze {freeze_sha256}): "
                                             f"its receipts are not the bundled ones; {fix}")

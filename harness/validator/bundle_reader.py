@@ -28,6 +28,7 @@ from .bundle_manifest import manifest_problems
 from .core.declared import BUILTIN
 from .core.digests import sha256_file
 from .core.report import Report
+from .dataset.named import check_named
 from .embedding.kept_run import fresh_only
 from .options import ELIGIBLE, FAILED, NOT_VERIFIED
 from .pipeline import Inputs, validate, validate_comparison
@@ -60,6 +61,7 @@ class BundleOptions:
     fixture: Path | None = None
     store_dir: Path | None = None
     ollama_url: str | None = None
+    dataset: str | None = None  # --dataset: the dataset the reader holds every artifact to (dataset.named)
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,8 @@ def _aggregates(bundle: Path) -> list[tuple[Path, Path]]:
 
 
 def _comparisons(bundle: Path) -> list[Path]:
-    return sorted([*(bundle / ARTIFACTS).glob("scifact-comparison-*.json"),
-                   *(bundle / ARTIFACTS).glob("scifact-systems-*.json")])
+    return sorted([*(bundle / ARTIFACTS).glob("?*-comparison-*.json"),
+                   *(bundle / ARTIFACTS).glob("?*-systems-*.json")])
 
 
 @contextmanager
@@ -186,4 +188,8 @@ def bundle_problem(bundle: Path) -> str | None:
 def validate_bundle(bundle: Path, options: BundleOptions, say: Say) -> tuple[list[str], int]:
     bundle = Path(os.path.abspath(bundle))
     problems = manifest_problems(bundle)
-    return bundle_lines(bundle, problems, validate_bundle_artifacts(bundle, options, say))
+    verdicts = validate_bundle_artifacts(bundle, options, say)
+    if options.dataset is not None:
+        for verdict in verdicts:
+            check_named(verdict.report, options.dataset)
+    return bundle_lines(bundle, problems, verdicts)

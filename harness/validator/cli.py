@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .bundle_reader import BundleOptions, bundle_problem, validate_bundle
 from .core.report import Report
+from .dataset.named import check_named
 from .options import (
     ELIGIBLE,
     FAILED,
@@ -49,6 +50,10 @@ def build_parser(prog: str = "scifact-validate") -> Parser:
                         help="the dataset's archive (e.g. scifact.zip): re-derive every document, query, judgement "
                              "and semantic text from it and compare (default: $SCIFACT_ARCHIVE when it holds the "
                              "dataset's members; without one, the fixture is held to the validator's pins only)")
+    parser.add_argument("--dataset", metavar="NAME",
+                        help="the dataset the artifacts must be runs of, by the name their files carry (scifact, "
+                             "nfcorpus, trec-covid, a collection's own name): a check, dataset.named, held to the "
+                             "dataset the validator establishes itself")
     parser.add_argument("--ollama-url", metavar="URL",
                         help="the Ollama server to re-embed through, for a fixture embedded by Ollama (default: "
                              "$OLLAMA_HOST); the endpoint written in the fixture is never asked")
@@ -65,7 +70,7 @@ def build_parser(prog: str = "scifact-validate") -> Parser:
                         help="validate again even when a stored verdict matches (the new verdict is stored)")
     parser.add_argument("--comparison", type=path_argument,
                         help="validate a comparison artifact instead of an aggregate: of a split's modes "
-                             "(scifact-comparison-<split>.json) or between systems (scifact-systems-<split>.json), "
+                             "(<dataset>-comparison-<split>.json) or between systems (<dataset>-systems-<split>.json), "
                              "as its schema field says")
     parser.add_argument("--bundle", type=path_argument, metavar="DIR",
                         help="validate a publication bundle as its reader: MANIFEST.json against every file, then "
@@ -104,7 +109,7 @@ def _bundle(parser: Parser, args: argparse.Namespace) -> int:
     if problem is not None:
         parser.error(problem)
     options = BundleOptions(archive=args.archive, fixture=args.fixture, store_dir=args.store_dir,
-                            ollama_url=args.ollama_url)
+                            ollama_url=args.ollama_url, dataset=args.dataset)
     try:
         lines, code = validate_bundle(args.bundle, options, lambda line: print(line, file=sys.stderr, flush=True))
     except Exception:  # a validator fault is not a verdict on the bundle
@@ -151,6 +156,9 @@ def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
         return FAULT
     malformed = [report.input_problem for report in reports if report.input_problem is not None]
     reports = [report for report in reports if report.input_problem is None]  # no verdict on what is not its kind
+    if args.dataset is not None:
+        for report in reports:
+            check_named(report, args.dataset)
     for report in reports:
         lines = report.lines()
         print("\n".join(([f"== {report.subject}"] if several else []) + lines[:-1] + [with_file(lines[-1], report)]))

@@ -18,7 +18,7 @@ from harness.atomic import write_bytes_atomic
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.experiment import FIX as EXPERIMENT_FIX
 from harness.evaluation.comparison.experiment import experiment_problems
-from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput, load_inputs
+from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput, dataset_of, load_inputs
 from harness.evaluation.comparison.procedure_terms import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
@@ -53,8 +53,8 @@ class Judged(NamedTuple):
 Judgement = Callable[[Sequence[Judged]], list[tuple[bool, str]]]
 
 
-def comparison_name(split: str) -> str:
-    return f"scifact-comparison-{split}.json"
+def comparison_name(dataset: str, split: str) -> str:
+    return f"{dataset}-comparison-{split}.json"
 
 
 def pairs(baseline: str | None, modes: Sequence[str]) -> list[tuple[str, str]]:
@@ -190,7 +190,7 @@ def compare(request: CompareRequest, judge: Judgement) -> tuple[Path, dict[str, 
         raise ComparisonRefused(f"--no-validate is for calibration comparisons only; a {request.split} comparison "
                                 "reads only aggregates the validator finds ELIGIBLE")
     request.procedure.check()
-    target = request.output_dir / comparison_name(request.split)
+    target = request.output_dir / comparison_name(dataset_of(request.output_dir, request.split), request.split)
     if target.exists() and not request.replace:
         clear_target(target, replace=False)
     freeze = read_freeze(request.output_dir)

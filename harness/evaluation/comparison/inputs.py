@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.corpus.contract import artifact_dataset
 from harness.errors import HarnessError, RefusedError
-from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
+from harness.evaluation.receipts.artifacts import aggregate_name, output_dataset, rows_name
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.schema_check import SchemaViolation, validate
@@ -43,6 +44,11 @@ class ModeInput:
 
     def values(self, metric: str) -> list[float]:
         return [float(row["metrics"][metric]) for row in self.rows]
+
+    @property
+    def dataset(self) -> str:
+        """The name the run's artifacts carry (scifact of scifact-hybrid-heldout.aggregate.json)."""
+        return self.aggregate_path.name.removesuffix(f"-{self.mode}-{self.aggregate['split']}.aggregate.json")
 
     @property
     def query_ids(self) -> list[str]:
@@ -82,18 +88,32 @@ def _rows(path: Path, data: bytes, mode: str, split: str) -> list[dict[str, Any]
     return rows
 
 
+def dataset_of(output_dir: Path, split: str) -> str:
+    """The dataset whose runs `output_dir` holds (the name its artifacts carry); none is refused."""
+    dataset = output_dataset(output_dir)
+    if dataset is None:
+        raise ComparisonInputError(f"{output_dir} holds no aggregate; run `python -m harness run --split {split} "
+                                   f"--output-dir {output_dir}` first")
+    return dataset
+
+
 def load_input(output_dir: Path, mode: str, split: str) -> ModeInput:
-    path = output_dir / aggregate_name(mode, split)
     fix = f"run `python -m harness run --split {split} --mode {mode}` into {output_dir} first"
+    dataset = dataset_of(output_dir, split)
+    path = output_dir / aggregate_name(dataset, mode, split)
     raw = _read(path, "aggregate", fix)
     aggregate = parse_document(raw, path, "aggregate", "aggregate", fix, ComparisonInputError)
     if (aggregate["mode"], aggregate["split"]) != (mode, split):
         raise ComparisonRefused(f"aggregate {path} is the receipt of {aggregate['mode']} {aggregate['split']}, not "
                                 f"{mode} {split}; put each run's artifacts under their own names")
-    if aggregate["per_query_path"] != rows_name(mode, split):
+    receipt_dataset = artifact_dataset(aggregate["receipt"]["corpus"]["contract"]["name"])
+    if receipt_dataset != dataset:
+        raise ComparisonRefused(f"aggregate {path} is named for {dataset}, but its receipt is a run of "
+                                f"{receipt_dataset}; use the artifacts a run wrote, unrenamed")
+    if aggregate["per_query_path"] != rows_name(dataset, mode, split):
         raise ComparisonRefused(f"aggregate {path} names rows {aggregate['per_query_path']!r}, not "
-                                f"{rows_name(mode, split)}; use the artifacts a run wrote, unrenamed")
-    rows_path = output_dir / rows_name(mode, split)
+                                f"{rows_name(dataset, mode, split)}; use the artifacts a run wrote, unrenamed")
+    rows_path = output_dir / rows_name(dataset, mode, split)
     data = _read(rows_path, "rows", fix)
     digest = sha256_bytes(data)
     if digest != aggregate["per_query_sha256"]:

@@ -73,8 +73,8 @@ def scope(split: str, count: int, calibration_count: int, arms: Sequence[tuple[d
             "attested held-out record shows")
 
 
-def systems_comparison_name(split: str) -> str:
-    return f"scifact-systems-{split}.json"
+def systems_comparison_name(dataset: str, split: str) -> str:
+    return f"{dataset}-systems-{split}.json"
 
 
 @dataclass(frozen=True)
@@ -179,10 +179,10 @@ def compare_systems(request: SystemsRequest, judge: Judgement) -> tuple[Path, di
                                 "reads only aggregates the validator finds ELIGIBLE")
     request.procedure.check()
     check_runs(request.runs, request.baseline)
-    target = request.output_dir / systems_comparison_name(request.split)
+    runs = comparable_runs(request.runs, request.split)  # before the validator's minutes, not after
+    target = request.output_dir / systems_comparison_name(runs[0].inputs[0].dataset, request.split)
     if target.exists() and not request.replace:
         clear_target(target, replace=False)
-    runs = comparable_runs(request.runs, request.split)  # before the validator's minutes, not after
     verdicts = _verdicts(runs, judge) if request.validate_inputs else None
     document = systems_document(runs, request, request.output_dir, verdicts)
     validate_schema(document, "systems-comparison")

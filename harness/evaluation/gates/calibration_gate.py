@@ -40,9 +40,9 @@ def _first_failure(rows_path: Path) -> tuple[str, str]:
     return "?", f"(no failed row found in {rows_path})"
 
 
-def _receipt(output_dir: Path, mode: str) -> tuple[dict[str, Any] | None, str | None]:
+def _receipt(output_dir: Path, dataset: str, mode: str) -> tuple[dict[str, Any] | None, str | None]:
     """What the freeze records of one mode's calibration, and the problem with it, if any."""
-    path = output_dir / aggregate_name(mode, "calibration")
+    path = output_dir / aggregate_name(dataset, mode, "calibration")
     if not path.is_file():
         return None, (f"{mode} has no calibration receipt ({path.name}) in {output_dir}: run its calibration into "
                       "this output directory first")
@@ -58,11 +58,11 @@ def _receipt(output_dir: Path, mode: str) -> tuple[dict[str, Any] | None, str | 
                   "Fix the system (or its configuration) and calibrate again")
 
 
-def calibration_record(output_dir: Path, modes: tuple[str, ...], *, allow_failed: bool) -> dict[str, Any]:
+def calibration_record(output_dir: Path, dataset: str, modes: tuple[str, ...], *, allow_failed: bool) -> dict[str, Any]:
     """The freeze record's `calibration` block; refused on a failed or missing calibration unless `allow_failed`."""
     receipts, problems = {}, []
     for mode in modes:
-        receipts[mode], problem = _receipt(output_dir, mode)
+        receipts[mode], problem = _receipt(output_dir, dataset, mode)
         if problem is not None:
             problems.append(problem)
     if problems and not allow_failed:

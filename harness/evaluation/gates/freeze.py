@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.atomic import write_bytes_atomic
-from harness.corpus.contract import Contract
+from harness.corpus.contract import Contract, artifact_dataset
 from harness.corpus.split import ALGORITHM
 from harness.errors import HarnessError, RefusedError
 from harness.evaluation.gates.calibration_gate import calibration_record
@@ -29,7 +29,7 @@ from harness.evaluation.gates.hypothesis import declaration
 from harness.evaluation.gates.hypothesis_terms import HypothesisRequest
 from harness.evaluation.history import ledger
 from harness.evaluation.receipts import provenance
-from harness.evaluation.receipts.artifacts import aggregate_name
+from harness.evaluation.receipts.artifacts import AGGREGATE_SUFFIXES
 from harness.evaluation.receipts.identity_check import check_identity
 from harness.evaluation.receipts.locations import found_here, record_locations
 from harness.evaluation.receipts.portable import command_in_words, name_of
@@ -105,8 +105,9 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
 
 
 def _held_out_receipts(output_dir: Path) -> list[Path]:
-    names = {aggregate_name(m, s) for m in MODES for s in ("heldout", "all")}
-    return sorted(p for p in output_dir.rglob("*.aggregate.json") if p.name in names) if output_dir.is_dir() else []
+    suffixes = tuple(suffix for suffix, (_, split) in AGGREGATE_SUFFIXES.items() if split in ("heldout", "all"))
+    return sorted(p for p in output_dir.rglob("*.aggregate.json") if p.name.endswith(suffixes)) \
+        if output_dir.is_dir() else []
 
 
 def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
@@ -124,7 +125,7 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
                           "be evaluated on calibration but never frozen for a claim; rebuild the fixture from the "
                           "pinned archive (python -m harness build) and evaluate that")
     check_identity(system.identity())
-    calibration = calibration_record(output_dir, tuple(sorted(modes, key=MODES.index)),
+    calibration = calibration_record(output_dir, artifact_dataset(contract.name), tuple(sorted(modes, key=MODES.index)),
                                      allow_failed=allow_failed_calibration)
     declared = None
     if hypothesis is not None:

@@ -13,7 +13,7 @@ from typing import Any
 from harness.corpus.split import SPLITS
 from harness.errors import HarnessError
 from harness.evaluation.gates.freeze import FREEZE_NAME, FreezeRecordError
-from harness.evaluation.receipts.artifacts import aggregate_name
+from harness.evaluation.receipts.artifacts import aggregate_name, output_dataset
 from harness.json_input import parse_document
 from harness.modes import MODES
 
@@ -52,7 +52,10 @@ def frozen_modes(output_dir: Path) -> tuple[str, ...] | None:
 
 
 def present_modes(output_dir: Path, split: str) -> tuple[str, ...]:
-    return tuple(mode for mode in MODES if (output_dir / aggregate_name(mode, split)).is_file())
+    """The modes whose `split` aggregate lies in `output_dir` (of the one dataset it holds)."""
+    dataset = output_dataset(output_dir)
+    return () if dataset is None else tuple(
+        mode for mode in MODES if (output_dir / aggregate_name(dataset, mode, split)).is_file())
 
 
 def split_modes(output_dir: Path, split: str) -> tuple[str, ...]:
@@ -65,7 +68,9 @@ def modes_of_split(output_dir: Path, split: str, frozen: tuple[str, ...] | None)
     """`split_modes` for the frozen modes of a freeze record already read (None: no freeze)."""
     if frozen is None:
         return present_modes(output_dir, split)
-    missing = [aggregate_name(mode, split) for mode in frozen if mode not in present_modes(output_dir, split)]
+    dataset, present = output_dataset(output_dir), present_modes(output_dir, split)
+    missing = [aggregate_name(dataset, mode, split) if dataset else f"{mode}'s {split} aggregate" for mode in frozen
+               if mode not in present]
     if missing:
         raise MissingModeError(f"{output_dir} lacks {', '.join(missing)}: the freeze names the modes "
                                f"{', '.join(frozen)}, and each needs its {split} run (`python -m harness run --split "

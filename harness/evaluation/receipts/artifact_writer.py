@@ -39,20 +39,21 @@ class OrphanedRowsError(RefusedError):
 @dataclass(frozen=True)
 class PairWriter:
     output_dir: Path
+    dataset: str  # the name the artifacts carry (harness.corpus.contract.artifact_dataset)
     mode: str
     split: str
 
     @property
     def rows_path(self) -> Path:
-        return self.output_dir / rows_name(self.mode, self.split)
+        return self.output_dir / rows_name(self.dataset, self.mode, self.split)
 
     @property
     def aggregate_path(self) -> Path:
-        return self.output_dir / aggregate_name(self.mode, self.split)
+        return self.output_dir / aggregate_name(self.dataset, self.mode, self.split)
 
     @property
     def journal_path(self) -> Path:
-        return self.output_dir / f".scifact-{self.mode}-{self.split}.pending.json"
+        return self.output_dir / f".{self.dataset}-{self.mode}-{self.split}.pending.json"
 
     def commit(self, run_id: str, rows: bytes, aggregate: bytes) -> None:
         """Stage both files, record the journal, rename rows then aggregate; on an error, leave neither."""
@@ -114,10 +115,10 @@ def _read_journal(path: Path) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def exclusive_pair(output_dir: Path, mode: str, split: str, *, replace: bool) -> Iterator[PairWriter]:
+def exclusive_pair(output_dir: Path, dataset: str, mode: str, split: str, *, replace: bool) -> Iterator[PairWriter]:
     """Hold the pair's lock (or refuse at once), clear what killed runs left, and yield the writer."""
-    writer = PairWriter(output_dir, mode, split)
-    lock_path = output_dir / f".scifact-{mode}-{split}.lock"
+    writer = PairWriter(output_dir, dataset, mode, split)
+    lock_path = output_dir / f".{dataset}-{mode}-{split}.lock"
     output_dir.mkdir(parents=True, exist_ok=True)
     with _held(lock_path) as held:
         if not held:

@@ -33,9 +33,17 @@ def difference_table(document: dict[str, Any]) -> list[str]:
     return lines
 
 
+def named_dataset(documents: Sequence[dict[str, Any]]) -> str:
+    """The dataset the compared artifacts' names carry (scifact of scifact-hybrid-heldout.aggregate.json)."""
+    document = documents[0]
+    entry = document["inputs"][0]
+    return str(entry["aggregate"]).removesuffix(f"-{entry['mode']}-{document['split']}.aggregate.json")
+
+
 def comparisons_section(comparisons: Sequence[dict[str, Any]], calibration_count: int) -> list[str]:
     lines = ["## Comparisons", "",
-             "Paired over the same queries of one split, from `artifacts/scifact-comparison-<split>.json` (each passed "
+             f"Paired over the same queries of one split, from `artifacts/{named_dataset(comparisons)}-comparison-"
+             "<split>.json` (each passed "
              "the validator, which recomputed every number from the rows: `validation/comparisons/`). nDCG@10 is the "
              "primary metric; Holm's adjustment runs over each metric's family of pairs.", ""]
     for document in sorted(comparisons, key=lambda d: SPLIT_ORDER.index(d["split"])):

@@ -17,7 +17,7 @@ from harness.errors import HarnessError, RefusedError
 from harness.evaluation.comparison.experiment import judgement_disagreement
 from harness.evaluation.comparison.inputs import ModeInput, load_inputs
 from harness.evaluation.gates.split_modes import complete_splits, split_modes
-from harness.publish.exports.latex_table import LATEX_NAME, latex_text
+from harness.publish.exports.latex_table import latex_name, latex_text
 from harness.publish.exports.mteb_result import mteb_document, mteb_name
 from harness.publish.exports.per_query_csv import per_query_name, per_query_text
 from harness.publish.exports.ranx_json import (
@@ -62,16 +62,20 @@ def export_texts(split: str, inputs: Sequence[ModeInput]) -> dict[str, str]:
     if disagreement is not None:
         raise ExportRefused(f"the {split} runs do not share their judgements, so no qrels file can stand for them: "
                             f"{disagreement}; export runs of one fixture (rerun the modes that differ)")
-    files = {qrels_name(split): qrels_text(inputs[0].rows), ranx_qrels_name(split): ranx_qrels_text(inputs[0].rows),
-             per_query_name(split): per_query_text([(entry.mode, entry.rows) for entry in inputs])}
+    dataset = inputs[0].dataset
+    files = {qrels_name(dataset, split): qrels_text(inputs[0].rows),
+             ranx_qrels_name(dataset, split): ranx_qrels_text(inputs[0].rows),
+             per_query_name(dataset, split): per_query_text([(entry.mode, entry.rows) for entry in inputs])}
     for entry in inputs:
-        files[run_name(entry.mode, split)] = run_text(entry.rows, f"scifact-{entry.mode}-{split}")
-        files[scores_name(entry.mode, split)] = scores_text(entry.rows)
-        files[ranx_run_name(entry.mode, split)] = ranx_run_text(entry.rows)
-        files[mteb_name(entry.mode, split)] = json.dumps(mteb_document(entry), ensure_ascii=False, indent=1) + "\n"
+        tag = f"{dataset}-{entry.mode}-{split}"
+        files[run_name(dataset, entry.mode, split)] = run_text(entry.rows, tag)
+        files[scores_name(dataset, entry.mode, split)] = scores_text(entry.rows)
+        files[ranx_run_name(dataset, entry.mode, split)] = ranx_run_text(entry.rows)
+        files[mteb_name(dataset, entry.mode, split)] = json.dumps(mteb_document(entry), ensure_ascii=False,
+                                                                  indent=1) + "\n"
         if all("depth_ranking" in row for row in entry.rows):
-            files[depth_run_name(entry.mode, split)] = depth_run_text(entry.rows, f"scifact-{entry.mode}-{split}")
-            files[ranx_depth_run_name(entry.mode, split)] = ranx_depth_run_text(entry.rows)
+            files[depth_run_name(dataset, entry.mode, split)] = depth_run_text(entry.rows, tag)
+            files[ranx_depth_run_name(dataset, entry.mode, split)] = ranx_depth_run_text(entry.rows)
     return files
 
 
@@ -83,7 +87,7 @@ def all_texts(runs: Mapping[str, Sequence[ModeInput]], comparisons: Mapping[str,
     for split, inputs in runs.items():
         files.update(export_texts(split, inputs))
     files.update(summary_texts(summary_rows(runs, comparisons, judge)))
-    files[LATEX_NAME] = latex_text(runs)
+    files[latex_name(next(iter(runs.values()))[0].dataset)] = latex_text(runs)
     return files
 
 

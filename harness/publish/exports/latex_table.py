@@ -9,9 +9,13 @@ from collections.abc import Mapping, Sequence
 from harness.evaluation.comparison.inputs import ModeInput
 
 HEADLINE = (("ndcg_at_10", "nDCG@10"), ("recall_at_10", "Recall@10"), ("mrr_at_10", "MRR@10"))
-LATEX_NAME = "scifact-headline.tex"
+
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "^": r"\^{}",
             "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}"}
+
+
+def latex_name(dataset: str) -> str:
+    return f"{dataset}-headline.tex"
 
 
 def latex_escaped(text: str) -> str:
@@ -21,7 +25,8 @@ def latex_escaped(text: str) -> str:
 
 def latex_text(runs: Mapping[str, Sequence[ModeInput]]) -> str:
     """`runs` is split -> that split's modes, in order; one rule between splits."""
-    first = next(entry for entries in runs.values() for entry in entries).aggregate["receipt"]
+    entry = next(entry for entries in runs.values() for entry in entries)
+    first = entry.aggregate["receipt"]
     system = f"{first['system']['name']} {first['system']['version']}"
     dataset = first["corpus"].get("ir_datasets_id") or first["corpus"]["contract"]["name"]
     header = " & ".join(["Split", "Mode", "Queries", *(label for _, label in HEADLINE)])
@@ -30,7 +35,8 @@ def latex_text(runs: Mapping[str, Sequence[ModeInput]]) -> str:
              r"\begin{table}[t]", r"\centering",
              rf"\caption{{Retrieval on {latex_escaped(dataset)}: {latex_escaped(system)}, text profile "
              rf"{latex_escaped(first['profile']['name'])}.}}",
-             r"\label{tab:scifact-headline}", r"\begin{tabular}{llrrrr}", r"\toprule", header + r" \\", r"\midrule"]
+             rf"\label{{tab:{latex_escaped(entry.dataset)}-headline}}", r"\begin{tabular}{llrrrr}", r"\toprule",
+             header + r" \\", r"\midrule"]
     for number, (split, entries) in enumerate(runs.items()):
         if number:
             lines.append(r"\midrule")

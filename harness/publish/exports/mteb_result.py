@@ -27,8 +27,8 @@ MTEB_METRICS = ("ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr
 MAIN_SCORE = "ndcg_at_10"
 
 
-def mteb_name(mode: str, split: str) -> str:
-    return f"scifact-{mode}-{split}.mteb.json"
+def mteb_name(dataset: str, mode: str, split: str) -> str:
+    return f"{dataset}-{mode}-{split}.mteb.json"
 
 
 def _profile_reason(profile: dict[str, Any]) -> str | None:
@@ -65,9 +65,10 @@ def mteb_document(entry: ModeInput) -> dict[str, Any]:
     reasons = comparability(entry)
     scores = {metric: float(metrics[metric]) for metric in MTEB_METRICS + DEPTH_METRIC_KEYS if metric in metrics}
     split_key = "test" if not reasons else aggregate["split"]
+    scifact = receipt["corpus"].get("ir_datasets_id") == SCIFACT_IR_DATASETS_ID  # the one task whose metadata is here
     return {
-        "dataset_revision": HF_REVISION,
-        "task_name": TASK_NAME,
+        "dataset_revision": HF_REVISION if scifact else None,
+        "task_name": TASK_NAME if scifact else None,
         "mteb_version": None,  # not written by mteb: by the harness, from its receipts
         "scores": {split_key: [{**scores, "main_score": scores[MAIN_SCORE], "hf_subset": "default",
                                 "languages": ["eng-Latn"]}]},
@@ -76,7 +77,7 @@ def mteb_document(entry: ModeInput) -> dict[str, Any]:
         "harness": {
             "comparable_to_mteb": not reasons,
             "why_not_comparable": reasons,
-            "hf_dataset": HF_DATASET,
+            "hf_dataset": HF_DATASET if scifact else None,
             "ir_datasets_id": receipt["corpus"].get("ir_datasets_id"),
             "mode": entry.mode,
             "split": aggregate["split"],

@@ -12,8 +12,8 @@ from harness.evaluation.measures.metrics import DEPTH_METRIC_KEYS
 COLUMNS = ("query_id", "mode", "split", *METRICS, *DEPTH_METRIC_KEYS, "latency_ms", "failed")
 
 
-def per_query_name(split: str) -> str:
-    return f"scifact-per-query-{split}.csv"
+def per_query_name(dataset: str, split: str) -> str:
+    return f"{dataset}-per-query-{split}.csv"
 
 
 def per_query_text(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> str:

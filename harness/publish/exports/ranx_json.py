@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 
-def ranx_run_name(mode: str, split: str) -> str:
-    return f"scifact-{mode}-{split}.ranx.json"
+def ranx_run_name(dataset: str, mode: str, split: str) -> str:
+    return f"{dataset}-{mode}-{split}.ranx.json"
 
 
-def ranx_depth_run_name(mode: str, split: str) -> str:
-    return f"scifact-{mode}-{split}.depth100.ranx.json"
+def ranx_depth_run_name(dataset: str, mode: str, split: str) -> str:
+    return f"{dataset}-{mode}-{split}.depth100.ranx.json"
 
 
 def ranx_depth_run_text(rows: Sequence[dict[str, Any]]) -> str:
@@ -29,8 +29,8 @@ def ranx_depth_run_text(rows: Sequence[dict[str, Any]]) -> str:
     return _text(run)
 
 
-def ranx_qrels_name(split: str) -> str:
-    return f"scifact-{split}.qrels.json"
+def ranx_qrels_name(dataset: str, split: str) -> str:
+    return f"{dataset}-{split}.qrels.json"
 
 
 def _text(value: dict[str, dict[str, int]]) -> str:

@@ -45,7 +45,7 @@ Judge = Callable[[ModeInput, "dict[str, Any] | None"], Verdict]
 
 def split_comparison(directory: Path, split: str, inputs: Sequence[ModeInput]) -> dict[str, Any] | None:
     """The split's comparison in `directory`, when there is one; refused unless it compared exactly `inputs`."""
-    path = directory / comparison_name(split)
+    path = directory / comparison_name(inputs[0].dataset, split)
     if not path.is_file():
         return None
     fix = (f"rerun `python -m harness compare --split {split} --replace` on {directory}, or remove {path.name} to "

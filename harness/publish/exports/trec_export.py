@@ -33,20 +33,20 @@ def _plain(value: str, what: str) -> str:
     return value
 
 
-def run_name(mode: str, split: str) -> str:
-    return f"scifact-{mode}-{split}.run"
+def run_name(dataset: str, mode: str, split: str) -> str:
+    return f"{dataset}-{mode}-{split}.run"
 
 
-def scores_name(mode: str, split: str) -> str:
-    return f"scifact-{mode}-{split}.scores.tsv"
+def scores_name(dataset: str, mode: str, split: str) -> str:
+    return f"{dataset}-{mode}-{split}.scores.tsv"
 
 
-def qrels_name(split: str) -> str:
-    return f"scifact-{split}.qrels"
+def qrels_name(dataset: str, split: str) -> str:
+    return f"{dataset}-{split}.qrels"
 
 
-def depth_run_name(mode: str, split: str) -> str:
-    return f"scifact-{mode}-{split}.depth100.run"
+def depth_run_name(dataset: str, mode: str, split: str) -> str:
+    return f"{dataset}-{mode}-{split}.depth100.run"
 
 
 def _lines(query: str, doc_ids: Sequence[str], tag: str) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.evaluation.comparison.artifact import comparison_name
-from harness.evaluation.comparison.inputs import ModeInput, load_inputs
+from harness.evaluation.comparison.inputs import ModeInput, dataset_of, load_inputs
 from harness.evaluation.gates.split_modes import FreezeFile, splits_with_modes
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
@@ -91,7 +91,7 @@ def load_report_data(directory: Path, *, validated: bool, freeze: FreezeFile | N
                                "(`make calibration`, or `python -m harness run`) into it first")
     loaded = []
     for split in sorted(splits, key=SPLIT_ORDER.index):
-        path = directory / comparison_name(split)
+        path = directory / comparison_name(dataset_of(directory, split), split)
         fix = f"rerun `python -m harness compare --split {split} --replace`"
         raw = path.read_bytes() if path.is_file() else None
         comparison = (parse_document(raw, path, "comparison", "comparison", fix, ReportInputError)

@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.evaluation.comparison.systems_artifact import systems_comparison_name
+from harness.evaluation.receipts.artifacts import output_dataset
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.publish.text.report_text import SPLIT_ORDER
@@ -29,9 +30,11 @@ class SystemsFile:
 
 def load_systems(directory: Path, splits: list[str]) -> list[SystemsFile]:
     """The comparisons between systems of `splits` in `directory`, in split order."""
-    loaded = []
+    loaded, dataset = [], output_dataset(directory)
+    if dataset is None:
+        return []
     for split in sorted(splits, key=SPLIT_ORDER.index):
-        path = directory / systems_comparison_name(split)
+        path = directory / systems_comparison_name(dataset, split)
         if path.is_file():
             raw = path.read_bytes()
             loaded.append(SystemsFile(path, raw, parse_document(raw, path, "comparison between systems",

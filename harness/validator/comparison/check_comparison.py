@@ -36,6 +36,7 @@ def _load_inputs(document: dict[str, Any], directory: Path, report: Report) -> d
     ok = report.expect("comparison.inputs", not problems, f"each mode's rows and aggregate are in {directory} with the "
                        "recorded sha256, and each aggregate names those rows, its run and configuration",
                        "the recorded inputs", problems[:4])
+    report.notes["compared_datasets"] = sorted({str(entry.dataset) for entry in loaded.values()})
     return loaded if ok else None
 
 

@@ -13,6 +13,7 @@ from ..core.digests import sha256_canonical, sha256_file
 from ..core.report import Report
 from ..core.schemas import violation
 from ..core.strict_json import StrictJSONError, load_file, load_lines
+from ..dataset.pins import artifact_name
 from ..retrieval import ir_metrics
 from ..rows.measures import pinned_conventions
 
@@ -47,9 +48,11 @@ def read_input(key: str, entry: dict[str, Any], directory: Path, split: str) -> 
     """The input `entry` records (its mode's rows and aggregate of `split` in `directory`), or what is wrong with it:
     another file name, a file missing, another sha256, an aggregate that names other rows, run or configuration."""
     mode = entry["mode"]
-    names = (f"scifact-{mode}-{split}.jsonl", f"scifact-{mode}-{split}.aggregate.json")
-    if (entry["rows"], entry["aggregate"]) != names:
-        return f"{key}: names {entry['rows']}, {entry['aggregate']}, not the {split} artifacts {names}"
+    tails = (f"-{mode}-{split}.jsonl", f"-{mode}-{split}.aggregate.json")
+    named = str(entry["rows"]).removesuffix(tails[0])
+    if not named or (entry["rows"], entry["aggregate"]) != (named + tails[0], named + tails[1]):
+        return (f"{key}: names {entry['rows']}, {entry['aggregate']}, not the {split} artifacts of {mode} "
+                f"(DATASET{tails[0]}, DATASET{tails[1]})")
     rows_path, aggregate_path = directory / entry["rows"], directory / entry["aggregate"]
     missing = [p.name for p in (rows_path, aggregate_path) if not p.is_file()]
     if missing:
@@ -71,6 +74,9 @@ def read_input(key: str, entry: dict[str, Any], directory: Path, split: str) -> 
     recorded = (mode, split, entry["rows"], entry["rows_sha256"], entry["run_id"], entry["config_sha256"])
     if stated != recorded:
         return f"{key}: the aggregate states {stated}, the comparison {recorded}"
+    if artifact_name(loaded.dataset) != named:
+        return (f"{key}: {entry['aggregate']} is named for {named}, but its receipt is a run of {loaded.dataset} "
+                f"({artifact_name(loaded.dataset)}-{mode}-{split}.aggregate.json)")
     return loaded
 
 

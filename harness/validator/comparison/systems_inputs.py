@@ -91,7 +91,7 @@ def _modes_problem(run: Run, split: str) -> str | None:
     elif run.freeze is not None:
         expected, rule = [m for m in MODES if m in run.freeze["modes"]], "its frozen modes"
     else:
-        expected = [m for m in MODES if (run.directory / f"scifact-{m}-{split}.aggregate.json").is_file()]
+        expected = [m for m in MODES if any(run.directory.glob(f"?*-{m}-{split}.aggregate.json"))]
         rule = f"the {split} modes of its directory"
     found = run.entry["modes"]
     return None if found == expected else f"{run.name}: modes {found}, not {rule} {expected}"
@@ -148,4 +148,5 @@ def load_runs(document: dict[str, Any], comparison_dir: Path, report: Report) ->
                        "comparison says, with the recorded sha256; each aggregate names those rows, its run, "
                        "configuration and system; each freeze record hashes to its digest, which its run's receipts "
                        "name", "the recorded inputs", problems[:4])
+    report.notes["compared_datasets"] = sorted({str(arm.dataset) for arm in arms.values()})
     return Loaded(runs, arms, run_of) if ok else None

@@ -38,6 +38,8 @@ CHECKS: dict[str, str] = {
     "aggregate.result_counts": "the result-count distribution does not recompute",
     "aggregate.unique_docs": "the unique-document count does not recompute",
     "aggregate.repeated_top1": "the most repeated top-1 document does not recompute",
+    "dataset.named": "the dataset the validator established for the artifact (from its fixture and pins, or its "
+                     "inputs) is not the one the reader named with --dataset",
     "corpus.fixture": "the fixture is missing or is not the file the receipt names by digest",
     "corpus.schema": "the fixture does not match its closed schema (names the JSON path)",
     "corpus.vectors": "the vector sidecar is not the one the fixture names by digest",

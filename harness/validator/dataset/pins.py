@@ -27,6 +27,7 @@ class Pins:
     content_sha256: dict[str, str]
     qrels: dict[str, dict[str, int]]  # the test judgements, in full
     ir_datasets_id: str | None = None  # the dataset's id in ir_datasets (None: ir_datasets does not hold it)
+    artifact_name: str = ""  # what a run's file names carry (scifact of scifact-hybrid-heldout.aggregate.json)
 
     @property
     def archive_only(self) -> bool:
@@ -56,3 +57,10 @@ def all_pins() -> dict[str, Pins]:
 
 def pins_for(dataset: object) -> Pins | None:
     return all_pins().get(dataset) if isinstance(dataset, str) else None
+
+
+def artifact_name(dataset: object) -> str:
+    """What the file names of a run on `dataset` (a contract's name) carry: the name the validator's pins give it,
+    or, for a collection it holds no pins of, the contract's own name."""
+    pins = pins_for(dataset)
+    return pins.artifact_name if pins is not None else str(dataset)
