@@ -129,6 +129,7 @@ def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(local
     held_out = _held_out(local_embedder, tmp_path, monkeypatch)
     archive, out = held_out.archive, held_out.out
     [aggregate] = out.glob("*hybrid-heldout.aggregate.json")
+    assert aggregate.name == "mine-hybrid-heldout.aggregate.json"  # the names carry the collection's name
     verified = validate(aggregate, embeddings=False, archive=archive)
     failed = {check.name for check in verified.failed}
     assert not failed - GIT_CHECKS, [c.line() for c in verified.failed]
@@ -178,9 +179,16 @@ def test_a_collection_of_ones_own_reaches_an_eligible_bundle_its_reader_re_deriv
     fresh_reader(tmp_path / "reader", monkeypatch)
     capsys.readouterr()
     assert validator_main(["--bundle", str(bundle), "--archive", str(archive), "--fixture", str(fixture.path),
-                           "--store-dir", str(store.directory)]) == 0
+                           "--store-dir", str(store.directory), "--dataset", "mine"]) == 0
     said = capsys.readouterr().out
     assert said.splitlines()[-1].startswith("BUNDLE       ELIGIBLE for a claim"), said
+    names = {path.name for path in (bundle / "artifacts").iterdir()} | {p.name for p in (bundle / "exports").iterdir()}
+    assert {"mine-hybrid-heldout.aggregate.json", "mine-comparison-heldout.json", "mine-hybrid-heldout.run",
+            "mine-heldout.qrels", "mine-headline.tex"} <= names and not [n for n in names if "scifact" in n]
+    assert validator_main(["--bundle", str(bundle), "--archive", str(archive), "--fixture", str(fixture.path),
+                           "--store-dir", str(store.directory), "--dataset", "scifact"]) == 1
+    said = capsys.readouterr().out  # the reader held it to SciFact: the validator established mine
+    assert "FAIL         dataset.named: --dataset scifact: the validator established the dataset itself, mine" in said
     assert validator_main(["--bundle", str(bundle), "--fixture", str(fixture.path), "--store-dir",
                            str(store.directory)]) == 1  # without the archive: corpus.pinned, naming --archive
     assert "corpus.pinned" in capsys.readouterr().out

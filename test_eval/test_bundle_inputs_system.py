@@ -107,7 +107,7 @@ def test_the_bundle_carries_each_compared_runs_store(published: Published) -> No
             "inputs/runs/builtin/store/dense.f32", "inputs/runs/builtin/store/ledger.sqlite3",
             "system-source/wordhits.py", "system-source/wordhits_tokens.py"} <= set(listed)
     assert not [name for name in listed if name.startswith("inputs/runs/mine/")]  # the bundle's own store, once
-    receipt = json.loads((published.bundle / "artifacts/scifact-fts_only-heldout.aggregate.json").read_bytes())
+    receipt = json.loads((published.bundle / "artifacts/tiny-test-fts_only-heldout.aggregate.json").read_bytes())
     modules = receipt["receipt"]["system"]["modules"]
     assert modules["wordhits_tokens"] == {"source_path": "wordhits_tokens.py",
                                           "sha256": listed["system-source/wordhits_tokens.py"]}
@@ -119,7 +119,7 @@ def test_an_own_system_is_replayed_from_the_bundle_alone(published: Published, r
     code, out = _judged(published, bundle, tmp_path, capsys)
     assert code == 0, out
     assert out.splitlines()[-1].startswith("BUNDLE       ELIGIBLE for a claim"), out
-    assert "ELIGIBLE: artifacts/scifact-systems-heldout.json:" in out, out
+    assert "ELIGIBLE: artifacts/tiny-test-systems-heldout.json:" in out, out
     replayed = _lines(out, "replay.lexical")
     assert replayed and all(line.startswith("PASS") and "replayed through the system" in line
                             for line in replayed), replayed
@@ -149,7 +149,7 @@ def test_a_scope_that_hides_an_earlier_look_is_refused_by_the_reader(
     """The built-in run was frozen after the own system's held-out look: the comparison and CLAIMS.md say the held-out
     queries were not unseen; a publisher who rewrites that to "unseen" and reseals is refused by the reader."""
     bundle = Path(shutil.copytree(published.bundle, tmp_path / "elsewhere" / "bundle"))
-    path = bundle / "artifacts" / "scifact-systems-heldout.json"
+    path = bundle / "artifacts" / "tiny-test-systems-heldout.json"
     document = json.loads(path.read_bytes())
     attested = "as the publisher's attested held-out record shows"
     honest = (f"the {document['query_count']} held-out queries, not unseen before the freeze: 1 earlier held-out look "

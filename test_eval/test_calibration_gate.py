@@ -73,7 +73,7 @@ def test_a_failed_calibration_refuses_the_freeze_until_it_is_allowed(
     where = ["--corpus", str(tiny_corpus.path), "--store-dir", str(tmp_path / "store"), "--output-dir",
              str(tmp_path / "out"), "--system", "repeating:SYSTEM"]
     ran = run_tiny_cli(["run", *where, "--split", "calibration", "--no-validate"], capsys)
-    rows = [json.loads(line) for line in (tmp_path / "out" / "scifact-vector_only-calibration.jsonl").read_bytes()
+    rows = [json.loads(line) for line in (tmp_path / "out" / "tiny-test-vector_only-calibration.jsonl").read_bytes()
             .splitlines()]
     assert rows and all(row["error"] and row["failed_by"] == "system" for row in rows)
     assert ran.code == SYSTEM_FAILED and "freeze" not in ran.out, ran  # written, but no success: no next step
@@ -89,7 +89,7 @@ def test_a_failed_calibration_refuses_the_freeze_until_it_is_allowed(
     assert (f"calibration: vector_only: {len(rows)} of {len(rows)} queries failed (frozen with "
             "--allow-failed-calibration") in allowed.out
     record = json.loads((tmp_path / "out" / FREEZE_NAME).read_bytes())
-    aggregate = tmp_path / "out" / "scifact-vector_only-calibration.aggregate.json"
+    aggregate = tmp_path / "out" / "tiny-test-vector_only-calibration.aggregate.json"
     assert record["calibration"] == {"policy": ALLOWED, "receipts": {"vector_only": {
         "aggregate": aggregate.name, "sha256": sha256_file(aggregate), "row_count": len(rows),
         "failures": len(rows)}}}
@@ -108,7 +108,7 @@ def test_a_frozen_mode_without_calibration_refuses_the_freeze(tiny_corpus: Corpu
                                     allow_failed_calibration=allow).record
 
     with pytest.raises(CalibrationGateError, match=r"the freeze is refused: vector_only has no calibration receipt "
-                                                   r"\(scifact-vector_only-calibration.aggregate.json\) in "):
+                                                   r"\(tiny-test-vector_only-calibration.aggregate.json\) in "):
         freeze(("fts_only", "vector_only"), False)
     clean = freeze(("fts_only",), False)
     assert clean["calibration"]["policy"] == REQUIRED

@@ -29,7 +29,7 @@ from harness.evaluation.comparison.artifact import (
     document_bytes,
 )
 from harness.evaluation.comparison.inputs import load_inputs
-from harness.evaluation.receipts.artifacts import aggregate_name
+from harness.evaluation.receipts.artifacts import aggregate_name, output_dataset
 from harness.modes import MODES
 from harness.publish.exports.exports import export_texts
 from harness.validator.pipeline import validate, validate_comparison
@@ -38,9 +38,14 @@ from test_validate.trec_check import mean_gap, read_qrels, read_run, with_ir_mea
 SOURCE_CHECKS = {"source.git", "source.clean", "source.harness"}
 
 
+def _dataset(output_dir: Path) -> str:
+    """The dataset the output directory's runs are of (SciFact's names while it holds none)."""
+    return output_dataset(output_dir) or DEFAULT_DATASET
+
+
 def _present(output_dir: Path, split: str, required: bool) -> None:
     """A split not evaluated yet is skipped; with --scifact-require-receipts (CI, after every split ran) it fails."""
-    missing = [name for name in (aggregate_name(DEFAULT_DATASET, mode, split) for mode in MODES)
+    missing = [name for name in (aggregate_name(_dataset(output_dir), mode, split) for mode in MODES)
                if not (output_dir / name).is_file()]
     if missing and required:
         pytest.fail(f"--scifact-require-receipts: {output_dir} lacks {', '.join(missing)}; run the {split} evaluation "
@@ -51,7 +56,7 @@ def _present(output_dir: Path, split: str, required: bool) -> None:
 
 def _document(output_dir: Path, split: str) -> dict[str, Any]:
     """The split's comparison: the artifact (written now if absent, else recomputed and compared byte for byte)."""
-    target = output_dir / comparison_name(DEFAULT_DATASET, split)
+    target = output_dir / comparison_name(_dataset(output_dir), split)
     inputs = load_inputs(output_dir, split, MODES)
     if target.is_file():
         existing = json.loads(target.read_bytes())
@@ -122,7 +127,7 @@ def test_compare(split: str, output_dir: Path, tmp_path: Path, pytestconfig: pyt
     document = _document(output_dir, split)
     _check_against_scipy(document, output_dir, split)
     _check_exports(output_dir, split, tmp_path)
-    target = output_dir / comparison_name(DEFAULT_DATASET, split)
+    target = output_dir / comparison_name(_dataset(output_dir), split)
     if target.is_file():
         report = validate_comparison(target)
         failing = [c.line() for c in report.checks if c.status != "pass" and c.name != "comparison.inputs_eligible"]

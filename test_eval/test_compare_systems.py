@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from harness.corpus.contract import DEFAULT_DATASET
 from harness.evaluation.comparison.artifact import Procedure, document_bytes
 from harness.evaluation.comparison.inputs import ComparisonInputError, ComparisonRefused
 from harness.evaluation.comparison.run_specs import parse_run
@@ -20,9 +19,7 @@ from harness.evaluation.comparison.systems_artifact import (
     systems_comparison_name,
     systems_document,
 )
-from harness.evaluation.gates.split_modes import MissingModeError
-from harness.evaluation.receipts.artifacts import aggregate_name
-from harness.modes import MODES
+from harness.evaluation.gates.split_modes import MissingModeError, present_modes
 from harness.publish.text.systems_text import systems_summary
 from harness.publish.verdicts import validator_judgement
 from harness.validator.pipeline import validate_comparison
@@ -51,7 +48,7 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
     if refused is not None:
         pytest.fail(f"the {split} runs are there but cannot be compared: {refused}", pytrace=False)
     request = SystemsRequest(output_dir=output_dir, split=split, runs=runs)
-    target = output_dir / systems_comparison_name(DEFAULT_DATASET, split)
+    target = output_dir / systems_comparison_name(loaded[0].inputs[0].dataset, split)
     if target.is_file():
         existing = json.loads(target.read_bytes())
         stated = existing["procedure"]
@@ -69,4 +66,4 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
 
 
 def _holds_split(output_dir: Path, split: str) -> bool:
-    return any((output_dir / aggregate_name(DEFAULT_DATASET, mode, split)).is_file() for mode in MODES)
+    return bool(present_modes(output_dir, split))

@@ -187,7 +187,7 @@ def test_a_real_run_that_cannot_read_them_records_contention_unknown(tiny_corpus
     measured = aggregate["receipt"]["latency_measurement"]
     assert measured["contended"] is None or measured["contended"] is True, measured  # True only if a CPU rule fired
     assert _follows_its_figures(measured)
-    report = validate(tmp_path / "out" / "scifact-hybrid-heldout.aggregate.json", embeddings=False)
+    report = validate(tmp_path / "out" / "tiny-test-hybrid-heldout.aggregate.json", embeddings=False)
     assert {c.name: c.status for c in report.checks if c.name in ("aggregate.schema", "latency.contention")} == {
         "aggregate.schema": PASS, "latency.contention": PASS}, report.lines()
 

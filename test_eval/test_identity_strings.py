@@ -155,7 +155,7 @@ def undeclared_run(forged_plugins: None, tiny_corpus: CorpusFixture, tiny: Contr
 
 def test_claims_and_report_show_forged_strings_inert(undeclared_run: Path) -> None:
     out = undeclared_run
-    paths = [out / f"scifact-vector_only-{split}.aggregate.json" for split in ("calibration", "heldout")]
+    paths = [out / f"tiny-test-vector_only-{split}.aggregate.json" for split in ("calibration", "heldout")]
     validated = {sha256_file(path): validate(path, embeddings=False) for path in paths}
     reports = [report.to_dict() for report in validated.values()]
     lanes = {r["notes"]["lane_verification"]["dense"] for r in reports}
@@ -194,7 +194,7 @@ def test_claims_and_report_show_forged_strings_inert(undeclared_run: Path) -> No
 
 def test_the_validator_refuses_forged_strings_in_a_receipt_and_a_freeze(undeclared_run: Path) -> None:
     """The same strings written into the receipts by hand: the validator's own schema check refuses them."""
-    path = undeclared_run / "scifact-vector_only-heldout.aggregate.json"
+    path = undeclared_run / "tiny-test-vector_only-heldout.aggregate.json"
     original = path.read_bytes()
     forgeries: dict[str, Callable[[dict[str, Any]], object]] = {
         "receipt/system/name": lambda r: r["system"].update(name=COMMENT_NAME),

@@ -53,7 +53,7 @@ def test_every_schema_enumerates_the_declared_modes(name: str) -> None:
 
 def test_the_per_query_file_name_pattern_names_the_declared_modes() -> None:
     text = (SCHEMAS / "aggregate.schema.json").read_text(encoding="utf-8")
-    [alternatives] = re.findall(r"\^scifact-\(([^)]*)\)", text)
+    [alternatives] = re.findall(r"\]\*-\(([^)]*)\)", text)  # DATASET-(modes)-(splits).jsonl
     assert tuple(alternatives.split("|")) == MODES
 
 

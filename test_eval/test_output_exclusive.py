@@ -14,7 +14,7 @@ from fixtures.cli import ROOT, assert_clean_failure, child_env, run_tiny_cli
 from harness.evaluation.receipts.locations import LOCATIONS_NAME, LOCK_NAME
 from harness.fixture.corpus_fixture import CorpusFixture
 
-ROWS, AGGREGATE = "scifact-fts_only-calibration.jsonl", "scifact-fts_only-calibration.aggregate.json"
+ROWS, AGGREGATE = "tiny-test-fts_only-calibration.jsonl", "tiny-test-fts_only-calibration.aggregate.json"
 KILLED_RUN = """
 import os, signal, sys
 
@@ -89,7 +89,7 @@ def test_a_run_finding_its_pair_locked_is_refused_before_it_starts(tiny_corpus: 
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    with (out / ".scifact-fts_only-calibration.lock").open("ab") as lock:
+    with (out / ".tiny-test-fts_only-calibration.lock").open("ab") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         outcome = run_tiny_cli(_argv(tiny_corpus, tmp_path), capsys)
     assert_clean_failure(outcome.code, outcome.err, 3)
@@ -103,7 +103,7 @@ def test_a_run_killed_between_rows_and_aggregate_is_cleaned_up_by_the_next(tiny_
     """Before: a rows file without its aggregate, and a rerun refused because the artifact 'already exists'."""
     _killed("between-the-renames", _argv(tiny_corpus, tmp_path))
     out = tmp_path / "out"
-    assert _visible(out) == [ROWS] and ".scifact-fts_only-calibration.pending.json" in _hidden(out)
+    assert _visible(out) == [ROWS] and ".tiny-test-fts_only-calibration.pending.json" in _hidden(out)
     orphan = (out / ROWS).read_bytes()
     outcome = run_tiny_cli(_argv(tiny_corpus, tmp_path), capsys)
     assert outcome.code == 0, outcome.err
@@ -111,7 +111,7 @@ def test_a_run_killed_between_rows_and_aggregate_is_cleaned_up_by_the_next(tiny_
         in outcome.err
     [moved] = (out / "superseded").glob(f"*-interrupted/{ROWS}")
     assert moved.read_bytes() == orphan
-    assert _visible(out) == [AGGREGATE, ROWS, "superseded"] and _hidden(out) == []
+    assert _visible(out) == sorted([AGGREGATE, ROWS, "superseded"]) and _hidden(out) == []
     _assert_complete_pair(out)
 
 

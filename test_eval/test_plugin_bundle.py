@@ -60,10 +60,10 @@ def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: Corpu
     bundle = make_bundle(out, tmp_path / "bundle")
     names = _files(bundle)
     assert {n for n in names if n.startswith("artifacts/")} == {
-        f"artifacts/scifact-vector_only-{s}.{ext}" for s in ("calibration", "heldout")
+        f"artifacts/tiny-test-vector_only-{s}.{ext}" for s in ("calibration", "heldout")
         for ext in ("jsonl", "aggregate.json")}
     assert not [n for n in names if "comparison" in n]
-    assert {"exports/scifact-vector_only-heldout.run", "exports/scifact-heldout.qrels",
+    assert {"exports/tiny-test-vector_only-heldout.run", "exports/tiny-test-heldout.qrels",
             "report.html", "report.md", "CLAIMS.md"} <= names
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert "`numpy-dense` 1.0.0 (`--system numpy_dense:SYSTEM`" in claims
@@ -84,8 +84,8 @@ def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: Corpu
         assert looks in text or looks.replace("'", "&#x27;") in text
     written = export(out, tmp_path / "exports")
     assert sorted(p.name for p in written if p.suffix == ".run") == [
-        "scifact-vector_only-calibration.depth100.run", "scifact-vector_only-calibration.run",
-        "scifact-vector_only-heldout.depth100.run", "scifact-vector_only-heldout.run"]
+        "tiny-test-vector_only-calibration.depth100.run", "tiny-test-vector_only-calibration.run",
+        "tiny-test-vector_only-heldout.depth100.run", "tiny-test-vector_only-heldout.run"]
     with pytest.raises(HarnessError, match="a comparison needs two modes or more"):
         compare(CompareRequest(output_dir=out, split="heldout"), validator_judgement)
 
@@ -93,7 +93,7 @@ def test_the_example_plugin_is_bundled_with_what_was_verified(tiny_corpus: Corpu
 def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path,
                                                    own_heldout_record: Path) -> None:
     out = _evaluate(tiny_corpus, tiny, tmp_path, "builtin", ("fts_only", "hybrid"))
-    assert (out / "scifact-vector_only-calibration.aggregate.json").is_file()  # run, but not frozen: not bundled
+    assert (out / "tiny-test-vector_only-calibration.aggregate.json").is_file()  # run, but not frozen: not bundled
     mark_clean_checkout(out)
     path, document, _ = compare(CompareRequest(output_dir=out, split="heldout"), validator_judgement)
     assert [c["a"] + " - " + c["b"] for c in document["comparisons"]] == ["hybrid - fts_only"]
@@ -101,7 +101,7 @@ def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, t
     bundle = make_bundle(out, tmp_path / "bundle")
     names = _files(bundle)
     assert not [n for n in names if "vector_only" in n]
-    bundled = json.loads((bundle / "artifacts/scifact-comparison-calibration.json").read_bytes())
+    bundled = json.loads((bundle / "artifacts/tiny-test-comparison-calibration.json").read_bytes())
     assert [entry["mode"] for entry in bundled["inputs"]] == ["fts_only", "hybrid"]
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert "- `hybrid` heldout: lexical: recomputed independently from the fixture and the live store" in claims
@@ -115,6 +115,6 @@ def test_two_frozen_modes_are_compared_and_bundled(tiny_corpus: CorpusFixture, t
     assert "Held-out looks: 1 configuration (system, configuration digest, store digest) saw tiny-test's held-out " \
            "split on this machine, whatever fixture build they ran, in 2 held-out or all-query runs in all" in claims, [
         line for line in claims.splitlines() if "Held-out looks" in line]  # one look per frozen mode
-    (out / "scifact-hybrid-heldout.aggregate.json").unlink()
-    with pytest.raises(BundleError, match=re.escape("lacks scifact-hybrid-heldout.aggregate.json")):
+    (out / "tiny-test-hybrid-heldout.aggregate.json").unlink()
+    with pytest.raises(BundleError, match=re.escape("lacks tiny-test-hybrid-heldout.aggregate.json")):
         make_bundle(out, tmp_path / "again")

@@ -106,7 +106,7 @@ def _lists_left_empty(text: str) -> list[str]:
 
 def _short(out: Path, split: str) -> tuple[int, int]:
     """Queries of a split with fewer than 10 results, counted from its rows; and all its queries."""
-    rows = [json.loads(line) for line in (out / f"scifact-fts_only-{split}.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (out / f"tiny-test-fts_only-{split}.jsonl").read_text().splitlines()]
     return sum(len(row["ranked_doc_ids"]) < 10 for row in rows), len(rows)
 
 
@@ -114,7 +114,7 @@ def test_the_bundle_holds_the_system_source_and_claims_speak_of_that_system(eval
     freeze = json.loads((evaluated.out / "freeze.json").read_bytes())
     assert freeze["source"]["system_tree"] == {"kind": DIGEST_ONLY, "git": None}
     bundle = make_bundle(evaluated.out, evaluated.root / "bundle")
-    receipt = json.loads((bundle / "artifacts/scifact-fts_only-heldout.aggregate.json").read_bytes())["receipt"]
+    receipt = json.loads((bundle / "artifacts/tiny-test-fts_only-heldout.aggregate.json").read_bytes())["receipt"]
     system = receipt["system"]
     expected = {"system-source/overlap.py": system["source"]["files"]["overlap.py"],
                 "system-source/tokens.py": system["modules"]["tokens"]["sha256"]}
@@ -198,7 +198,7 @@ def test_a_plugin_tree_with_uncommitted_changes_refuses_the_freeze(plugin_outsid
     run_split(Evaluation(corpus=tiny_corpus.path, store_dir=tmp_path / "store", output_dir=tmp_path / "out",
                          split="heldout", system=SPEC, modes=("fts_only",)), tiny)
     mark_clean_checkout(tmp_path / "out")
-    report = validate(tmp_path / "out" / "scifact-fts_only-heldout.aggregate.json")
+    report = validate(tmp_path / "out" / "tiny-test-fts_only-heldout.aggregate.json")
     [clean] = [check for check in report.checks if check.name == "source.clean"]
     assert clean.status == "fail" and "the system's own work tree at the freeze" in clean.line(), clean.line()
     assert not report.eligible

@@ -78,7 +78,7 @@ def test_an_exception_in_search_is_a_failed_row_and_the_run_goes_on(tiny_corpus:
 def test_what_a_system_prints_stays_off_the_protocol(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path,
                                                      capfd: pytest.CaptureFixture[str]) -> None:
     _calibrate(tiny_corpus, tiny, tmp_path, "Chatty")
-    report = validate(tmp_path / "out" / "scifact-vector_only-calibration.aggregate.json")
+    report = validate(tmp_path / "out" / "tiny-test-vector_only-calibration.aggregate.json")
     assert not [c.line() for c in report.failed if c.name not in {"source.git", "source.clean"}]
     printed = capfd.readouterr()
     assert "chatty: opening" in printed.err and "chatty: straight to descriptor 1" in printed.err

@@ -49,8 +49,8 @@ def _rows(run: ModeRun) -> list[dict[str, Any]]:
 def test_a_run_writes_rows_and_a_matching_aggregate(mode: str, tiny_corpus: CorpusFixture, tiny: Contract,
                                                      store: Store, tmp_path: Path) -> None:
     run = _run(mode, "calibration", tiny_corpus, tiny, store, tmp_path / "out")
-    assert run.rows_path.name == f"scifact-{mode}-calibration.jsonl"
-    assert run.aggregate_path.name == f"scifact-{mode}-calibration.aggregate.json"
+    assert run.rows_path.name == f"tiny-test-{mode}-calibration.jsonl"
+    assert run.aggregate_path.name == f"tiny-test-{mode}-calibration.aggregate.json"
     rows = _rows(run)
     aggregate = json.loads(run.aggregate_path.read_bytes())
     validate(aggregate, "aggregate")
@@ -185,5 +185,5 @@ def test_evaluate_runs_every_mode(tiny_corpus: CorpusFixture, tiny: Contract, tm
                                split="calibration"), tiny)
     assert [run.mode for run in runs] == list(MODES)
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == sorted(
-        [LOCATIONS_NAME, LOCK_NAME, *(name for mode in MODES for name in (f"scifact-{mode}-calibration.jsonl",
-                                                                         f"scifact-{mode}-calibration.aggregate.json"))])
+        [LOCATIONS_NAME, LOCK_NAME, *(name for mode in MODES for name in (f"tiny-test-{mode}-calibration.jsonl",
+                                                                         f"tiny-test-{mode}-calibration.aggregate.json"))])

@@ -122,7 +122,7 @@ def _run(corpus: CorpusFixture, root: Path, env: dict[str, str], system: str, *o
 
 
 def _rows(root: Path, mode: str) -> list[dict[str, Any]]:
-    path = root / "out" / f"scifact-{mode}-calibration.jsonl"
+    path = root / "out" / f"tiny-test-{mode}-calibration.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
@@ -161,7 +161,7 @@ def test_answers_shorter_than_top_k_are_stated_in_the_result_line(
     assert done.returncode == 0, done.stderr
     [line] = [text for text in done.stdout.splitlines() if text.startswith("vector_only")]
     assert "failures 0  2 queries returned fewer than 10 results" in line, line
-    aggregate = json.loads((tmp_path / "out" / "scifact-vector_only-calibration.aggregate.json").read_bytes())
+    aggregate = json.loads((tmp_path / "out" / "tiny-test-vector_only-calibration.aggregate.json").read_bytes())
     assert aggregate["metrics"]["result_count_distribution"] == {"5": 2}
 
 
@@ -172,7 +172,7 @@ def test_the_validator_names_the_system_for_its_failed_queries_not_the_harness(
     done = _run(tiny_corpus, tmp_path, systems, "RAISING", "--mode", "fts_only", "--no-validate")
     assert done.returncode == SYSTEM_FAILED, done.stderr
     assert "query q5: search('fts_only') raised ValueError: the index has no entry for this query" in done.stderr
-    aggregate = tmp_path / "out" / "scifact-fts_only-calibration.aggregate.json"
+    aggregate = tmp_path / "out" / "tiny-test-fts_only-calibration.aggregate.json"
     checked = subprocess.run([sys.executable, "-m", "harness.validator", str(aggregate), "--no-embedding-check"],
                              cwd=tmp_path, env=child_env(systems), capture_output=True, text=True, timeout=600)
     output = checked.stdout + checked.stderr

@@ -184,15 +184,15 @@ def test_the_bundle_publishes_the_comparison_with_every_run_it_read(two_systems:
     _compare(work, "heldout", f"builtin={builtin}", f"plugin={work}")
     bundle = make_bundle(work, tmp_path / "bundle")
     listed = set(json.loads((bundle / "MANIFEST.json").read_bytes())["files"])
-    runs = {f"artifacts/runs/builtin/scifact-{mode}-heldout.{kind}" for mode in ("fts_only", "hybrid")
+    runs = {f"artifacts/runs/builtin/tiny-test-{mode}-heldout.{kind}" for mode in ("fts_only", "hybrid")
             for kind in ("jsonl", "aggregate.json")}
     assert runs | {"artifacts/runs/builtin/freeze.json", "artifacts/runs/plugin/freeze.json",
-                   "artifacts/scifact-systems-heldout.json",
-                   "validation/comparisons/scifact-systems-heldout.validation.json"} <= listed
-    report = json.loads((bundle / "validation/comparisons/scifact-systems-heldout.validation.json").read_bytes())
+                   "artifacts/tiny-test-systems-heldout.json",
+                   "validation/comparisons/tiny-test-systems-heldout.validation.json"} <= listed
+    report = json.loads((bundle / "validation/comparisons/tiny-test-systems-heldout.validation.json").read_bytes())
     assert report["eligible"] is True, report
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
-    document = json.loads((bundle / "artifacts/scifact-systems-heldout.json").read_bytes())
+    document = json.loads((bundle / "artifacts/tiny-test-systems-heldout.json").read_bytes())
     [hypothesis] = document["hypotheses"]
     assert "## Systems compared" in claims
     assert "That the held-out split was unseen rests on the publisher's held-out record" in claims
@@ -213,7 +213,7 @@ def test_a_run_changed_after_the_comparison_refuses_the_bundle_and_the_report(tw
     shutil.copytree(plugin, work)
     shutil.copytree(builtin, baseline)
     _compare(work, "heldout", f"builtin={baseline}", f"plugin={work}")
-    rows = baseline / "scifact-fts_only-heldout.jsonl"
+    rows = baseline / "tiny-test-fts_only-heldout.jsonl"
     rows.write_bytes(rows.read_bytes() + b"\n")
     with pytest.raises(RefusedError, match=re.escape(f"{rows} has changed since")):
         make_bundle(work, tmp_path / "bundle")

@@ -71,14 +71,14 @@ def test_the_example_is_calibrated_frozen_held_out_and_eligible_through_the_comm
     for split in ("calibration", "heldout"):
         for mode in MODES:
             path = tmp_path / f"report-{mode}-{split}.json"
-            code = validator_main([str(out / f"scifact-{mode}-{split}.aggregate.json"), "--json", str(path)])
+            code = validator_main([str(out / f"tiny-test-{mode}-{split}.aggregate.json"), "--json", str(path)])
             report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
             problems = [f"{c['name']}: {c['detail']}" for c in report["checks"] if c["status"] != "pass"]
             assert (code, report["eligible"]) == (0, True), f"{mode} {split}: {problems}"
             passed = {c["name"] for c in report["checks"] if c["status"] == "pass"}
             assert PASSED[mode] | {"store.parts", "system.source", "freeze"} <= passed, f"{mode} {split}"
             assert report["notes"]["lane_verification"] == LANES[mode]
-    receipts = [json.loads((out / f"scifact-hybrid-{s}.aggregate.json").read_bytes())["receipt"]
+    receipts = [json.loads((out / f"tiny-test-hybrid-{s}.aggregate.json").read_bytes())["receipt"]
                 for s in ("calibration", "heldout")]
     assert receipts[0]["system"] == receipts[1]["system"]
     assert receipts[0]["system"]["distributions"]["scikit-learn"] == importlib.metadata.version("scikit-learn")

@@ -8,6 +8,8 @@ from typing import Any, Protocol
 
 from harness.publish.text.reference_scores import REFERENCES
 
+from .support import artifact_in
+
 BEST = "\u2605"
 SPLIT_NAMES = {"held-out": "heldout", "all queries": "all", "calibration": "calibration"}
 # Each figure as its source publishes it, restated here as a second witness to harness/publish/text/reference_scores.
@@ -26,7 +28,7 @@ class Counting(Protocol):
 
 
 def _aggregate(out: Path, mode: str, split: str) -> Any:
-    return json.loads((out / f"scifact-{mode}-{split}.aggregate.json").read_text(encoding="utf-8"))
+    return json.loads(artifact_in(out, f"-{mode}-{split}.aggregate.json").read_text(encoding="utf-8"))
 
 
 def check_headline(body: list[list[str]], checker: Counting, out: Path, splits: list[str]) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from .headline_check import check_headline, check_references
-from .support import MODES
+from .support import MODES, artifact_in
 
 LABELS = {"nDCG@10": "ndcg_at_10", "Recall@1": "recall_at_1", "Recall@5": "recall_at_5", "Recall@10": "recall_at_10",
           "MRR@10": "mrr_at_10", "MAP@10": "map_at_10", "Success@1": "success_at_1", "Success@5": "success_at_5",
@@ -151,7 +151,7 @@ def mode_columns(headers: list[str]) -> list[str]:
 
 
 def _rows(out: Path, mode: str, split: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (out / f"scifact-{mode}-{split}.jsonl").read_bytes().splitlines()]
+    return [json.loads(line) for line in artifact_in(out, f"-{mode}-{split}.jsonl").read_bytes().splitlines()]
 
 
 def _comparison_tables(tables: Tables, checker: Checker, comparison: dict[str, Any], split: str) -> None:
@@ -180,10 +180,10 @@ def _comparison_tables(tables: Tables, checker: Checker, comparison: dict[str, A
 
 
 def check_split(tables: Tables, checker: Checker, out: Path, split: str) -> None:
-    aggregates = {m: load(out / f"scifact-{m}-{split}.aggregate.json") for m in MODES}
+    aggregates = {m: load(artifact_in(out, f"-{m}-{split}.aggregate.json")) for m in MODES}
     rows = {m: _rows(out, m, split) for m in MODES}
-    path = out / f"scifact-comparison-{split}.json"
-    comparison = load(path) if path.is_file() else None
+    compared = [p for p in out.glob(f"*-comparison-{split}.json")]
+    comparison = load(compared[0]) if compared else None
     headers, body = tables.tables[f"metrics-{split}"]
     assert headers[1:] == list(MODES) and [LABELS[row[0]] for row in body] == list(LABELS.values())
     for row in body:

@@ -80,6 +80,13 @@ def describe(report: Report) -> str:
     return "\n".join(check.line() for check in report.checks)
 
 
+def artifact_in(out: Path, tail: str) -> Path:
+    """The one file of `out` named DATASET + `tail` (`-hybrid-heldout.aggregate.json`): its dataset is the run's."""
+    found = sorted(path for path in out.iterdir() if path.name.endswith(tail) and len(path.name) > len(tail))
+    assert len(found) == 1, f"{out} holds {[p.name for p in found]} ending {tail}, not one"
+    return found[0]
+
+
 class OutputPaths:
     """The artifact paths inside an output directory `out`."""
 

@@ -13,7 +13,7 @@ from harness.evaluation.history.heldout_record import RECORD_VARIABLE
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate
 
-from .support import CleanRun, RunCopy, sha256_file
+from .support import CleanRun, RunCopy, artifact_in, sha256_file
 from .systems_comparison_builder import RunSpec, build, write
 from .systems_runs import SystemsRuns, make_systems_runs
 
@@ -88,7 +88,7 @@ def _compared(clean: CleanRun, root: Path) -> SystemsCompared:
     arms += [(getattr(runs, name), mode, "calibration") for name, mode in CALIBRATION_ARMS]
     known = {}
     for out, mode, split in arms:
-        aggregate = out / f"scifact-{mode}-{split}.aggregate.json"
+        aggregate = artifact_in(out, f"-{mode}-{split}.aggregate.json")
         known[sha256_file(aggregate)] = validate(aggregate, freeze=out / "freeze.json")
     assert all(report.eligible for report in known.values()), [r.verdict() for r in known.values()]
     return SystemsCompared(clean, runs, known)

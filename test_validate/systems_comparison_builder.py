@@ -39,8 +39,17 @@ class RunSpec:
     mode: str | None = None
 
 
-def comparison_name(split: str) -> str:
-    return f"scifact-systems-{split}.json"
+def comparison_name(dataset: str, split: str) -> str:
+    return f"{dataset}-systems-{split}.json"
+
+
+def dataset_of(directory: Path) -> str:
+    """The dataset the names of a run directory's aggregates carry (one per directory)."""
+    tails = tuple(f"-{m}-{s}.aggregate.json" for m in MODES for s in ("calibration", "heldout", "all"))
+    found = {p.name.removesuffix(next(t for t in tails if p.name.endswith(t))) for p in directory.iterdir()
+             if p.name.endswith(tails)}
+    assert len(found) == 1, f"{directory} holds runs of {sorted(found)}"
+    return found.pop()
 
 
 def _read(path: Path) -> Json:
@@ -57,8 +66,9 @@ def _run(spec: RunSpec, split: str, where: Path) -> tuple[Json, Json | None]:
     elif record is not None:
         modes = [m for m in MODES if m in record["modes"]]
     else:
-        modes = [m for m in MODES if (spec.directory / f"scifact-{m}-{split}.aggregate.json").is_file()]
-    receipt = _read(spec.directory / f"scifact-{modes[0]}-{split}.aggregate.json")["receipt"]
+        modes = [m for m in MODES if (spec.directory / f"{dataset_of(spec.directory)}-{m}-{split}.aggregate.json"
+                                      ).is_file()]
+    receipt = _read(spec.directory / f"{dataset_of(spec.directory)}-{modes[0]}-{split}.aggregate.json")["receipt"]
     freeze = None if record is None else {"file": FREEZE, "file_sha256": sha256_file(freeze_path),
                                           "freeze_sha256": record["freeze_sha256"]}
     return {"name": spec.name, "output_dir": Path(os.path.relpath(spec.directory, where)).as_posix(),
@@ -68,7 +78,8 @@ def _run(spec: RunSpec, split: str, where: Path) -> tuple[Json, Json | None]:
 
 def _arm(spec: RunSpec, mode: str, split: str) -> tuple[Json, Json, list[Json]]:
     """The arm's input entry, its aggregate and its rows."""
-    rows_name, aggregate_name = f"scifact-{mode}-{split}.jsonl", f"scifact-{mode}-{split}.aggregate.json"
+    dataset = dataset_of(spec.directory)
+    rows_name, aggregate_name = f"{dataset}-{mode}-{split}.jsonl", f"{dataset}-{mode}-{split}.aggregate.json"
     aggregate = _read(spec.directory / aggregate_name)
     rows = [json.loads(line) for line in (spec.directory / rows_name).read_bytes().splitlines()]
     entry = {"label": f"{spec.name}/{mode}", "run": spec.name, "mode": mode, "rows": rows_name,
@@ -235,6 +246,8 @@ def build(specs: list[RunSpec], split: str, where: Path, *, baseline: str | None
 
 
 def write(document: Json, where: Path) -> Path:
-    path = where / comparison_name(document["split"])
+    entry = document["inputs"][0]
+    dataset = entry["aggregate"].removesuffix(f"-{entry['mode']}-{document['split']}.aggregate.json")
+    path = where / comparison_name(dataset, document["split"])
     path.write_bytes(json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1).encode("utf-8") + b"\n")
     return path

@@ -27,27 +27,27 @@ def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
     as_clean_checkout(run_copy)
     bundle = make_bundle(run_copy.out, tmp_path / "bundle")
     names = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
-    expected_artifacts = {f"artifacts/scifact-{m}-{s}.{ext}" for m in MODES for s in SPLITS
+    expected_artifacts = {f"artifacts/tiny-test-{m}-{s}.{ext}" for m in MODES for s in SPLITS
                           for ext in ("jsonl", "aggregate.json")}
     assert expected_artifacts <= names
-    assert {f"validation/scifact-{m}-{s}.validation.json" for m in MODES for s in SPLITS} <= names
+    assert {f"validation/tiny-test-{m}-{s}.validation.json" for m in MODES for s in SPLITS} <= names
     assert {"CLAIMS.md", "MANIFEST.json", "freeze.json", "fixture-metadata.json", "configuration.json",
             "environment.json", "report.html", "report.md"} <= names
-    assert {f"artifacts/scifact-comparison-{s}.json" for s in SPLITS} <= names
-    assert {f"validation/comparisons/scifact-comparison-{s}.validation.json" for s in SPLITS} <= names
-    assert {f"exports/scifact-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("run", "scores.tsv")} <= names
-    assert {f"exports/scifact-{s}.qrels" for s in SPLITS} | {f"exports/scifact-per-query-{s}.csv"
+    assert {f"artifacts/tiny-test-comparison-{s}.json" for s in SPLITS} <= names
+    assert {f"validation/comparisons/tiny-test-comparison-{s}.validation.json" for s in SPLITS} <= names
+    assert {f"exports/tiny-test-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("run", "scores.tsv")} <= names
+    assert {f"exports/tiny-test-{s}.qrels" for s in SPLITS} | {f"exports/tiny-test-per-query-{s}.csv"
                                                              for s in SPLITS} <= names
-    assert {f"exports/scifact-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("ranx.json", "mteb.json")} | {
-        f"exports/scifact-{s}.qrels.json" for s in SPLITS} | {
-        "exports/summary.csv", "exports/summary.json", "exports/scifact-headline.tex"} <= names
+    assert {f"exports/tiny-test-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("ranx.json", "mteb.json")} | {
+        f"exports/tiny-test-{s}.qrels.json" for s in SPLITS} | {
+        "exports/summary.csv", "exports/summary.json", "exports/tiny-test-headline.tex"} <= names
     summary = json.loads((bundle / "exports/summary.json").read_text())["rows"]
     assert len(summary) == len(MODES) * len(SPLITS)
     for row in summary:  # the bundle's own verdicts, and every split compared, so every interval is there
         assert row["verdict"] == "ELIGIBLE" and "in this bundle" in row["verdict_by"]
-        comparison = json.loads((bundle / f"artifacts/scifact-comparison-{row['split']}.json").read_text())
+        comparison = json.loads((bundle / f"artifacts/tiny-test-comparison-{row['split']}.json").read_text())
         assert row["ndcg_at_10_ci_low"] == comparison["modes"][row["mode"]]["ndcg_at_10"]["ci_low"]
-        assert row["aggregate_sha256"] == sha256_file(bundle / f"artifacts/scifact-{row['mode']}-{row['split']}"
+        assert row["aggregate_sha256"] == sha256_file(bundle / f"artifacts/tiny-test-{row['mode']}-{row['split']}"
                                                       ".aggregate.json")
     manifest = json.loads((bundle / "MANIFEST.json").read_text())
     assert set(manifest["files"]) == names - {"MANIFEST.json"}
@@ -79,7 +79,7 @@ def test_a_bundle_of_eligible_runs(run_copy: RunCopy, tmp_path: Path) -> None:
 def test_one_failing_aggregate_refuses_the_whole_bundle(run_copy: RunCopy, tmp_path: Path) -> None:
     as_clean_checkout(run_copy)
     run_copy.edit_aggregate("hybrid", "heldout", lambda a: a["metrics"].update(ndcg_at_10=0.99))
-    with pytest.raises(BundleError, match=r"scifact-hybrid-heldout.aggregate.json: NOT ELIGIBLE") as caught:
+    with pytest.raises(BundleError, match=r"tiny-test-hybrid-heldout.aggregate.json: NOT ELIGIBLE") as caught:
         make_bundle(run_copy.out, tmp_path / "bundle")
     assert "aggregate.metrics" in str(caught.value)
     assert not (tmp_path / "bundle").exists() and not list(tmp_path.glob(".bundle.partial-*"))
@@ -90,7 +90,7 @@ def test_missing_heldout_receipts_and_an_existing_bundle_are_refused(run_copy: R
     with pytest.raises(BundleError, match="never overwritten"):
         make_bundle(run_copy.out, tmp_path / "taken")
     run_copy.aggregate_path("fts_only", "heldout").unlink()
-    with pytest.raises(BundleError, match=r"lacks scifact-fts_only-heldout\.aggregate\.json"):
+    with pytest.raises(BundleError, match=r"lacks tiny-test-fts_only-heldout\.aggregate\.json"):
         make_bundle(run_copy.out, tmp_path / "bundle")
 
 
@@ -99,9 +99,9 @@ def test_a_stale_comparison_refuses_the_bundle(run_copy: RunCopy, tmp_path: Path
     """A comparison in the output directory that no longer matches the rows is refused, not bundled."""
     as_clean_checkout(run_copy)
     compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
-    edit = json.loads((run_copy.out / "scifact-comparison-calibration.json").read_text())
+    edit = json.loads((run_copy.out / "tiny-test-comparison-calibration.json").read_text())
     edit["inputs"][0]["rows_sha256"] = sha256_bytes(b"other rows")
-    (run_copy.out / "scifact-comparison-calibration.json").write_text(json.dumps(edit, indent=1))
+    (run_copy.out / "tiny-test-comparison-calibration.json").write_text(json.dumps(edit, indent=1))
     with pytest.raises(RefusedError, match="not every comparison is eligible") as caught:
         make_bundle(run_copy.out, tmp_path / "bundle")
     assert "comparison.inputs" in str(caught.value)

@@ -61,13 +61,13 @@ def test_an_honest_bundle_is_eligible_for_its_reader(bundle: Path, clean_run: Cl
 def test_one_changed_byte_of_an_aggregate_is_named(bundle: Path, reader: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     changed = Path(shutil.copytree(bundle, tmp_path / "changed"))
-    target = changed / "artifacts" / "scifact-fts_only-heldout.aggregate.json"
+    target = changed / "artifacts" / "tiny-test-fts_only-heldout.aggregate.json"
     data = target.read_bytes()
     target.write_bytes(data.replace(b'"mode"', b'"mode" ', 1))
     (changed / "extra.txt").write_text("added\n", encoding="utf-8")
     code, out = _judge(changed, capsys)
     assert code == 1, out
-    assert "artifacts/scifact-fts_only-heldout.aggregate.json changed: its sha256 is" in out, out
+    assert "artifacts/tiny-test-fts_only-heldout.aggregate.json changed: its sha256 is" in out, out
     assert "extra.txt is not in MANIFEST.json" in out
     assert "NOT ELIGIBLE for a claim" in out.splitlines()[-1] and "MANIFEST.json" in out.splitlines()[-1]
 
@@ -92,7 +92,7 @@ def test_a_forged_vector_behind_a_self_sealed_kept_re_embedding_is_caught(
     assert kept is not None
     remember(kept.kept("full").material, {"texts": len(vectors), "largest": 0.0, "worst": "0 (document none)"})
 
-    aggregate = bundle / "artifacts" / "scifact-vector_only-calibration.aggregate.json"
+    aggregate = bundle / "artifacts" / "tiny-test-vector_only-calibration.aggregate.json"
     main([str(aggregate), "--fixture", str(fixture_path), "--full-embedding", "--revalidate",
           "--verdicts", str(tmp_path)])
     believed = [line for line in capsys.readouterr().out.splitlines() if " embeddings.model:" in line]
@@ -131,7 +131,7 @@ def _local_prefixes(clean_run: CleanRun) -> list[str]:
 def test_the_bundles_own_writings_hold_no_local_path(bundle: Path, clean_run: CleanRun) -> None:
     own = {name: text for name, text in _text_files(bundle).items()
            if not name.startswith(("artifacts/", "freeze.json", "system-source/"))}
-    assert {"CLAIMS.md", "environment.json", "validation/scifact-hybrid-heldout.validation.json"} <= set(own)
+    assert {"CLAIMS.md", "environment.json", "validation/tiny-test-hybrid-heldout.validation.json"} <= set(own)
     leaks = {name: prefix for name, text in own.items() for prefix in _local_prefixes(clean_run) if prefix in text}
     assert not leaks, leaks
     machine = json.loads(own["environment.json"])["machine"]

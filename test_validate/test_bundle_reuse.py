@@ -55,4 +55,4 @@ def test_a_second_bundle_reuses_every_verdict(run_copy: RunCopy, tmp_path: Path,
     with pytest.raises(Exception, match="not every aggregate is eligible"):
         make_bundle(run_copy.out, tmp_path / "third")
     said = capfd.readouterr().err
-    assert "scifact-hybrid-heldout.full.verdict.json: the rows changed since" in said, said
+    assert "tiny-test-hybrid-heldout.full.verdict.json: the rows changed since" in said, said

@@ -53,7 +53,7 @@ def test_a_file_swapped_after_staging_is_not_published(run_copy: RunCopy, tmp_pa
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     as_clean_checkout(run_copy)
     originals = {name: (run_copy.out / name).read_bytes()
-                 for name in ("freeze.json", "scifact-hybrid-heldout.aggregate.json")}
+                 for name in ("freeze.json", "tiny-test-hybrid-heldout.aggregate.json")}
     stage, forged = bundle_module._stage, []
 
     def stage_then_swap(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
@@ -62,7 +62,7 @@ def test_a_file_swapped_after_staging_is_not_published(run_copy: RunCopy, tmp_pa
         return staged
     monkeypatch.setattr(bundle_module, "_stage", stage_then_swap)
     bundle = make_bundle(run_copy.out, tmp_path / "bundle")
-    in_place = {"aggregate": "scifact-hybrid-heldout.aggregate.json", "freeze": "freeze.json"}[swapped]
+    in_place = {"aggregate": "tiny-test-hybrid-heldout.aggregate.json", "freeze": "freeze.json"}[swapped]
     assert (run_copy.out / in_place).read_bytes() != originals[in_place]  # the forgery is in the output directory
     published = {name: bundle / ("" if name == "freeze.json" else "artifacts") / name for name in originals}
     manifest = json.loads((bundle / "MANIFEST.json").read_bytes())["files"]
@@ -83,7 +83,7 @@ def test_a_forgery_in_place_before_staging_is_refused(run_copy: RunCopy, tmp_pat
     forge(run_copy)
     with pytest.raises(BundleError, match="not every aggregate is eligible") as caught:
         make_bundle(run_copy.out, tmp_path / "bundle")
-    assert check in str(caught.value) and "scifact-hybrid-heldout.aggregate.json: NOT ELIGIBLE" in str(caught.value)
+    assert check in str(caught.value) and "tiny-test-hybrid-heldout.aggregate.json: NOT ELIGIBLE" in str(caught.value)
     assert not (tmp_path / "bundle").exists() and not list(tmp_path.glob(".bundle.partial-*"))
 
 
@@ -133,14 +133,14 @@ def test_a_killed_bundle_is_removed_by_the_next_one_and_a_live_one_is_left(run_c
     killed, dead = _paused_bundle(run_copy.out, parent / "first", tmp_path / "first.marker")
     os.kill(killed.pid, signal.SIGKILL)
     killed.wait()
-    assert (dead / "artifacts" / "scifact-hybrid-heldout.aggregate.json").is_file() and lock_of(dead).is_file()
+    assert (dead / "artifacts" / "tiny-test-hybrid-heldout.aggregate.json").is_file() and lock_of(dead).is_file()
     assert next_bundle() == [f"removed {dead}: the staging directory of a bundle that stopped before it finished "
                              "(its process no longer holds its lock)"]
     assert not list(parent.iterdir())
     live, held = _paused_bundle(run_copy.out, parent / "second", tmp_path / "second.marker")
     try:
         assert next_bundle() == []
-        assert (held / "artifacts" / "scifact-hybrid-heldout.aggregate.json").is_file() and lock_of(held).is_file()
+        assert (held / "artifacts" / "tiny-test-hybrid-heldout.aggregate.json").is_file() and lock_of(held).is_file()
         assert sorted(p.name for p in parent.iterdir()) == sorted([held.name, lock_of(held).name])
     finally:
         live.kill()

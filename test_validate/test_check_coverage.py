@@ -24,6 +24,7 @@ from fixtures.archives import tiny_archive, tiny_members
 from harness.validator.core.catalog import CHECKS
 from harness.validator.core.installed import Installed
 from harness.validator.core.report import Report
+from harness.validator.dataset.named import check_named
 from harness.validator.pipeline import validate
 from harness.validator.receipt import check_source
 
@@ -44,6 +45,7 @@ class Violation:
     full_embedding: bool = False
     archive: Callable[[Path], Path] | None = None  # the archive given to the validator to re-derive from
     installed_here: Installed | None = None  # the harness beside the validator as an installed distribution
+    dataset: str | None = None  # the reader's --dataset NAME, checked as the command line checks it
     expected: Expected = field(default_factory=Expected)
 
     def also(self, *names: str, why: str = "") -> "Violation":
@@ -440,6 +442,8 @@ VIOLATIONS: dict[str, Violation] = {
     "profile.contract": _fixture_edit(_parity_profile, receipt=_profile_from_fixture).unreached(
         "corpus.semantic_text"),  # another profile's texts follow another rule
     "embeddings.model": Violation(_heldout_query_vector_nudged, full_embedding=True),
+    # the tiny run is tiny-test's; the reader holds it to SciFact
+    "dataset.named": Violation(lambda copy: copy.aggregate_path("fts_only", "calibration"), dataset="scifact"),
     "system.source": _receipt("fts_only", "calibration", _source_file_digest),
     "system.modules": _receipt("fts_only", "calibration", _stray_module),
 }
@@ -487,6 +491,8 @@ def test_the_violation_fails_its_check_and_no_other(name: str, run_copy: RunCopy
     archive = violation.archive(tmp_path) if violation.archive is not None else None
     report = validate(aggregate, embeddings=violation.full_embedding, full_embedding=violation.full_embedding,
                       archive=archive)
+    if violation.dataset is not None:
+        check_named(report, violation.dataset)
     clean = clean_reports(aggregate.name, violation.full_embedding, archive is not None)
     assert_isolated(name, violation.expected, report, clean)
     assert name in failed_names(report) and not report.eligible and report.exit_code() == 1

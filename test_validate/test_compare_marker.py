@@ -34,7 +34,7 @@ def test_the_genuine_runs_compare_and_a_damaged_one_fails(systems_heldout: Syste
     code, output = _compare(copy.builtin.out, copy.k1.out, tmp_path / "genuine")
     assert (code, "1 passed" in output) == (0, True), output[-3000:]
 
-    aggregate = copy.k1.out / "scifact-hybrid-heldout.aggregate.json"
+    aggregate = copy.k1.out / "tiny-test-hybrid-heldout.aggregate.json"
     aggregate.write_bytes(aggregate.read_bytes()[:-40])  # cut short: the run is there, and its receipt unreadable
     code, output = _compare(copy.builtin.out, copy.k1.out, tmp_path / "cut")
     assert code == 1 and "1 failed" in output and "skipped" not in output and "During handling" not in output, \

@@ -26,7 +26,7 @@ COMPARISON_CHECKS = sorted(name for name in CHECKS if name.startswith("compariso
 def test_a_heldout_comparison_of_eligible_runs_validates(compared_heldout: Compared, tmp_path: Path) -> None:
     run_copy, path = compared_heldout.fresh(tmp_path)
     document = json.loads(path.read_text(encoding="utf-8"))
-    assert path.name == "scifact-comparison-heldout.json"
+    assert path.name == "tiny-test-comparison-heldout.json"
     report = validate_comparison(path, known=compared_heldout.known)
     assert report.eligible, describe(report)
     assert sorted({c.name for c in report.checks}) == COMPARISON_CHECKS
@@ -79,7 +79,7 @@ def test_refusals(run_copy: RunCopy) -> None:
         compare(request, taken_as_eligible)
     rows.write_bytes(original)
     run_copy.aggregate_path("fts_only", "heldout").unlink()
-    with pytest.raises(MissingModeError, match=r"lacks scifact-fts_only-heldout.aggregate.json: the freeze names"):
+    with pytest.raises(MissingModeError, match=r"lacks tiny-test-fts_only-heldout.aggregate.json: the freeze names"):
         compare(request, taken_as_eligible)
     assert not comparison_path(run_copy, "heldout").exists()
     compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False), validator_judgement)
@@ -92,7 +92,7 @@ def test_a_heldout_comparison_of_an_ineligible_aggregate_is_refused(run_copy: Ru
     run_copy.edit_aggregate("vector_only", "heldout", lambda a: a["metrics"].update(ndcg_at_10=0.5))
     with pytest.raises(ComparisonRefused, match="not ELIGIBLE") as caught:
         compared(run_copy)
-    assert "scifact-vector_only-heldout.aggregate.json: NOT ELIGIBLE" in str(caught.value)
+    assert "tiny-test-vector_only-heldout.aggregate.json: NOT ELIGIBLE" in str(caught.value)
     assert "aggregate.metrics" in str(caught.value)
     assert not comparison_path(run_copy, "heldout").exists()
 
@@ -148,7 +148,7 @@ def test_two_modes_compare_and_a_dropped_input_is_caught(run_copy: RunCopy) -> N
     set of two modes or more in the declared order."""
     (run_copy.out / "freeze.json").unlink()
     for suffix in ("jsonl", "aggregate.json"):
-        (run_copy.out / f"scifact-vector_only-calibration.{suffix}").unlink()
+        (run_copy.out / f"tiny-test-vector_only-calibration.{suffix}").unlink()
     path, document, _ = compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False),
                                 validator_judgement)
     assert [(c["a"], c["b"]) for c in document["comparisons"]] == [("hybrid", "fts_only")]
@@ -167,7 +167,7 @@ def test_two_modes_compare_and_a_dropped_input_is_caught(run_copy: RunCopy) -> N
                          validator_judgement)
     edit_comparison(path, reorder)
     assert "comparison.inputs" in failed_names(validate_comparison(path, embeddings=False))
-    (run_copy.out / "scifact-hybrid-calibration.aggregate.json").unlink()
+    (run_copy.out / "tiny-test-hybrid-calibration.aggregate.json").unlink()
     with pytest.raises(ComparisonRefused, match="a comparison needs two modes or more"):
         compare(CompareRequest(run_copy.out, "calibration", validate_inputs=False, replace=True),
                 validator_judgement)

@@ -141,7 +141,7 @@ def test_an_edited_corpus_built_unpinned_with_the_honest_source_pasted_back_is_r
     store, _ = build_store(tmp_path / "store", fixture, contract.namespace, config.lexical)
     run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=tmp_path / "out",
                          split="calibration", config=config), contract)
-    verdict = validate(tmp_path / "out" / "scifact-fts_only-calibration.aggregate.json", embeddings=False)
+    verdict = validate(tmp_path / "out" / "tiny-test-fts_only-calibration.aggregate.json", embeddings=False)
     assert_fails(verdict, ("corpus.pinned",))
     assert "documents differ" in str(check_named(verdict, "corpus.pinned").found)
     with pytest.raises(FreezeError, match="not the pinned tiny-test dataset: its documents differ"):
@@ -184,7 +184,7 @@ def test_forged_judgements_are_not_frozen_and_never_bundled(local_embedder: Loca
     evaluate("heldout")
     mark_clean_checkout(out)
     for mode in MODES:
-        report = validate(out / f"scifact-{mode}-heldout.aggregate.json", embeddings=False)
+        report = validate(out / f"tiny-test-{mode}-heldout.aggregate.json", embeddings=False)
         assert_fails(report, ("corpus.pinned",))
     with pytest.raises(BundleError, match=r"corpus\.pinned"):
         make_bundle(out, tmp_path / "bundle")

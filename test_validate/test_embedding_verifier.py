@@ -59,7 +59,7 @@ def _ollama_run(tmp_path: Path, server: FakeOllama, *, through_heldout: bool = F
                              output_dir=out, argv=[], allow_dirty=True, replace=False)
         evaluate("heldout", MODES)
     mark_clean_checkout(out)
-    return out / "scifact-vector_only-calibration.aggregate.json"
+    return out / "tiny-test-vector_only-calibration.aggregate.json"
 
 
 @pytest.mark.usefixtures("no_ollama_host")

@@ -21,23 +21,23 @@ from .trec_check import DEPTH_TREC_NAMES, mean_gap, read_qrels, read_run, with_i
 def test_exported_runs_evaluate_to_the_receipt(run_copy: RunCopy, tmp_path: Path, mode: str, split: str) -> None:
     exports = tmp_path / "exports"
     written = {p.name for p in export(run_copy.out, exports)}
-    assert {f"scifact-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("run", "scores.tsv")} <= written
-    assert {f"scifact-{s}.qrels" for s in SPLITS} | {f"scifact-per-query-{s}.csv" for s in SPLITS} <= written
+    assert {f"tiny-test-{m}-{s}.{ext}" for m in MODES for s in SPLITS for ext in ("run", "scores.tsv")} <= written
+    assert {f"tiny-test-{s}.qrels" for s in SPLITS} | {f"tiny-test-per-query-{s}.csv" for s in SPLITS} <= written
     rows, aggregate = run_copy.rows(mode, split), run_copy.aggregate(mode, split)
-    qrels_path, run_path = exports / f"scifact-{split}.qrels", exports / f"scifact-{mode}-{split}.run"
+    qrels_path, run_path = exports / f"tiny-test-{split}.qrels", exports / f"tiny-test-{mode}-{split}.run"
     for found in (with_pytrec_eval(read_qrels(qrels_path), read_run(run_path)), with_ir_measures(qrels_path, run_path)):
         assert worst_gap(found, rows) <= 1e-9
         assert mean_gap(found, rows, aggregate["metrics"]) <= 1e-9
-    depth_path = exports / f"scifact-{mode}-{split}.depth100.run"
+    depth_path = exports / f"tiny-test-{mode}-{split}.depth100.run"
     for found in (with_pytrec_eval(read_qrels(qrels_path), read_run(depth_path), depth=True),
                   with_ir_measures(qrels_path, depth_path, depth=True)):
         assert worst_gap(found, rows, DEPTH_TREC_NAMES) <= 1e-9
         assert mean_gap(found, rows, aggregate["metrics"], DEPTH_TREC_NAMES) <= 1e-9
-    scores = list(csv.DictReader((exports / f"scifact-{mode}-{split}.scores.tsv").open(encoding="utf-8"),
+    scores = list(csv.DictReader((exports / f"tiny-test-{mode}-{split}.scores.tsv").open(encoding="utf-8"),
                                  delimiter="\t"))
     assert [(s["query_id"], int(s["rank"]), s["doc_id"], float(s["score"])) for s in scores] == [
         (row["query_id"], r["rank"], r["doc_id"], r["score"]) for row in rows for r in row["results"]]
-    table = [line for line in csv.DictReader((exports / f"scifact-per-query-{split}.csv").open(encoding="utf-8"))
+    table = [line for line in csv.DictReader((exports / f"tiny-test-per-query-{split}.csv").open(encoding="utf-8"))
              if line["mode"] == mode]
     assert [line["query_id"] for line in table] == [row["query_id"] for row in rows]
     for line, row in zip(table, rows, strict=True):
@@ -80,7 +80,7 @@ def test_ids_the_formats_cannot_carry_and_existing_exports_are_refused(run_copy:
     outcome = run_tiny_cli(["export", "--output-dir", str(tmp_path)], capsys)
     assert outcome.code == 2 and "holds no split with its modes' aggregates" in outcome.err
     outcome = run_tiny_cli(["export", "--output-dir", str(run_copy.out), "--split", "all"], capsys)
-    assert outcome.code == 2 and "lacks scifact-fts_only-all.aggregate.json" in outcome.err
+    assert outcome.code == 2 and "lacks tiny-test-fts_only-all.aggregate.json" in outcome.err
     (tmp_path / "a-file").write_text("x")
     outcome = run_tiny_cli(["export", "--output-dir", str(run_copy.out), "--export-dir", str(tmp_path / "a-file")],
                            capsys)

@@ -88,7 +88,7 @@ def test_re_rolling_unsampled_values_cannot_dodge_the_replay(run_copy: RunCopy) 
 def test_the_bundle_refuses_a_forged_run(run_copy: RunCopy, tmp_path: Path) -> None:
     as_clean_checkout(run_copy)
     forger.forge_single_lane(run_copy, "fts_only", "heldout", every_row=True)
-    refusal = r"scifact-fts_only-heldout.aggregate.json: NOT ELIGIBLE[\s\S]*replay.lexical"
+    refusal = r"tiny-test-fts_only-heldout.aggregate.json: NOT ELIGIBLE[\s\S]*replay.lexical"
     with pytest.raises(BundleError, match=refusal):
         make_bundle(run_copy.out, tmp_path / "bundle")
     assert not (tmp_path / "bundle").exists()
@@ -123,7 +123,7 @@ def test_a_store_whose_text_was_edited_is_refused_on_resume_and_by_the_validator
     out = run_copy.scratch / "poisoned-out"
     run_split(Evaluation(corpus=fixture.path, store_dir=store, output_dir=out, split="calibration",
                         modes=("fts_only",), config=config), contract)
-    report = validate(out / "scifact-fts_only-calibration.aggregate.json", embeddings=False)
+    report = validate(out / "tiny-test-fts_only-calibration.aggregate.json", embeddings=False)
     refused_by(report, "store.facts")
     refused_by(report, "replay.lexical")
 
@@ -152,7 +152,7 @@ def _build_and_run_vector_only(root: Path, embedder: LocalEmbedder) -> Path:
     build_store(root / "store", fixture, contract.namespace, config.lexical)
     run_split(Evaluation(corpus=fixture.path, store_dir=root / "store", output_dir=root / "out",
                         split="calibration", modes=("vector_only",), config=config), contract)
-    return root / "out" / "scifact-vector_only-calibration.aggregate.json"
+    return root / "out" / "tiny-test-vector_only-calibration.aggregate.json"
 
 
 @pytest.mark.real_model

@@ -46,7 +46,7 @@ def test_a_real_runs_receipts_and_freeze_record_hold_no_local_place(clean_run: C
     assert len(documents) == 1 + len(MODES) * len(SPLITS)
     found = {name: _places(document, local) for name, document in documents.items()}
     assert not {name: places for name, places in found.items() if places}, found
-    receipt = documents["scifact-hybrid-heldout.aggregate.json"]["receipt"]
+    receipt = documents["tiny-test-hybrid-heldout.aggregate.json"]["receipt"]
     assert (receipt["corpus"]["fixture_file"], receipt["store"]["directory_name"], receipt["freeze"]["file"],
             receipt["ledger"]["file"]) == (clean_run.fixture_path.name, clean_run.store_dir.name, "freeze.json",
                                            "ledger.sqlite3")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.archives import TINY_DATASET
 from fixtures.cli import run_tiny_cli
 from harness.evaluation.comparison.artifact import CompareRequest, compare
 from harness.publish.report.report import ReportRefused, write_report
@@ -70,7 +71,7 @@ def test_an_unvalidated_report_of_varied_rows(run_copy: RunCopy, tmp_path: Path)
     assert text.index("id=\"headline\"") < text.index("id=\"split-heldout\"") and "id=\"references\"" not in text
     assert "fts_only, vector_only and hybrid share the highest nDCG@10 (1.0000)" in text
     assert "No comparison between its modes was made" in text  # held-out has none in this copy
-    for comparison in json.loads((run_copy.out / "scifact-comparison-calibration.json").read_bytes())["comparisons"]:
+    for comparison in json.loads((run_copy.out / "tiny-test-comparison-calibration.json").read_bytes())["comparisons"]:
         pair = f"<strong>{comparison['a']} \u2212 {comparison['b']}</strong>: "
         assert text.count(pair) == 1 and text.index(pair) > text.index("id=\"split-calibration\""), pair
     assert "the contract embeds documents as" not in text  # MTEB's SciFact figure speaks of SciFact only
@@ -90,7 +91,7 @@ def test_a_report_of_ineligible_artifacts_is_refused(run_copy: RunCopy, tmp_path
     html = tmp_path / "report.html"
     with pytest.raises(ReportRefused, match="not ELIGIBLE") as caught:
         write_report(run_copy.out, html, tmp_path / "report.md", validated=True, replace=False)
-    assert "scifact-hybrid-calibration.aggregate.json: NOT ELIGIBLE" in str(caught.value)
+    assert "tiny-test-hybrid-calibration.aggregate.json: NOT ELIGIBLE" in str(caught.value)
     assert not html.exists()
 
 
@@ -108,7 +109,7 @@ def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.Capt
     assert outcome.code == 0 and outcome.out.startswith("UNVALIDATED") and (tmp_path / "r.md").is_file()
     outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", out, "--unvalidated"], capsys)
     assert outcome.code == 3 and "never overwritten" in outcome.err and len(outcome.err.splitlines()) == 1
-    (run_copy.out / "scifact-comparison-heldout.json").write_text("{not json", encoding="utf-8")
+    (run_copy.out / "tiny-test-comparison-heldout.json").write_text("{not json", encoding="utf-8")
     outcome = run_tiny_cli(["report", "--output-dir", str(run_copy.out), "--out", out, "--unvalidated", "--replace"],
                            capsys)
     assert outcome.code == 2 and "is not valid JSON" in outcome.err and "Traceback" not in outcome.err
@@ -116,9 +117,12 @@ def test_the_command_line(run_copy: RunCopy, tmp_path: Path, capsys: pytest.Capt
 
 def test_a_scifact_run_is_titled_so_and_shows_scifacts_reference_figures(run_copy: RunCopy, tmp_path: Path) -> None:
     """The same report once the receipts name SciFact's contract: its title, its name and its published figures."""
+    for path in run_copy.out.glob(f"{TINY_DATASET}-*"):  # the names carry the dataset the receipts name
+        path.rename(path.with_name("scifact-" + path.name.removeprefix(f"{TINY_DATASET}-")))
     for path in run_copy.out.glob("*.aggregate.json"):
         aggregate = json.loads(path.read_bytes())
         aggregate["receipt"]["corpus"]["contract"]["name"] = "beir-scifact"
+        aggregate["per_query_path"] = "scifact-" + aggregate["per_query_path"].removeprefix(f"{TINY_DATASET}-")
         path.write_text(json.dumps(aggregate), encoding="utf-8")
     html, markdown = tmp_path / "report.html", tmp_path / "report.md"
     write_report(run_copy.out, html, markdown, validated=False, replace=False)

@@ -26,7 +26,7 @@ def test_a_heldout_comparison_with_a_confirmatory_hypothesis_is_eligible(systems
     assert report.eligible, describe(report)
     assert sorted(c.name for c in report.checks) == SYSTEMS_CHECKS
     document = json.loads(copy.path.read_text(encoding="utf-8"))
-    assert copy.path.name == "scifact-systems-heldout.json"
+    assert copy.path.name == "tiny-test-systems-heldout.json"
     assert [run["output_dir"] for run in document["runs"]] == ["../builtin", "."]
     assert [(c["a"], c["b"], c["status"]) for c in document["comparisons"]] == [
         ("k1/fts_only", "builtin/fts_only", "exploratory"), ("k1/vector_only", "builtin/vector_only", "exploratory"),

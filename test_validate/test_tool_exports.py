@@ -65,14 +65,14 @@ def test_ranx_and_ir_measures_read_the_json_runs_as_the_receipt(compared_heldout
                                                                  mode: str, split: str) -> None:
     copy = compared_heldout.copy
     rows, aggregate = copy.rows(mode, split), copy.aggregate(mode, split)
-    qrels = json.loads((exported / f"scifact-{split}.qrels.json").read_text(encoding="utf-8"))
-    run = json.loads((exported / f"scifact-{mode}-{split}.ranx.json").read_text(encoding="utf-8"))
+    qrels = json.loads((exported / f"tiny-test-{split}.qrels.json").read_text(encoding="utf-8"))
+    run = json.loads((exported / f"tiny-test-{mode}-{split}.ranx.json").read_text(encoding="utf-8"))
     assert list(run) == [row["query_id"] for row in rows] == list(qrels)
     assert all(list(run[row["query_id"]]) == row["ranked_doc_ids"] for row in rows)
     for found in (_with_ranx(qrels, run), _with_ir_measures(qrels, run)):
         assert worst_gap(found, rows) <= 1e-9
         assert mean_gap(found, rows, aggregate["metrics"]) <= 1e-9
-    deep = json.loads((exported / f"scifact-{mode}-{split}.depth100.ranx.json").read_text(encoding="utf-8"))
+    deep = json.loads((exported / f"tiny-test-{mode}-{split}.depth100.ranx.json").read_text(encoding="utf-8"))
     assert all(list(deep[row["query_id"]]) == row["depth_ranking"]["doc_ids"] for row in rows)
     by_query = _with_ranx(qrels, deep, {"recall_at_100": "recall@100", "ndcg_at_100": "ndcg@100"})
     assert worst_gap(by_query, rows, ("recall_at_100", "ndcg_at_100")) <= 1e-9
@@ -121,9 +121,11 @@ def test_pandas_reads_the_summary_as_the_receipts_and_the_comparison(compared_he
 @pytest.mark.parametrize("mode", MODES)
 def test_the_mteb_file_holds_the_aggregate_and_says_why_it_is_not_mteb_s_score(compared_heldout: Compared,
                                                                              exported: Path, mode: str) -> None:
-    document = json.loads((exported / f"scifact-{mode}-heldout.mteb.json").read_text(encoding="utf-8"))
+    document = json.loads((exported / f"tiny-test-{mode}-heldout.mteb.json").read_text(encoding="utf-8"))
     aggregate = compared_heldout.copy.aggregate(mode, "heldout")
-    assert document["task_name"] == "SciFact" and document["dataset_revision"] == HF_REVISION
+    # MTEB's task metadata is SciFact's alone: a run of another dataset names no task rather than SciFact's
+    assert document["task_name"] is None and document["dataset_revision"] is None
+    assert document["harness"]["hf_dataset"] is None
     assert list(document["scores"]) == ["heldout"]  # never MTEB's test split
     (scores,) = document["scores"]["heldout"]
     assert scores["ndcg_at_10"] == scores["main_score"] == aggregate["metrics"]["ndcg_at_10"]
@@ -148,6 +150,7 @@ def test_only_a_parity_run_of_every_scifact_query_is_filed_as_mteb_s_test_score(
                               query_prefix="")
     parity = mteb_document(dataclasses.replace(entry, aggregate=aggregate))
     assert parity["harness"]["comparable_to_mteb"] is True and parity["harness"]["why_not_comparable"] == []
+    assert parity["task_name"] == "SciFact" and parity["dataset_revision"] == HF_REVISION
     assert parity["scores"]["test"][0]["main_score"] == entry.aggregate["metrics"]["ndcg_at_10"]
     lexical = mteb_document(dataclasses.replace(entry, mode="fts_only", aggregate=aggregate))
     assert lexical["harness"]["comparable_to_mteb"] is False and list(lexical["scores"]) == ["heldout"]
@@ -158,7 +161,7 @@ def _cells(line: str) -> list[str]:
 
 
 def test_the_latex_table_is_booktabs_with_the_headline_numbers(compared_heldout: Compared, exported: Path) -> None:
-    lines = (exported / "scifact-headline.tex").read_text(encoding="utf-8").splitlines()
+    lines = (exported / "tiny-test-headline.tex").read_text(encoding="utf-8").splitlines()
     body = [line for line in lines if not line.startswith("%")]
     assert body[0] == r"\begin{table}[t]" and body[-1] == r"\end{table}"
     assert [line for line in body if re.fullmatch(r"\\(toprule|midrule|bottomrule)", line)] == [

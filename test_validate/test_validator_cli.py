@@ -72,7 +72,7 @@ def _relative_run(clean_run: CleanRun, root: Path) -> Path:
     result = tiny_cli_process(["run", "--corpus", "data/tiny.json", "--store-dir", "data/store", "--output-dir",
                                "out", "--split", "calibration", "--mode", "vector_only", "--no-validate"], cwd=root)
     assert result.returncode == 0, result.stderr
-    return root / "out" / "scifact-vector_only-calibration.aggregate.json"
+    return root / "out" / "tiny-test-vector_only-calibration.aggregate.json"
 
 
 LOCATED = ("corpus.fixture", "corpus.vectors", "store.live", "store.parts", "store.mapping_path", "store.vectors",

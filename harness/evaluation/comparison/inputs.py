@@ -92,8 +92,8 @@ def dataset_of(output_dir: Path, split: str) -> str:
     """The dataset whose runs `output_dir` holds (the name its artifacts carry); none is refused."""
     dataset = output_dataset(output_dir)
     if dataset is None:
-        raise ComparisonInputError(f"{output_dir} holds no aggregate; run `python -m harness run --split {split} "
-                                   f"--output-dir {output_dir}` first")
+        raise ComparisonInputError(f"{output_dir} holds no {split} aggregate; run `python -m harness run --split "
+                                   f"{split} --output-dir {output_dir}` first")
     return dataset
 
 
