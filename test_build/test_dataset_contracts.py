@@ -15,7 +15,7 @@ import pytest
 
 from fixtures.archives import tiny_archive, tiny_contract, tiny_members, write_zip
 from harness.cli import app as cli
-from harness.cli.dataset_option import fixture_contract
+from harness.cli.parsing.dataset import fixture_contract
 from harness.corpus.contract import Contract, contract_named, contract_of, dataset_names, scifact_contract
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.errors import ArchiveDigestMismatch, HarnessError

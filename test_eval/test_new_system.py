@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.app import main
-from harness.cli.skeleton import Skeleton
+from harness.cli.scaffold.skeleton import Skeleton
 from harness.corpus.contract import Contract
 from harness.errors import REFUSED, USAGE
 from harness.evaluation.run_split import Evaluation, run_split

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.skeleton import Skeleton
+from harness.cli.scaffold.skeleton import Skeleton
 from harness.fixture.corpus_fixture import CorpusFixture
 
 ROOT = Path(__file__).resolve().parents[1]

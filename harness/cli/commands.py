@@ -6,9 +6,9 @@ import json
 import sys
 from pathlib import Path
 
-from harness.cli import paths as cli_paths
-from harness.cli.dataset_option import build_contract, dataset_options, default_archive, fixture_contract
-from harness.cli.hypothesis_options import declared_line, hypothesis_request
+from harness.cli.parsing import paths as cli_paths
+from harness.cli.parsing.dataset import build_contract, dataset_options, default_archive, fixture_contract
+from harness.cli.parsing.hypothesis import declared_line, hypothesis_request
 from harness.cli.summary import (
     SystemChoice,
     after_freeze,

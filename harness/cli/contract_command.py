@@ -5,7 +5,7 @@ import argparse
 import json
 
 from harness.atomic import write_bytes_atomic
-from harness.cli import paths as cli_paths
+from harness.cli.parsing import paths as cli_paths
 from harness.corpus.declared import declare, pack_directory
 from harness.typed_commands import shown
 

@@ -3,13 +3,14 @@ a usage error import no corpus, embedder, system or statistics (the handlers are
 harness.cli.app)."""
 
 
-from harness.cli import new_system, publish_parsers
-from harness.cli.dataset_option import add_dataset_option
-from harness.cli.errors import Parser
-from harness.cli.hypothesis_options import add_hypothesis_options
-from harness.cli.paths import path_argument, text_argument
-from harness.cli.subcommands import Commands, command
-from harness.cli.system_options import system_option
+from harness.cli import publish_parsers
+from harness.cli.parsing.dataset import add_dataset_option
+from harness.cli.parsing.errors import Parser
+from harness.cli.parsing.hypothesis import add_hypothesis_options
+from harness.cli.parsing.paths import path_argument, text_argument
+from harness.cli.parsing.subcommands import Commands, command
+from harness.cli.parsing.system import system_option
+from harness.cli.scaffold import new_system
 from harness.cli.version import VersionAction
 from harness.corpus.deadline import DEADLINE_VARIABLE
 from harness.corpus.split import SPLITS

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.cli.paths import PathArgumentError, existing_directory, input_file, new_directory, writable_place
+from harness.cli.parsing.paths import PathArgumentError, existing_directory, input_file, new_directory, writable_place
 from harness.cli.summary import result_line
 from harness.evaluation.comparison.artifact import CompareRequest, Procedure, compare
 from harness.evaluation.comparison.run_specs import RunSpecError, parse_run

@@ -4,8 +4,8 @@ from plain constants only."""
 import argparse
 from collections.abc import Callable
 
-from harness.cli.paths import path_argument
-from harness.cli.subcommands import Commands, command
+from harness.cli.parsing.paths import path_argument
+from harness.cli.parsing.subcommands import Commands, command
 from harness.corpus.split import SPLITS
 from harness.evaluation.comparison.procedure_terms import (
     DEFAULT_PERMUTATIONS,

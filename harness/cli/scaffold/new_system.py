@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 from harness.atomic import create_all_atomic
-from harness.cli import paths as cli_paths
-from harness.cli import subcommands
-from harness.cli.paths import path_argument, text_argument
-from harness.cli.skeleton import Skeleton
+from harness.cli.parsing import paths as cli_paths
+from harness.cli.parsing import subcommands
+from harness.cli.parsing.paths import path_argument, text_argument
+from harness.cli.scaffold.skeleton import Skeleton
 from harness.errors import HarnessError, RefusedError
 from harness.typed_commands import command, shown
 

@@ -3,7 +3,7 @@
 import argparse
 from typing import Any
 
-from harness.cli.paths import path_argument
+from harness.cli.parsing.paths import path_argument
 from harness.evaluation.gates.hypothesis_terms import (
     DEFAULT_ALPHA,
     DEFAULT_METRIC,

@@ -2,8 +2,8 @@
 found by the handlers (harness.cli.commands.system_choice)."""
 
 
-from harness.cli.errors import Parser
-from harness.cli.paths import path_argument, text_argument
+from harness.cli.parsing.errors import Parser
+from harness.cli.parsing.paths import path_argument, text_argument
 from harness.systems.names import BUILTIN, ENTRY_POINT_GROUP
 
 

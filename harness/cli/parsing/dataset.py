@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli.errors import Parser
-from harness.cli.paths import path_argument
+from harness.cli.parsing.errors import Parser
+from harness.cli.parsing.paths import path_argument
 from harness.corpus.contract import (
     DEFAULT_DATASET,
     Contract,

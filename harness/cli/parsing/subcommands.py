@@ -3,7 +3,7 @@
 import argparse
 from typing import TypeAlias
 
-from harness.cli.errors import Parser
+from harness.cli.parsing.errors import Parser
 
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 
