@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.archives import tiny_archive, tiny_contract
+from fixtures.archives import TINY_DATASET, tiny_archive, tiny_contract
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.embedding.profiles import text_profile
 from harness.errors import FixtureError, HarnessError
-from harness.suite.session import FIXTURE_NAME, locked_build
+from harness.suite.session import fixture_name, locked_build
+
+FIXTURE_NAME = fixture_name(TINY_DATASET)  # the tiny contract's fixture in the work dir
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.real_model

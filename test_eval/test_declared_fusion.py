@@ -157,7 +157,7 @@ def test_on_scifact_a_declared_fusion_passes_the_suites_checks_and_is_eligible(
         system, _ = builder.build(scifact_corpus, store)
         [run] = run_split(Evaluation(corpus=scifact_corpus.path, store_dir=store, output_dir=out, split="calibration",
                                      modes=("hybrid",)), contract, fixture=scifact_corpus, system=system)
-        assert len(check_invariants(run, scifact_corpus, system)) == 100  # the suite's own checks of any run
+        assert len(check_invariants(run, scifact_corpus, system, contract)) == 100  # the suite's own checks of any run
     finally:
         builder.close()
     mark_clean_checkout(out)

@@ -20,13 +20,14 @@ def test_final(quality_bars):
 PLUGIN = {"vector_only": 0.658}  # the example plugin's figure, below the 0.687 of MTEB's bm25s
 
 
-def _session(tmp_path: Path, system: str, ndcg: dict[str, float], *bars: str) -> subprocess.CompletedProcess[str]:
+def _session(tmp_path: Path, system: str, ndcg: dict[str, float], *bars: str,
+             extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (tmp_path / "test_final.py").write_text(FINAL.format(system=system, ndcg=ndcg), encoding="utf-8")
     options = [x for bar in bars for x in ("--scifact-quality-bar", bar)]
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "scifact_harness", "-p", "no:cacheprovider",
                            "-p", "no:xdist", "-rs", "-q", "-c", str(tmp_path / "pytest.ini"), "--rootdir",
-                           str(tmp_path), *options, str(tmp_path / "test_final.py")],
+                           str(tmp_path), *options, *extra, str(tmp_path / "test_final.py")],
                           cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=300)
 
 
@@ -56,6 +57,17 @@ def test_the_builtin_system_is_held_to_mteb_and_to_declared_bars(tmp_path: Path)
     assert "1 passed" in _session(tmp_path, "builtin", meets).stdout
     assert "1 failed" in _session(tmp_path, "builtin", {**meets, "fts_only": 0.658}).stdout
     assert "1 failed" in _session(tmp_path, "builtin", meets, "hybrid=0.72").stdout
+
+
+def test_on_another_dataset_mtebs_bars_hold_no_system(tmp_path: Path) -> None:
+    """MTEB's figures are SciFact's: on NFCorpus the built-in system is held to the declared bars, or skipped."""
+    meets = {"fts_only": 0.68, "vector_only": 0.62, "hybrid": 0.70}
+    other = ("--scifact-dataset", "nfcorpus")
+    done = _session(tmp_path, "builtin", {**meets, "fts_only": 0.30}, extra=other)
+    assert done.returncode == 0 and "1 skipped" in done.stdout, done.stdout + done.stderr
+    assert "no quality bar for this dataset" in done.stdout
+    assert "1 failed" in _session(tmp_path, "builtin", meets, "hybrid=0.72", extra=other).stdout
+    assert "1 passed" in _session(tmp_path, "builtin", {**meets, "fts_only": 0.30}, "hybrid=0.7", extra=other).stdout
 
 
 def test_a_malformed_bar_is_a_usage_error(tmp_path: Path) -> None:

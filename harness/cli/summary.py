@@ -19,7 +19,7 @@ def verdict(report: Report) -> str:
         return "ELIGIBLE"
     if report.failed:
         failed = [c.name for c in report.failed]
-        unpinned = " - the fixture is not the pinned dataset: not SciFact results" if "corpus.pinned" in failed else ""
+        unpinned = " - the fixture is not the pinned dataset: no result on it" if "corpus.pinned" in failed else ""
         return "NOT ELIGIBLE (failed: " + ", ".join(failed) + ")" + unpinned
     return "NOT VERIFIED (" + ", ".join(c.name for c in report.not_verified) + ")"
 
@@ -116,7 +116,7 @@ def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, outp
               archive: tuple[str, ...] = ()) -> str:
     """The command that follows a finished split on the documented path. `dataset`: the options naming a dataset
     other than SciFact (--contract FILE), `archive`: --archive ZIP, both carried into the next command; the pytest
-    suite is SciFact's, so another dataset's next step is the command line's."""
+    suite's next step for another dataset is the command line's, which names it."""
     if split == "calibration":
         return "next, after committing: freeze the configuration:\n  " + command(
             python(), "-m", "harness", "freeze", "--corpus", shown(corpus), "--store-dir", shown(store_dir),

@@ -1,6 +1,7 @@
 """The session fixtures of the SciFact suite: the archive, the work dir, the corpus fixture (built once and shared by
 every xdist worker), the output dir, the built-in store and the system under test."""
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -8,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.corpus.contract import scifact_contract
+from harness.corpus.contract import DEFAULT_DATASET
 from harness.embedding.embedders.select import make_embedder
 from harness.errors import HarnessError
 from harness.fixture.build import BuildReport
 from harness.suite import options
-from harness.suite.session import locked_build
+from harness.suite.session import fixture_name, locked_build
 from harness.suite.system_choice import CHOICE
 
 if TYPE_CHECKING:
@@ -42,8 +43,10 @@ def failed(exc: HarnessError) -> BaseException:
     return pytest.fail.Exception(str(exc), pytrace=False)
 
 
-def configured_archive(pytestconfig: pytest.Config) -> Path | None:
-    value = pytestconfig.getoption(options.ARCHIVE)
+def configured_archive(pytestconfig: pytest.Config, *, scifact: bool = True) -> Path | None:
+    """--scifact-archive, else $SCIFACT_ARCHIVE when the archive wanted is SciFact's (it never stands in for another
+    dataset's)."""
+    value = pytestconfig.getoption(options.ARCHIVE) or (os.environ.get("SCIFACT_ARCHIVE") if scifact else None)
     if not value:
         return None
     path = Path(value)
@@ -68,14 +71,17 @@ def work_dir(pytestconfig: pytest.Config) -> Path:
 
 @pytest.fixture(scope="session")
 def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
-    """The real SciFact corpus fixture, built once and reused by every xdist worker. Without a configured
-    archive, a fixture already built in the work dir is reused (offline); failing that, the BEIR archive is
-    downloaded (and verified) into the work dir. Anything missing ends in one line saying what to supply."""
+    """The session dataset's corpus fixture (SciFact's unless --scifact-dataset or --scifact-contract says
+    otherwise), built once and reused by every xdist worker. Without a configured archive, a fixture already built in
+    the work dir is reused (offline); failing that, the BEIR archive is downloaded (and verified) into the work dir.
+    Anything missing ends in one line saying what to supply."""
+    contract, dataset = options.session_contract(pytestconfig), options.session_dataset(pytestconfig)
     try:
         embedder = make_embedder(pytestconfig.getoption(options.EMBEDDER), pytestconfig.getoption(options.MODEL))
         with on_the_terminal(pytestconfig) as progress:
-            return locked_build(scifact_contract(), work_dir=work_dir, embedder=embedder,
-                                archive=configured_archive(pytestconfig), progress=progress)
+            return locked_build(contract, work_dir=work_dir, embedder=embedder, out=work_dir / fixture_name(dataset),
+                                archive=configured_archive(pytestconfig, scifact=dataset == DEFAULT_DATASET),
+                                progress=progress)
     except HarnessError as exc:
         raise failed(exc) from None
 
@@ -106,7 +112,8 @@ def scifact_store(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture") 
         claim(directory, "builtin", options.SYSTEM)
     except HarnessError as exc:
         raise failed(exc) from None
-    store, _ = build_store(directory, scifact_corpus, scifact_contract().namespace, LexicalConfig())
+    store, _ = build_store(directory, scifact_corpus, options.session_contract(pytestconfig).namespace,
+                           LexicalConfig())
     return store
 
 
@@ -119,8 +126,8 @@ def scifact_system(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture")
     choice = pytestconfig.stash[CHOICE]
     try:
         uri = pytestconfig.getoption(options.MILVUS_URI)
-        builder = make_builder(scifact_contract().namespace, SearchConfig(), choice.spec, {"uri": uri} if uri else None,
-                               directory=choice.directory, option=options.SYSTEM)
+        builder = make_builder(options.session_contract(pytestconfig).namespace, SearchConfig(), choice.spec,
+                               {"uri": uri} if uri else None, directory=choice.directory, option=options.SYSTEM)
         system, _ = builder.build(scifact_corpus, options.store_dir(pytestconfig))
     except HarnessError as exc:
         raise failed(exc) from None

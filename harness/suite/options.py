@@ -9,9 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli.parsing.dataset import own_contract
+from harness.corpus.contract import DEFAULT_DATASET, Contract, artifact_dataset, contract_named, dataset_names
 from harness.embedding.embedders.backends import BACKENDS
+from harness.errors import HarnessError
 
 ARCHIVE = "--scifact-archive"
+DATASET = "--scifact-dataset"
+CONTRACT = "--scifact-contract"
 WORK_DIR = "--scifact-work-dir"
 EMBEDDER = "--scifact-embedder"
 MODEL = "--scifact-model"
@@ -29,9 +34,14 @@ QUALITY_BAR = "--scifact-quality-bar"
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("scifact", "SciFact harness (scifact_harness plugin)")
-    group.addoption(ARCHIVE, default=os.environ.get("SCIFACT_ARCHIVE"), metavar="PATH",
-                    help="local BEIR scifact.zip (default: $SCIFACT_ARCHIVE; else a fixture already built in the "
-                         "work dir, else a download from BEIR)")
+    group.addoption(ARCHIVE, default=None, metavar="PATH",
+                    help="the dataset's local BEIR zip (default for SciFact: $SCIFACT_ARCHIVE; else a fixture already "
+                         "built in the work dir, else a download from BEIR)")
+    group.addoption(DATASET, choices=dataset_names(), default=None, metavar="NAME",
+                    help=f"the dataset to evaluate: {', '.join(dataset_names())} (default: {DEFAULT_DATASET})")
+    group.addoption(CONTRACT, default=None, metavar="FILE",
+                    help="the contract of a collection of your own (written by `python -m harness contract`); pass "
+                         f"its zip with {ARCHIVE}")
     group.addoption(WORK_DIR, default=os.environ.get("SCIFACT_WORK_DIR"), metavar="DIR",
                     help="fixture, embedding cache and downloads (default: $SCIFACT_WORK_DIR, else work-dir in "
                          "pytest's rootdir)")
@@ -71,8 +81,8 @@ def add_options(parser: pytest.Parser) -> None:
 
 # the options that take a value: written after a space, pytest reads that value as a test path when it chooses its
 # rootdir (harness.suite.system_choice.check_rootdir)
-VALUED = (ARCHIVE, WORK_DIR, EMBEDDER, MODEL, STORE_DIR, OUTPUT_DIR, SYSTEM, SYSTEM_PATH, MILVUS_URI, COMPARE_RUN,
-          QUALITY_BAR)
+VALUED = (ARCHIVE, DATASET, CONTRACT, WORK_DIR, EMBEDDER, MODEL, STORE_DIR, OUTPUT_DIR, SYSTEM, SYSTEM_PATH, MILVUS_URI,
+          COMPARE_RUN, QUALITY_BAR)
 
 
 def work_dir(config: pytest.Config) -> Path:
@@ -81,9 +91,43 @@ def work_dir(config: pytest.Config) -> Path:
 
 
 def _per_system(config: pytest.Config, name: str) -> str:
-    """The built-in system's default directory name, or one of the system's own (a store holds one system)."""
+    """The built-in system's default directory name, or one of the system's own (a store holds one system); for a
+    dataset other than SciFact, one of the dataset's own (an output directory holds one dataset's evaluation)."""
     spec = str(config.getoption(SYSTEM))
-    return name if spec == "builtin" else f"{name}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec)}"
+    name = name if spec == "builtin" else f"{name}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec)}"
+    dataset = session_dataset(config)
+    return name if dataset == DEFAULT_DATASET else f"{name}-{dataset}"
+
+
+CONTRACT_KEY = pytest.StashKey[Contract]()
+
+
+def session_contract(config: pytest.Config) -> Contract:
+    """The contract the session evaluates under: --scifact-contract FILE, else --scifact-dataset NAME, else
+    SciFact's."""
+    if CONTRACT_KEY not in config.stash:
+        own, named = config.getoption(CONTRACT), config.getoption(DATASET)
+        if own and named:
+            raise pytest.UsageError(f"{DATASET} and {CONTRACT} both name a dataset: pass one")
+        try:
+            config.stash[CONTRACT_KEY] = own_contract(Path(own)) if own else contract_named(named or DEFAULT_DATASET)
+        except HarnessError as exc:
+            raise pytest.UsageError(f"{CONTRACT} {own}: {exc}") from None
+    return config.stash[CONTRACT_KEY]
+
+
+def session_dataset(config: pytest.Config) -> str:
+    """The name the session's artifacts carry (scifact, nfcorpus, a collection's own name)."""
+    return artifact_dataset(session_contract(config).name)
+
+
+def dataset_arguments(config: pytest.Config) -> dict[str, tuple[str, ...]]:
+    """What the command line's next step needs to name the session's dataset and its archive (nothing for SciFact)."""
+    own, named, archive = config.getoption(CONTRACT), config.getoption(DATASET), config.getoption(ARCHIVE)
+    if not own and named in (None, DEFAULT_DATASET):
+        return {}
+    return {"dataset": ("--contract", own) if own else ("--dataset", named),
+            "archive": ("--archive", archive) if archive else ()}
 
 
 def store_dir(config: pytest.Config) -> Path:

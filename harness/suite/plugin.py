@@ -42,6 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
     controller = not hasattr(config, "workerinput")  # xdist's workers inherit what the controller checked
     if controller:
         check_rootdir(config)
+        options.session_contract(config)  # a dataset or contract that cannot be read is a usage error, before any test
     config.stash[CHOICE] = choose_system(config, load=selected and controller)
     if selected and not explicit and not inside:
         config.args.append(str(SUITE))
@@ -64,6 +65,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     carries from its workers to this process."""
     from harness.cli.summary import SUMMARY_PROPERTY, next_step
     from harness.modes import MODES
+    from harness.suite.session import fixture_name
 
     recorded: list[dict[str, str]] = []
     for reports in terminalreporter.stats.values():
@@ -72,7 +74,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
                          if name == SUMMARY_PROPERTY and getattr(report, "when", "call") == "call"]
     if not recorded:
         return
-    terminalreporter.section("SciFact results")
+    contract = options.session_contract(config)
+    terminalreporter.section(f"{contract.title or contract.name} results")
     splits = ("calibration", "heldout", "all")
     for entry in sorted(recorded, key=lambda e: (splits.index(e["split"]), MODES.index(e["mode"]))):
         terminalreporter.write_line(entry["line"])
@@ -80,9 +83,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     last = max((e["split"] for e in recorded), key=splits.index)
     terminalreporter.write_line("")
     if exitstatus == 0:
-        terminalreporter.write_line(next_step(last, work_dir=work_dir, corpus=work_dir / "scifact-corpus.json",
-                                              store_dir=options.store_dir(config),
-                                              output_dir=options.output_dir(config),
-                                              system=config.stash[CHOICE]))
+        terminalreporter.write_line(next_step(last, work_dir=work_dir, corpus=work_dir / fixture_name(
+            options.session_dataset(config)), store_dir=options.store_dir(config),
+            output_dir=options.output_dir(config), system=config.stash[CHOICE], **options.dataset_arguments(config)))
     else:
         terminalreporter.write_line("not every test passed: fix what failed above before the next step")

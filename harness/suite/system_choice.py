@@ -56,7 +56,6 @@ def choose_system(config: pytest.Config, *, load: bool) -> SystemChoice:
     """The system under test and the directory its module is imported from (--scifact-system-path, else pytest's
     rootdir, when the interpreter's path does not hold it). With `load`, the system is also loaded once in a
     worker process, so a spec naming no usable system fails here."""
-    from harness.corpus.contract import scifact_contract
     from harness.systems.builtin.config.search_config import SearchConfig
     from harness.systems.plugin.builder import PluginBuilder
     from harness.systems.plugin.location import locate
@@ -74,8 +73,8 @@ def choose_system(config: pytest.Config, *, load: bool) -> SystemChoice:
         choice = SystemChoice(spec, locate(spec, candidates, options.SYSTEM, f"{options.SYSTEM_PATH}=DIR"))
         if load and choice.spec != "builtin":
             uri = config.getoption(options.MILVUS_URI)
-            builder = make_builder(scifact_contract().namespace, SearchConfig(), spec, {"uri": uri} if uri else None,
-                                   directory=choice.directory, option=options.SYSTEM)
+            builder = make_builder(options.session_contract(config).namespace, SearchConfig(), spec,
+                                   {"uri": uri} if uri else None, directory=choice.directory, option=options.SYSTEM)
             builder.close()
             inner = builder.inner if isinstance(builder, OwnedStore) else builder
             if isinstance(inner, PluginBuilder):

@@ -36,7 +36,7 @@ def add_dataset_option(parser: Parser, *, building: bool) -> None:
                         help="the contract of a collection of your own (written by `python -m harness contract`)")
 
 
-def _own_contract(path: Path) -> Contract:
+def own_contract(path: Path) -> Contract:
     if not path.is_file():
         raise HarnessError(f"--contract {path} is not a file; write one with `python -m harness contract "
                            "--dataset-dir DIR --name NAME --out FILE`")
@@ -54,7 +54,7 @@ def _own_contract(path: Path) -> Contract:
 
 
 def build_contract(args: argparse.Namespace) -> Contract:
-    return _own_contract(args.contract) if args.contract is not None else contract_named(
+    return own_contract(args.contract) if args.contract is not None else contract_named(
         args.dataset or DEFAULT_DATASET)
 
 
@@ -70,7 +70,7 @@ def fixture_contract(fixture: "CorpusFixture", dataset: str | None, own: Path | 
     must be that dataset's."""
     name = fixture.data["contract"]["name"]
     if own is not None:
-        contract = _own_contract(own)
+        contract = own_contract(own)
         if contract.name != name:
             raise HarnessError(f"fixture {fixture.path} was built under contract {name!r}, not {own}'s "
                                f"{contract.name!r}; pass the contract the fixture was built under")
