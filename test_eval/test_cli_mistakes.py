@@ -159,6 +159,20 @@ def test_an_unwritable_bundle_directory(tmp_path: Path, capsys: pytest.CaptureFi
     assert list((tmp_path / "locked").iterdir()) == []
 
 
+def test_a_bundle_of_another_dataset_than_named_is_refused_before_any_work(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    _file(out / aggregate_name(TINY_DATASET, "fts_only", "calibration"))
+    outcome = run_tiny_cli(["bundle", "--output-dir", str(out), "--bundle-dir", str(tmp_path / "b"), "--dataset",
+                            "nfcorpus"], capsys)
+    _expect(outcome, 2, f"--dataset nfcorpus: {out} holds runs of {TINY_DATASET}; name the output directory of "
+                        "nfcorpus's evaluation")
+    empty = run_tiny_cli(["bundle", "--output-dir", str(tmp_path), "--bundle-dir", str(tmp_path / "c"), "--dataset",
+                          "scifact"], capsys)
+    _expect(empty, 2, f"--dataset scifact: {tmp_path} holds no run")
+    assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
+
+
 def test_an_internal_fault_says_so_and_debug_shows_the_traceback(corpus: Path, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:

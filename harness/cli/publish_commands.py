@@ -12,6 +12,7 @@ from harness.evaluation.comparison.artifact import CompareRequest, Procedure, co
 from harness.evaluation.comparison.run_specs import RunSpecError, parse_run
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
 from harness.evaluation.gates.split_modes import split_modes
+from harness.evaluation.receipts.artifacts import output_dataset
 from harness.modes import MODES
 from harness.publish.bundle import make_bundle
 from harness.publish.exports.exports import export
@@ -101,6 +102,11 @@ def run_bundle(args: argparse.Namespace) -> int:
     new_directory("--bundle-dir", args.bundle_dir)
     if args.archive is not None:
         input_file("--archive", args.archive, "pass the dataset's zip")
+    held = output_dataset(args.output_dir)
+    if args.dataset is not None and held != args.dataset:
+        raise PathArgumentError(f"--dataset {args.dataset}: {args.output_dir} holds "
+                                + (f"runs of {held}" if held else "no run") + "; name the output directory of "
+                                f"{args.dataset}'s evaluation, or leave --dataset out")
     path = make_bundle(args.output_dir, args.bundle_dir, args.archive)
     for report in sorted(path.glob("validation/*.validation.json")):
         validated = json.loads(report.read_text(encoding="utf-8"))

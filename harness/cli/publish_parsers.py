@@ -86,6 +86,9 @@ def add_bundle(commands: Commands) -> None:
     bundle.add_argument("--archive", type=path_argument, default=None, metavar="ZIP",
                         help="the dataset's zip, for the validator to re-derive the fixture from (needed for every "
                              "dataset but SciFact, whose $SCIFACT_ARCHIVE is also read)")
+    bundle.add_argument("--dataset", default=None, metavar="NAME",
+                        help="the dataset the output directory's runs must be of, by the name their files carry "
+                             "(scifact, nfcorpus, a collection's own name); refused before any work otherwise")
 
 
 def add_all(commands: Commands) -> None:
