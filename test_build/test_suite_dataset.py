@@ -56,9 +56,17 @@ def test_the_suite_evaluates_a_collection_of_ones_own_under_its_contract(tmp_pat
     assert not (work / "results").exists()  # SciFact's results directory stays SciFact's
 
 
-def test_the_suite_refuses_two_datasets_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("options", "message"), [
+    (("--scifact-dataset=nfcorpus", "--scifact-contract=mine.json"),
+     "--scifact-dataset and --scifact-contract both name a dataset: pass one"),
+    (("--scifact-contract=missing.json",), "--scifact-contract missing.json is not a file; write one with `python -m "
+                                           "harness contract --dataset-dir DIR --name NAME --out FILE`"),
+    (("--scifact-dataset=nfcorpus", "--scifact-archive=nothere.zip"),
+     "--scifact-archive nothere.zip is not a file; name the dataset's zip"),
+])
+def test_a_dataset_the_suite_cannot_read_is_a_usage_error_before_any_test(tmp_path: Path, options: tuple[str, ...],
+                                                                         message: str) -> None:
     done = _run(tmp_path, "-m", "pytest", "-p", "no:cacheprovider", "-p", "scifact_harness", "-p", "no:xdist",
-                "-m", "calibration", "--scifact-dataset=nfcorpus", "--scifact-contract=mine.json",
-                f"--scifact-work-dir={tmp_path / 'work'}")
+                "-m", "calibration", *options, f"--scifact-work-dir={tmp_path / 'work'}")
     assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error
-    assert "--scifact-dataset and --scifact-contract both name a dataset: pass one" in done.stderr
+    assert message in done.stderr and not (tmp_path / "work").exists()

@@ -110,9 +110,13 @@ def session_contract(config: pytest.Config) -> Contract:
         if own and named:
             raise pytest.UsageError(f"{DATASET} and {CONTRACT} both name a dataset: pass one")
         try:
-            config.stash[CONTRACT_KEY] = own_contract(Path(own)) if own else contract_named(named or DEFAULT_DATASET)
+            config.stash[CONTRACT_KEY] = (own_contract(Path(own), CONTRACT, DATASET) if own else
+                                          contract_named(named or DEFAULT_DATASET))
         except HarnessError as exc:
-            raise pytest.UsageError(f"{CONTRACT} {own}: {exc}") from None
+            raise pytest.UsageError(str(exc)) from None
+        archive = config.getoption(ARCHIVE)
+        if archive and not Path(archive).is_file():
+            raise pytest.UsageError(f"{ARCHIVE} {archive} is not a file; name the dataset's zip")
     return config.stash[CONTRACT_KEY]
 
 

@@ -36,19 +36,21 @@ def add_dataset_option(parser: Parser, *, building: bool) -> None:
                         help="the contract of a collection of your own (written by `python -m harness contract`)")
 
 
-def own_contract(path: Path) -> Contract:
+def own_contract(path: Path, option: str = "--contract", dataset_option: str = "--dataset") -> Contract:
+    """The contract of a collection of one's own at `path`, as `option` names it (the suite's is
+    --scifact-contract); a shipped dataset's name is refused, pointing at `dataset_option`."""
     if not path.is_file():
-        raise HarnessError(f"--contract {path} is not a file; write one with `python -m harness contract "
+        raise HarnessError(f"{option} {path} is not a file; write one with `python -m harness contract "
                            "--dataset-dir DIR --name NAME --out FILE`")
     try:
         contract = Contract.from_file(path)
     except ValueError as exc:
-        raise HarnessError(f"--contract {path} is not a contract (JSON): {exc}") from None
+        raise HarnessError(f"{option} {path} is not a contract (JSON): {exc}") from None
     shipped = shipped_datasets()
     if contract.name in shipped or contract.name in shipped.values():  # a shipped dataset is only ever its shipped
         # contract, pins and all; its --dataset name is what its artifacts carry
         dataset = shipped.get(contract.name, contract.name)
-        raise HarnessError(f"--contract {path} names the shipped dataset {contract.name!r}; use --dataset "
+        raise HarnessError(f"{option} {path} names the shipped dataset {contract.name!r}; use {dataset_option} "
                            f"{dataset}, or give your collection a name of its own")
     return contract
 
