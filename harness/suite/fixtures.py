@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from harness.cli.parsing.dataset import ARCHIVE_VARIABLE
 from harness.corpus.contract import DEFAULT_DATASET
 from harness.embedding.embedders.select import make_embedder
 from harness.errors import HarnessError
@@ -43,10 +44,11 @@ def failed(exc: HarnessError) -> BaseException:
     return pytest.fail.Exception(str(exc), pytrace=False)
 
 
-def configured_archive(pytestconfig: pytest.Config, *, scifact: bool = True) -> Path | None:
-    """--scifact-archive, else $SCIFACT_ARCHIVE when the archive wanted is SciFact's (it never stands in for another
-    dataset's)."""
-    value = pytestconfig.getoption(options.ARCHIVE) or (os.environ.get("SCIFACT_ARCHIVE") if scifact else None)
+def configured_archive(pytestconfig: pytest.Config, dataset: str = DEFAULT_DATASET) -> Path | None:
+    """`dataset`'s local archive: --scifact-archive when the session evaluates that dataset, else $SCIFACT_ARCHIVE
+    for SciFact (it never stands in for another dataset's)."""
+    given = pytestconfig.getoption(options.ARCHIVE) if dataset == options.session_dataset(pytestconfig) else None
+    value = given or (os.environ.get(ARCHIVE_VARIABLE) if dataset == DEFAULT_DATASET else None)
     if not value:
         return None
     path = Path(value)
@@ -80,7 +82,7 @@ def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
         embedder = make_embedder(pytestconfig.getoption(options.EMBEDDER), pytestconfig.getoption(options.MODEL))
         with on_the_terminal(pytestconfig) as progress:
             return locked_build(contract, work_dir=work_dir, embedder=embedder, out=work_dir / fixture_name(dataset),
-                                archive=configured_archive(pytestconfig, scifact=dataset == DEFAULT_DATASET),
+                                archive=configured_archive(pytestconfig, dataset),
                                 progress=progress)
     except HarnessError as exc:
         raise failed(exc) from None

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from harness.cli.summary import SUMMARY_PROPERTY, result_line, verdict
-from harness.corpus.contract import DEFAULT_DATASET, Contract, scifact_contract
+from harness.corpus.contract import Contract, scifact_contract
 from harness.corpus.split import select, selected_ids_sha256
 from harness.embedding.embedders.select import make_embedder
 from harness.embedding.profiles import text_profile
@@ -137,7 +137,7 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, system: SystemUnderTes
 
 
 def _archive(config: pytest.Config) -> Path | None:
-    return configured_archive(config, scifact=options.session_dataset(config) == DEFAULT_DATASET)
+    return configured_archive(config, options.session_dataset(config))
 
 
 def _count(contract: Contract, split: str) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.corpus.contract import artifact_dataset
 from harness.errors import HarnessError, RefusedError
-from harness.evaluation.receipts.artifacts import aggregate_name, output_dataset, rows_name
+from harness.evaluation.receipts.artifacts import aggregate_name, named_dataset, output_dataset, rows_name
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.schema_check import SchemaViolation, validate
@@ -48,7 +48,9 @@ class ModeInput:
     @property
     def dataset(self) -> str:
         """The name the run's artifacts carry (scifact of scifact-hybrid-heldout.aggregate.json)."""
-        return self.aggregate_path.name.removesuffix(f"-{self.mode}-{self.aggregate['split']}.aggregate.json")
+        dataset = named_dataset(self.aggregate_path.name)
+        assert dataset is not None, self.aggregate_path  # load_input read it by that name
+        return dataset
 
     @property
     def query_ids(self) -> list[str]:

@@ -51,9 +51,9 @@ def frozen_modes(output_dir: Path) -> tuple[str, ...] | None:
     return None if freeze is None else freeze.modes
 
 
-def present_modes(output_dir: Path, split: str) -> tuple[str, ...]:
-    """The modes whose `split` aggregate lies in `output_dir` (of the one dataset it holds)."""
-    dataset = output_dataset(output_dir)
+def present_modes(output_dir: Path, split: str, dataset: str | None = None) -> tuple[str, ...]:
+    """The modes whose `split` aggregate lies in `output_dir`, of `dataset` (default: the one dataset it holds)."""
+    dataset = dataset or output_dataset(output_dir)
     return () if dataset is None else tuple(
         mode for mode in MODES if (output_dir / aggregate_name(dataset, mode, split)).is_file())
 
@@ -68,7 +68,8 @@ def modes_of_split(output_dir: Path, split: str, frozen: tuple[str, ...] | None)
     """`split_modes` for the frozen modes of a freeze record already read (None: no freeze)."""
     if frozen is None:
         return present_modes(output_dir, split)
-    dataset, present = output_dataset(output_dir), present_modes(output_dir, split)
+    dataset = output_dataset(output_dir)
+    present = present_modes(output_dir, split, dataset)
     missing = [aggregate_name(dataset, mode, split) if dataset else f"{mode}'s {split} aggregate" for mode in frozen
                if mode not in present]
     if missing:

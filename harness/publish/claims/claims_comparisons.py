@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
+from harness.evaluation.receipts.artifacts import named_dataset
 from harness.publish.text.markdown_text import inert
 from harness.publish.text.reading_notes import all_queries_note
 from harness.publish.text.report_text import (
@@ -33,16 +34,14 @@ def difference_table(document: dict[str, Any]) -> list[str]:
     return lines
 
 
-def named_dataset(documents: Sequence[dict[str, Any]]) -> str:
+def compared_dataset(documents: Sequence[dict[str, Any]]) -> str | None:
     """The dataset the compared artifacts' names carry (scifact of scifact-hybrid-heldout.aggregate.json)."""
-    document = documents[0]
-    entry = document["inputs"][0]
-    return str(entry["aggregate"]).removesuffix(f"-{entry['mode']}-{document['split']}.aggregate.json")
+    return named_dataset(str(documents[0]["inputs"][0]["aggregate"]))
 
 
 def comparisons_section(comparisons: Sequence[dict[str, Any]], calibration_count: int) -> list[str]:
     lines = ["## Comparisons", "",
-             f"Paired over the same queries of one split, from `artifacts/{named_dataset(comparisons)}-comparison-"
+             f"Paired over the same queries of one split, from `artifacts/{compared_dataset(comparisons)}-comparison-"
              "<split>.json` (each passed "
              "the validator, which recomputed every number from the rows: `validation/comparisons/`). nDCG@10 is the "
              "primary metric; Holm's adjustment runs over each metric's family of pairs.", ""]

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from harness.publish.claims.claims_comparisons import difference_table, named_dataset
+from harness.publish.claims.claims_comparisons import compared_dataset, difference_table
 from harness.publish.text.markdown_text import inert
 from harness.publish.text.report_text import SPLIT_LABELS, SPLIT_ORDER, verdict
 from harness.publish.text.systems_text import SYSTEMS_DOES_NOT, hypothesis_line, runs_line, superiority_claim
@@ -14,7 +14,7 @@ def systems_section(documents: Sequence[dict[str, Any]]) -> list[str]:
         return []
     lines = ["## Systems compared", "",
              "Evaluations of different systems or configurations, paired over the same queries of one split of this "
-             f"fixture, from `artifacts/{named_dataset(documents)}-systems-<split>.json` with every run it read in "
+             f"fixture, from `artifacts/{compared_dataset(documents)}-systems-<split>.json` with every run it read in "
              "`artifacts/runs/` "
              "(each passed the validator, which recomputed every number and the reading of every hypothesis: "
              "`validation/comparisons/`). A pair is confirmatory only when a hypothesis declared at a freeze, before "

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..core.digests import sha256_file
 from ..core.report import Report
+from ..dataset.named import established
 from . import paired_stats
 from .comparison_experiment import check_experiment
 from .comparison_inputs import Input, Values, count_problem, read_comparison, read_input, recompute
@@ -36,7 +37,6 @@ def _load_inputs(document: dict[str, Any], directory: Path, report: Report) -> d
     ok = report.expect("comparison.inputs", not problems, f"each mode's rows and aggregate are in {directory} with the "
                        "recorded sha256, and each aggregate names those rows, its run and configuration",
                        "the recorded inputs", problems[:4])
-    report.notes["compared_datasets"] = sorted({str(entry.dataset) for entry in loaded.values()})
     return loaded if ok else None
 
 
@@ -59,15 +59,18 @@ def _eligibility(document: dict[str, Any], loaded: dict[str, Input], judge: Judg
         problems.append(f"a {document['split']} comparison records that its inputs were not validated")
     if record["validated"] and record["verdicts"] != dict.fromkeys(loaded, "ELIGIBLE"):
         problems.append(f"the recorded verdicts are {record['verdicts']}")
+    established_here: set[str] = set()
     for mode, entry in loaded.items():
         digest = sha256_file(entry.aggregate_path)
         verdict = known[digest] if digest in known else judge(entry.aggregate_path)
+        established_here.update(established(verdict))
         if not verdict.eligible:
             failing = [c.name for c in verdict.checks if c.status != "pass"]
             problems.append(f"{mode}: {entry.aggregate_path.name} is not eligible ({', '.join(failing[:6])})")
     report.expect("comparison.inputs_eligible", not problems, "every input aggregate is ELIGIBLE under this "
                   "validator (replayed, re-hashed, its history read), as the comparison records", "eligible inputs",
                   problems[:4])
+    report.notes["compared_datasets"] = sorted(established_here)
 
 
 def check_comparison(path: Path, judge: Judge, *, artifacts_dir: Path | None = None,

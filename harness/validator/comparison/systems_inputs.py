@@ -148,5 +148,4 @@ def load_runs(document: dict[str, Any], comparison_dir: Path, report: Report) ->
                        "comparison says, with the recorded sha256; each aggregate names those rows, its run, "
                        "configuration and system; each freeze record hashes to its digest, which its run's receipts "
                        "name", "the recorded inputs", problems[:4])
-    report.notes["compared_datasets"] = sorted({str(arm.dataset) for arm in arms.values()})
     return Loaded(runs, arms, run_of) if ok else None

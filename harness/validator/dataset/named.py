@@ -2,8 +2,8 @@
 
 The name is the one a run's file names carry (scifact, nfcorpus, a collection's own name). It is held to the dataset
 the validator established itself: from the fixture, matched to its own pins or re-derived from the publisher's
-archive (an aggregate), or from the receipts of the inputs it read (a comparison). The artifact's file name and its
-receipt's word are not asked.
+archive (an aggregate), or, for a comparison, from its own validation of each input aggregate. The artifact's file
+name and its receipt's word are not asked.
 """
 
 from ..core.report import Report
