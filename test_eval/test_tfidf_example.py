@@ -25,7 +25,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
 from fixtures.clean_checkout import mark_clean_checkout
-from fixtures.cli import tiny_cli_process
+from fixtures.cli import run_tiny_cli
 from harness.corpus.contract import Contract
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.systems.plugin import Corpus
@@ -57,27 +57,42 @@ def corpus(tiny_corpus: CorpusFixture, tiny: Contract) -> Corpus:
 
 
 def test_the_example_is_calibrated_frozen_held_out_and_eligible_through_the_command_line(
-        tiny_corpus: CorpusFixture, tmp_path: Path, own_heldout_record: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    out, env = tmp_path / "out", {"PYTHONPATH": os.pathsep.join([str(ROOT), str(EXAMPLES)])}
+        tiny_corpus: CorpusFixture, tmp_path: Path, own_heldout_record: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # the command line in this process (its process is not the subject here); the system's worker processes find
+    # the example on PYTHONPATH, as they would from a shell
+    out = tmp_path / "out"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), str(EXAMPLES)]))
+    monkeypatch.syspath_prepend(str(EXAMPLES))  # PYTHONPATH as this process reads it (and the validator's replay)
+    monkeypatch.chdir(tmp_path)
     system = ["--corpus", str(tiny_corpus.path), "--store-dir", str(tmp_path / "store"), "--system", SPEC,
               "--output-dir", str(out)]
     for command in (["run", *system, "--split", "calibration", "--no-validate"], ["freeze", *system, "--allow-dirty"],
                     ["run", *system, "--split", "heldout", "--no-validate"]):
-        done = tiny_cli_process(command, cwd=tmp_path, env=env, timeout=600)
-        assert done.returncode == 0, done.stderr
-    assert all(mode in done.stdout for mode in MODES)
+        done = run_tiny_cli(command, capsys)
+        assert done.code == 0, done.err
+    assert all(mode in done.out for mode in MODES)
     mark_clean_checkout(out)  # the work tree may have changes; a clean clone's receipts would say so
-    monkeypatch.syspath_prepend(str(EXAMPLES))  # where the validator's replay imports the live system from
-    for split in ("calibration", "heldout"):
-        for mode in MODES:
-            path = tmp_path / f"report-{mode}-{split}.json"
-            code = validator_main([str(out / f"tiny-test-{mode}-{split}.aggregate.json"), "--json", str(path)])
-            report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-            problems = [f"{c['name']}: {c['detail']}" for c in report["checks"] if c["status"] != "pass"]
-            assert (code, report["eligible"]) == (0, True), f"{mode} {split}: {problems}"
-            passed = {c["name"] for c in report["checks"] if c["status"] == "pass"}
-            assert PASSED[mode] | {"store.parts", "system.source", "freeze"} <= passed, f"{mode} {split}"
-            assert report["notes"]["lane_verification"] == LANES[mode]
+    runs = [(mode, split) for split in ("calibration", "heldout") for mode in MODES]
+    reports_dir = tmp_path / "reports"
+    reports_dir.mkdir()
+    aggregates = [str(out / f"tiny-test-{mode}-{split}.aggregate.json") for mode, split in runs]
+    capsys.readouterr()
+    code = validator_main([*aggregates, "--json", str(reports_dir)])  # all six in one validator, as a reader types it
+    said = capsys.readouterr().err
+    assert said.count("asked again") == 1 and "asked again: 6 aggregates replayed in one process" in said, said
+    for mode, split in runs:
+        report: dict[str, Any] = json.loads(
+            (reports_dir / f"tiny-test-{mode}-{split}.validation.json").read_text(encoding="utf-8"))
+        problems = [f"{c['name']}: {c['detail']}" for c in report["checks"] if c["status"] != "pass"]
+        assert report["eligible"], f"{mode} {split}: {problems}"
+        passed = {c["name"] for c in report["checks"] if c["status"] == "pass"}
+        assert PASSED[mode] | {"store.parts", "system.source", "freeze"} <= passed, f"{mode} {split}"
+        assert report["notes"]["lane_verification"] == LANES[mode]
+    assert code == 0
+    assert validator_main(aggregates) == 0  # the stored verdicts answer: the live system is not asked again
+    said = capsys.readouterr().err
+    assert said.count("reused") == len(runs) and "asked again" not in said, said
     receipts = [json.loads((out / f"tiny-test-hybrid-{s}.aggregate.json").read_bytes())["receipt"]
                 for s in ("calibration", "heldout")]
     assert receipts[0]["system"] == receipts[1]["system"]

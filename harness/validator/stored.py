@@ -18,6 +18,7 @@ from .core.report import Report
 from .dataset.check_dataset import ARCHIVE_VARIABLE
 from .embedding.embedders import ollama_server
 from .pipeline import validate
+from .system.replay_groups import replays_shared
 from .verdicts.inputs import subject_roles, taken
 from .verdicts.key import KeyUnusable, load_key
 from .verdicts.store import lookup, store
@@ -109,7 +110,27 @@ def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bo
     return report
 
 
+def _answered_by_a_stored_verdict(subject: Subject, options: Options) -> bool:
+    try:
+        key = load_key()
+    except KeyUnusable:
+        return False
+    roles = subject_roles(subject.aggregate, subject.rows, subject.freeze)
+    return lookup(subject.home or subject.aggregate.parent, subject.aggregate, roles, options.record(),
+                  key).report is not None
+
+
 def validate_all(subjects: Sequence[Subject], options: Options = Options(), *, reuse: bool = True,
                  say: Say = _stderr) -> list[Report]:
-    """Each subject in turn, in this process: the model is loaded once, a fixture's full re-embedding made once."""
-    return [validate_stored(subject, options, reuse=reuse, say=say) for subject in subjects]
+    """Each subject in turn, in this process: the model is loaded once, a fixture's full re-embedding made once, and
+    the aggregates of a system of its own that will be validated replayed through it in one process."""
+    by_aggregate = {subject.aggregate: subject for subject in subjects}
+
+    def validated(aggregate: Path) -> bool:
+        return not (reuse and _answered_by_a_stored_verdict(by_aggregate[aggregate], options))
+
+    with replays_shared([(s.aggregate, s.home) for s in subjects], options.fixture, options.store_dir,
+                        validated) as shared:
+        for said in shared:
+            say(f"validator: the live system of its own asked again: {said}")
+        return [validate_stored(subject, options, reuse=reuse, say=say) for subject in subjects]

@@ -91,6 +91,13 @@ def input_paths(aggregate_path: Path, aggregate: Any, rows_path: Path | None,
     return rows, freeze_path or (aggregate_path.parent / Path(named_freeze).name if named_freeze else None)
 
 
+def placed_inputs(receipt: Any, places: Places, fixture_path: Path | None,
+                  store_dir: Path | None) -> tuple[Path | None, Path | None]:
+    """The fixture and store a validation reads: the ones given, else where `places` puts the receipt's digests."""
+    return (fixture_path or places.place(FIXTURES, _named(receipt, "corpus", "fixture_sha256")),
+            store_dir or places.place(STORES, _named(receipt, "store", "store_sha256")))
+
+
 def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None,
          freeze_path: Path | None, store_dir: Path | None = None, locations: Path | None = None,
          system_path: Path | None = None) -> Context:
@@ -108,11 +115,9 @@ def load(aggregate_path: Path, rows_path: Path | None, fixture_path: Path | None
         rows = load_lines(rows_path)
     except StrictJSONError as exc:
         raise StrictJSONError(f"rows are not strict JSON lines: {exc}; {FIXES['rows']}") from exc
-    receipt = aggregate.get("receipt")
     places = read_places(locations or aggregate_path.parent)
     fixture_given, store_given = fixture_path is not None, store_dir is not None
-    fixture_path = fixture_path or places.place(FIXTURES, _named(receipt, "corpus", "fixture_sha256"))
-    store_dir = store_dir or places.place(STORES, _named(receipt, "store", "store_sha256"))
+    fixture_path, store_dir = placed_inputs(aggregate.get("receipt"), places, fixture_path, store_dir)
     fixture, fixture_sha256 = (_strict(fixture_path, "fixture") if fixture_path is not None and is_file(fixture_path)
                                else (None, None))
     freeze = _strict(freeze_path, "freeze record")[0] if freeze_path is not None and is_file(freeze_path) else None
