@@ -3,6 +3,7 @@ run, frozen and validated, with the validator re-deriving it from the archive th
 the declared digest, and the validator says so."""
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -101,32 +102,36 @@ class HeldOut(NamedTuple):
     fixture: CorpusFixture
     store: Store
     out: Path
+    record: Path
 
 
-def _held_out(embedder: LocalEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HeldOut:
+@pytest.fixture(scope="module")
+def held_out(local_embedder: LocalEmbedder, tmp_path_factory: pytest.TempPathFactory) -> HeldOut:
     """The tiny collection declared as one's own, built, calibrated, frozen and run on held-out, with a held-out
-    record of the test's own."""
-    monkeypatch.setenv(RECORD_VARIABLE, str(tmp_path / "looks" / "heldout-looks.sqlite3"))
-    archive = pack_directory(_collection(tmp_path / "mine"), "mine", tmp_path / "mine.zip")
-    contract = Contract.from_mapping(declare(archive, "mine"))
-    report = build_fixture(contract, out=tmp_path / "fixture" / "mine.json", work_dir=tmp_path / "work",
-                           embedder=embedder, archive=archive, progress=False)
-    fixture, config, out = load_fixture(report.fixture), SearchConfig(), tmp_path / "out"
-    store, _ = build_store(tmp_path / "store", fixture, contract.namespace, config.lexical)
-    for split in ("calibration", "heldout"):
-        if split == "heldout":
-            freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract, modes=MODES,
-                                 output_dir=out, argv=["test"], allow_dirty=True, replace=False)
-        run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split=split,
-                             config=config, argv=("test",)), contract, fixture=fixture)
-    return HeldOut(archive, fixture, store, out)
+    record of its own (each test that reads it names it), once for the module's tests: they read it, never write it."""
+    root = tmp_path_factory.mktemp("own-collection")
+    record = root / "looks" / "heldout-looks.sqlite3"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(RECORD_VARIABLE, str(record))
+        archive = pack_directory(_collection(root / "mine"), "mine", root / "mine.zip")
+        contract = Contract.from_mapping(declare(archive, "mine"))
+        report = build_fixture(contract, out=root / "fixture" / "mine.json", work_dir=root / "work",
+                               embedder=local_embedder, archive=archive, progress=False)
+        fixture, config, out = load_fixture(report.fixture), SearchConfig(), root / "out"
+        store, _ = build_store(root / "store", fixture, contract.namespace, config.lexical)
+        for split in ("calibration", "heldout"):
+            if split == "heldout":
+                freeze_configuration(fixture=fixture, system=BuiltinSystem(store, config), contract=contract,
+                                     modes=MODES, output_dir=out, argv=["test"], allow_dirty=True, replace=False)
+            run_split(Evaluation(corpus=fixture.path, store_dir=store.directory, output_dir=out, split=split,
+                                 config=config, argv=("test",)), contract, fixture=fixture)
+    return HeldOut(archive, fixture, store, out, record)
 
 
 @pytest.mark.real_model
-def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(local_embedder: LocalEmbedder,
-                                                                           tmp_path: Path,
+def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(held_out: HeldOut, tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    held_out = _held_out(local_embedder, tmp_path, monkeypatch)
+    monkeypatch.setenv(RECORD_VARIABLE, str(held_out.record))
     archive, out = held_out.archive, held_out.out
     [aggregate] = out.glob("*hybrid-heldout.aggregate.json")
     assert aggregate.name == "mine-hybrid-heldout.aggregate.json"  # the names carry the collection's name
@@ -168,9 +173,10 @@ def _bundled(out: Path, bundle_dir: Path, archive: Path) -> Path:
 
 @pytest.mark.real_model
 def test_a_collection_of_ones_own_reaches_an_eligible_bundle_its_reader_re_derives(
-        local_embedder: LocalEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    archive, fixture, store, out = _held_out(local_embedder, tmp_path, monkeypatch)
+        held_out: HeldOut, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(RECORD_VARIABLE, str(held_out.record))
+    archive, fixture, store = held_out.archive, held_out.fixture, held_out.store
+    out = Path(shutil.copytree(held_out.out, tmp_path / "out"))  # the bundle marks its receipts as a clean clone's
     bundle = _bundled(out, tmp_path / "bundle", archive)
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert "retrieval evaluation on mine (a collection of the publisher's own)" in claims
