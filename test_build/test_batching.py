@@ -24,6 +24,7 @@ from harness.embedding.vectors import check_and_normalize
 from harness.fixture.build import embedding_requests
 from harness.validator.embedding.embed_batches import embed_in_equal_length_batches
 
+Batched = tuple[list[EmbeddingRequest], list[Any]]  # requests in the batching order, their raw vectors
 WORDS = ("protein", "cell", "gene", "virus", "tissue", "blood", "brain", "liver")
 
 
@@ -69,24 +70,34 @@ def requests(tmp_path_factory: pytest.TempPathFactory) -> list[EmbeddingRequest]
     return tiny + short + medium + long
 
 
-def _one_at_a_time(model: Any, prompts: list[str]) -> list[np.ndarray]:
-    return [np.asarray(model.encode([p], batch_size=1, convert_to_numpy=True, show_progress_bar=False)[0])
-            for p in prompts]
+@pytest.fixture(scope="module")
+def alone(requests: list[EmbeddingRequest], local_embedder: LocalEmbedder) -> dict[str, np.ndarray]:
+    """Each prompt's vector from a forward pass of its own (batch size 1), made once for the module's tests."""
+    model = local_embedder._load()
+    return {r.prompt: np.asarray(model.encode([r.prompt], batch_size=1, convert_to_numpy=True,
+                                              show_progress_bar=False)[0]) for r in requests}
+
+
+@pytest.fixture(scope="module")
+def batched(requests: list[EmbeddingRequest], local_embedder: LocalEmbedder) -> Batched:
+    """The harness's embedder on the requests in its batching order: (the order, its raw vectors), made once."""
+    arranged = local_embedder.arrange(requests)
+    return arranged, list(local_embedder.embed(arranged))
 
 
 @pytest.mark.real_model
 def test_equal_length_batches_are_byte_identical_to_batch_size_one(
-        requests: list[EmbeddingRequest], local_embedder: LocalEmbedder) -> None:
+        batched: Batched, alone: dict[str, np.ndarray],
+        local_embedder: LocalEmbedder) -> None:
     model = local_embedder._load()
-    arranged = local_embedder.arrange(requests)
+    arranged, raws = batched
     lengths = [min(n, model.max_seq_length) for n in local_embedder._lengths([r.prompt for r in arranged])]
     plan = batches(lengths, local_embedder.max_batch)
     assert max(map(len, plan)) >= len(WORDS)  # the made queries share one batch
     assert any(len(b) >= 4 and lengths[b[0]] == model.max_seq_length for b in plan)  # so do the cut prompts
-    raws = list(local_embedder.embed(arranged))
-    alone = _one_at_a_time(model, [r.prompt for r in arranged])
     assert len(raws) == len(arranged)
-    for request, raw, single in zip(arranged, raws, alone, strict=True):
+    for request, raw in zip(arranged, raws, strict=True):
+        single = alone[request.prompt]
         assert np.asarray(raw.values).astype("<f4").tobytes() == single.astype("<f4").tobytes(), request.text_id
         cut = len(model.tokenizer(request.prompt)["input_ids"]) > model.max_seq_length
         assert raw.model_truncated is cut, request.text_id
@@ -95,25 +106,23 @@ def test_equal_length_batches_are_byte_identical_to_batch_size_one(
 
 @pytest.mark.real_model
 def test_the_validator_batches_to_the_same_bytes(requests: list[EmbeddingRequest],
+                                                  batched: Batched,
                                                   local_embedder: LocalEmbedder) -> None:
     model = local_embedder._load()
     prompts = [r.prompt for r in requests]
     fresh = embed_in_equal_length_batches(model, prompts)
-    arranged = local_embedder.arrange(requests)
-    harness = {r.prompt: np.asarray(raw.values)
-               for r, raw in zip(arranged, local_embedder.embed(arranged), strict=True)}
+    harness = {r.prompt: np.asarray(raw.values) for r, raw in zip(*batched, strict=True)}
     for prompt, vector in zip(prompts, fresh, strict=True):
         assert np.asarray(vector, dtype="<f4").tobytes() == harness[prompt].astype("<f4").tobytes(), prompt[:40]
 
 
 @pytest.mark.real_model
 def test_the_cache_holds_each_prompt_under_its_own_vector(tmp_path: Path, requests: list[EmbeddingRequest],
+                                                          alone: dict[str, np.ndarray],
                                                           local_embedder: LocalEmbedder) -> None:
     """embed_all embeds in the batching order but returns (and caches) every vector under its own prompt."""
-    model = local_embedder._load()
     result = embed_all(requests, local_embedder, tmp_path / "cache", progress=False)
-    alone = _one_at_a_time(model, [r.prompt for r in requests])
-    expected = np.vstack([check_and_normalize(r.text_id, v, None) for r, v in zip(requests, alone, strict=True)])
+    expected = np.vstack([check_and_normalize(r.text_id, alone[r.prompt], None) for r in requests])
     assert result.vectors.tobytes() == expected.tobytes()
     again = embed_all(list(reversed(requests)), local_embedder, tmp_path / "cache", progress=False)
     assert again.embedded == 0 and again.vectors.tobytes() == expected[::-1].tobytes()
