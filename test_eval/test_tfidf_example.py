@@ -14,6 +14,7 @@ import re
 import sys
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -31,6 +32,7 @@ from harness.fixture.corpus_fixture import CorpusFixture
 from harness.systems.plugin import Corpus
 from harness.systems.plugin.adapter import corpus_of
 from harness.validator.cli import main as validator_main
+from harness.validator.system import check_through_system
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -77,10 +79,18 @@ def test_the_example_is_calibrated_frozen_held_out_and_eligible_through_the_comm
     reports_dir = tmp_path / "reports"
     reports_dir.mkdir()
     aggregates = [str(out / f"tiny-test-{mode}-{split}.aggregate.json") for mode, split in runs]
+    replays: list[int] = []  # each replay process the validator starts, by how many aggregates it asks
+    started = check_through_system._run
+
+    def counted(aggregates: Sequence[Path], *places: Path | None) -> tuple[dict[str, Any] | None, str]:
+        replays.append(len(aggregates))
+        return started(aggregates, *places)
+    monkeypatch.setattr(check_through_system, "_run", counted)
     capsys.readouterr()
     code = validator_main([*aggregates, "--json", str(reports_dir)])  # all six in one validator, as a reader types it
     said = capsys.readouterr().err
     assert said.count("asked again") == 1 and "asked again: 6 aggregates replayed in one process" in said, said
+    assert replays == [6]  # and every check read its answers from that one process
     for mode, split in runs:
         report: dict[str, Any] = json.loads(
             (reports_dir / f"tiny-test-{mode}-{split}.validation.json").read_text(encoding="utf-8"))
