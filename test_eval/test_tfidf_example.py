@@ -31,8 +31,10 @@ from harness.corpus.contract import Contract
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.systems.plugin import Corpus
 from harness.systems.plugin.adapter import corpus_of
+from harness.validator import stored as stored_verdicts
 from harness.validator.cli import main as validator_main
 from harness.validator.system import check_through_system
+from harness.validator.verdicts.store import Lookup, lookup
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -100,7 +102,14 @@ def test_the_example_is_calibrated_frozen_held_out_and_eligible_through_the_comm
         assert PASSED[mode] | {"store.parts", "system.source", "freeze"} <= passed, f"{mode} {split}"
         assert report["notes"]["lane_verification"] == LANES[mode]
     assert code == 0
+    looked_up: list[Path] = []  # each stored-verdict lookup, by aggregate
+
+    def looks(home: Path, aggregate: Path, *rest: Any) -> Lookup:
+        looked_up.append(aggregate)
+        return lookup(home, aggregate, *rest)
+    monkeypatch.setattr(stored_verdicts, "lookup", looks)
     assert validator_main(aggregates) == 0  # the stored verdicts answer: the live system is not asked again
+    assert sorted(map(str, looked_up)) == sorted(aggregates)  # each looked up once, while grouping the replays
     said = capsys.readouterr().err
     assert said.count("reused") == len(runs) and "asked again" not in said, said
     receipts = [json.loads((out / f"tiny-test-hybrid-{s}.aggregate.json").read_bytes())["receipt"]

@@ -15,7 +15,7 @@ from harness.embedding.embedders.select import make_embedder
 from harness.errors import HarnessError
 from harness.fixture.build import BuildReport
 from harness.suite import options
-from harness.suite.session import fixture_name, locked_build
+from harness.suite.session import locked_build
 from harness.suite.system_choice import CHOICE
 
 if TYPE_CHECKING:
@@ -81,9 +81,8 @@ def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
     try:
         embedder = make_embedder(pytestconfig.getoption(options.EMBEDDER), pytestconfig.getoption(options.MODEL))
         with on_the_terminal(pytestconfig) as progress:
-            return locked_build(contract, work_dir=work_dir, embedder=embedder, out=work_dir / fixture_name(dataset),
-                                archive=configured_archive(pytestconfig, dataset),
-                                progress=progress)
+            return locked_build(contract, work_dir=work_dir, embedder=embedder,
+                                archive=configured_archive(pytestconfig, dataset), progress=progress)
     except HarnessError as exc:
         raise failed(exc) from None
 

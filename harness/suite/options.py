@@ -95,8 +95,8 @@ def _per_system(config: pytest.Config, name: str) -> str:
     dataset other than SciFact, one of the dataset's own (an output directory holds one dataset's evaluation)."""
     spec = str(config.getoption(SYSTEM))
     name = name if spec == "builtin" else f"{name}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec)}"
-    dataset = session_dataset(config)
-    return name if dataset == DEFAULT_DATASET else f"{name}-{dataset}"
+    contract = session_contract(config)
+    return name if is_scifact(contract) else f"{name}-{artifact_dataset(contract.name)}"
 
 
 CONTRACT_KEY = pytest.StashKey[Contract]()
@@ -123,6 +123,12 @@ def session_contract(config: pytest.Config) -> Contract:
 def session_dataset(config: pytest.Config) -> str:
     """The name the session's artifacts carry (scifact, nfcorpus, a collection's own name)."""
     return artifact_dataset(session_contract(config).name)
+
+
+def is_scifact(contract: Contract) -> bool:
+    """Whether the contract is SciFact's: MTEB's quality bars and parity, and the suite's floor on a degenerate run,
+    are SciFact's alone."""
+    return artifact_dataset(contract.name) == DEFAULT_DATASET
 
 
 def dataset_arguments(config: pytest.Config) -> dict[str, tuple[str, ...]]:

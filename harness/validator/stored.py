@@ -21,7 +21,7 @@ from .pipeline import validate
 from .system.replay_groups import replays_shared
 from .verdicts.inputs import subject_roles, taken
 from .verdicts.key import KeyUnusable, load_key
-from .verdicts.store import lookup, store
+from .verdicts.store import Lookup, lookup, store
 
 Say = Callable[[str], None]
 
@@ -68,7 +68,9 @@ def _validate(subject: Subject, options: Options) -> Report:
 
 
 def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bool = True,
-                    say: Say = _stderr) -> Report:
+                    say: Say = _stderr, reused: Lookup | None = None) -> Report:
+    """`reused`: the stored verdict a lookup for this subject, these options and this key already found, which is
+    then not looked up again."""
     name = subject.aggregate.name
     try:
         key = load_key()
@@ -82,7 +84,7 @@ def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bo
     recorded = options.record()
     why = "validated again on request"
     if reuse:
-        found = lookup(home, subject.aggregate, roles, recorded, key)
+        found = reused or lookup(home, subject.aggregate, roles, recorded, key)
         if found.report is not None:
             say(f"validator: {name}: reused {found.why} (same bytes read, same validator)")
             return found.report
@@ -110,14 +112,15 @@ def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bo
     return report
 
 
-def _answered_by_a_stored_verdict(subject: Subject, options: Options) -> bool:
+def _stored_verdict(subject: Subject, options: Options) -> Lookup | None:
+    """The verdict stored for the subject that validate_stored would reuse, if any."""
     try:
         key = load_key()
     except KeyUnusable:
-        return False
+        return None
     roles = subject_roles(subject.aggregate, subject.rows, subject.freeze)
-    return lookup(subject.home or subject.aggregate.parent, subject.aggregate, roles, options.record(),
-                  key).report is not None
+    found = lookup(subject.home or subject.aggregate.parent, subject.aggregate, roles, options.record(), key)
+    return found if found.report is not None else None
 
 
 def validate_all(subjects: Sequence[Subject], options: Options = Options(), *, reuse: bool = True,
@@ -125,12 +128,17 @@ def validate_all(subjects: Sequence[Subject], options: Options = Options(), *, r
     """Each subject in turn, in this process: the model is loaded once, a fixture's full re-embedding made once, and
     the aggregates of a system of its own that will be validated replayed through it in one process."""
     by_aggregate = {subject.aggregate: subject for subject in subjects}
+    stored: dict[Path, Lookup] = {}  # the stored verdicts found while grouping, each looked up once
 
     def validated(aggregate: Path) -> bool:
-        return not (reuse and _answered_by_a_stored_verdict(by_aggregate[aggregate], options))
+        found = _stored_verdict(by_aggregate[aggregate], options) if reuse else None
+        if found is not None:
+            stored[aggregate] = found
+        return found is None
 
     with replays_shared([(s.aggregate, s.home) for s in subjects], options.fixture, options.store_dir,
                         validated) as shared:
         for said in shared:
             say(f"validator: the live system of its own asked again: {said}")
-        return [validate_stored(subject, options, reuse=reuse, say=say) for subject in subjects]
+        return [validate_stored(subject, options, reuse=reuse, say=say, reused=stored.get(subject.aggregate))
+                for subject in subjects]

@@ -86,7 +86,7 @@ def _module_path(name: str, path: Path) -> PurePosixPath:
 
 
 # What `Distribution.files` reads its list from (importlib.metadata: RECORD, else installed-files.txt, else
-# SOURCES.txt): a distribution's listed files are known by where it lies and the text of those lists.
+# SOURCES.txt): a distribution's listed files are known by where it lies and the digests of those lists.
 _LISTINGS = ("RECORD", "installed-files.txt", "SOURCES.txt")
 
 
@@ -108,7 +108,8 @@ _LISTED: dict[tuple[str, ...], _Listed] = {}
 def _listed(distribution: importlib.metadata.Distribution) -> _Listed:
     """Read once per process and listing: parsing every distribution's list and resolving each `__init__.py` it
     names took about half a second a bundle."""
-    key = (str(distribution.locate_file("")), *(distribution.read_text(name) or "" for name in _LISTINGS))
+    key = (str(distribution.locate_file("")),
+           *(sha256_bytes((distribution.read_text(name) or "").encode()) for name in _LISTINGS))
     known = _LISTED.get(key)
     if known is None:
         known = _LISTED[key] = _Listed({}, {})
