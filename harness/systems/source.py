@@ -1,6 +1,5 @@
 """The source a system runs from, by content: its files' sha256 under one root, and the package that ships it."""
 
-import importlib.metadata
 import inspect
 import sys
 from pathlib import Path
@@ -9,6 +8,7 @@ from typing import Any
 
 from harness.hashing import sha256_canonical, sha256_file
 from harness.source_digest import files_under
+from harness.systems.distributions import providers, version
 
 SOURCE_RULE = "sha256 of canonical JSON {path relative to root: sha256} over the system's *.py and *.json files"
 
@@ -44,9 +44,8 @@ def source_record(root: Path, files: list[Path]) -> dict[str, Any]:
 def package_of(system: object) -> dict[str, str] | None:
     """The installed distribution that ships the system's top-level module, with its version; None if none does."""
     top = _module_of(system).__name__.partition(".")[0]
-    for name in importlib.metadata.packages_distributions().get(top, []):
-        try:
-            return {"name": name, "version": importlib.metadata.version(name)}
-        except importlib.metadata.PackageNotFoundError:
-            continue
+    for name in providers(top):
+        found = version(name)
+        if found is not None:
+            return {"name": name, "version": found}
     return None

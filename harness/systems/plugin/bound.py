@@ -11,7 +11,6 @@
 - a declared environment variable binds the sha256 of its value, or null when unset; never the value.
 """
 
-import importlib.metadata
 import os
 import site
 import sys
@@ -20,6 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from harness.hashing import sha256_file, sha256_text
+from harness.systems.distributions import installed_by, providers, version
 
 HARNESS_ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,28 +38,6 @@ def _site_roots() -> tuple[Path, ...]:
     roots = {sysconfig.get_path(name) for name in ("purelib", "platlib")}
     roots |= set(site.getsitepackages()) | {site.getusersitepackages()}
     return tuple(Path(root).resolve() for root in roots)
-
-
-@cache
-def _distributions_of() -> dict[str, list[str]]:
-    return dict(importlib.metadata.packages_distributions())
-
-
-@cache
-def _files_of(distribution: str) -> frozenset[Path]:
-    try:
-        files = importlib.metadata.distribution(distribution).files or []
-    except importlib.metadata.PackageNotFoundError:
-        return frozenset()
-    return frozenset(Path(str(file.locate())).resolve() for file in files)
-
-
-@cache
-def _version(distribution: str) -> str | None:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def _existing_file(path: Path) -> Path | None:
@@ -87,10 +65,10 @@ def loaded_code(root: Path | None = None) -> tuple[dict[str, dict[str, str]], di
         path = Path(file).resolve()
         if path.is_relative_to(HARNESS_ROOT):
             continue
-        owners = [d for d in _distributions_of().get(name.partition(".")[0], []) if _version(d) is not None]
+        owners = [d for d in providers(name.partition(".")[0]) if version(d) is not None]
         for owner in owners:
-            distributions[owner] = str(_version(owner))
-        if any(path in _files_of(owner) for owner in owners):
+            distributions[owner] = str(version(owner))
+        if any(installed_by(path, owner) for owner in owners):
             continue
         if _under(path, _standard_roots()) and not _under(path, _site_roots()):
             continue

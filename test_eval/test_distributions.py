@@ -1,0 +1,79 @@
+"""A system's worker tells the files a distribution installed by its file list's entries as written, resolving every
+entry only when that misses, and says the same as the whole resolved list would."""
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.systems import distributions
+
+
+def _clear() -> None:
+    for kept in (distributions._providers, distributions.version, distributions._listed,
+                 distributions._resolved_files):
+        kept.cache_clear()
+
+
+@pytest.fixture
+def site_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory on sys.path holding the distribution 'toypkg' 1.0: two modules of its package, a file it installed
+    outside the directory ('../'), an entry reached through a link, and a module it does not list."""
+    site = tmp_path / "site"
+    package = site / "toypkg"
+    package.mkdir(parents=True)
+    for name in ("__init__.py", "listed.py", "unlisted.py", "through_link.py"):
+        (package / name).write_text("", encoding="utf-8")
+    (site / "alias").symlink_to(package, target_is_directory=True)
+    outside = tmp_path / "scripts"
+    outside.mkdir()
+    (outside / "tool.py").write_text("", encoding="utf-8")
+    info = site / "toypkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toypkg\nVersion: 1.0\n", encoding="utf-8")
+    (info / "RECORD").write_text("toypkg/__init__.py,,\ntoypkg/listed.py,,\nalias/through_link.py,,\n"
+                                 "../scripts/tool.py,,\ntoypkg-1.0.dist-info/RECORD,,\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    _clear()
+    yield site
+    _clear()
+
+
+def _whole_list_says(path: Path) -> bool:
+    return path in distributions._resolved_files("toypkg")
+
+
+@pytest.mark.parametrize(("where", "installed"), [
+    ("site/toypkg/listed.py", True),  # its entry as written
+    ("site/toypkg/through_link.py", True),  # listed only through the link
+    ("scripts/tool.py", True),  # listed with '../'
+    ("site/toypkg/unlisted.py", False),
+])
+def test_a_file_is_the_distributions_exactly_when_its_resolved_list_names_it(site_dir: Path, where: str,
+                                                                           installed: bool) -> None:
+    path = (site_dir.parent / where).resolve()
+    assert distributions.installed_by(path, "toypkg") is installed
+    assert _whole_list_says(path) is installed
+
+
+def test_the_providers_and_version_come_from_the_installed_metadata(site_dir: Path) -> None:
+    assert sys.path[0] == str(site_dir)
+    assert distributions.providers("toypkg") == ("toypkg",)
+    assert distributions.version("toypkg") == "1.0"
+    assert distributions.providers("no_such_module_anywhere") == ()
+    assert distributions.version("no-such-distribution-anywhere") is None
+    assert distributions.installed_by(site_dir / "toypkg" / "listed.py", "no-such-distribution-anywhere") is False
+
+
+def test_a_distributions_own_files_are_told_without_resolving_its_whole_list() -> None:
+    """numpy's modules are answered from its entries as written: its whole list (thousands of files) is never
+    resolved for them."""
+    import numpy
+
+    _clear()
+    try:
+        assert distributions.installed_by(Path(numpy.__file__).resolve(), "numpy")
+        assert distributions._resolved_files.cache_info().currsize == 0
+    finally:
+        _clear()
