@@ -18,7 +18,9 @@ import pytest
 
 from harness.validator.core.report import Report
 from harness.validator.stored import Options, Subject, validate_stored
-from harness.validator.verdicts import identity
+from harness.validator.core.digests import sha256_file
+from harness.validator.embedding.embedders import model_directory
+from harness.validator.verdicts import identity, inputs
 from harness.validator.verdicts.key import KEY_VARIABLE, key_path, load_key, seal
 from harness.validator.verdicts.store import verdict_file
 
@@ -180,6 +182,28 @@ def test_a_sample_answered_by_the_kept_re_embedding_is_stored_as_the_full_verdic
     said = Said()
     again = validate_stored(Subject(aggregate), full, say=said)
     assert "reused the verdict stored in" in said[0] and summary(again) == summary(report), said
+
+
+def test_the_models_files_key_the_verdict_by_the_digests_the_check_took(run_copy: RunCopy, own_key: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The re-embedding's check hashes the model's weights (about 90 MB) once per process; the stored verdict is
+    keyed by those digests, not by hashing every model file again after each validation."""
+    hashed_again: list[str] = []
+    real = inputs.file_digest
+
+    def counted(path: str | Path | None) -> str | None:
+        hashed_again.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(inputs, "file_digest", counted)
+    aggregate, _ = stored_once(run_copy)
+    model = model_directory()
+    read = json.loads(verdict_file(run_copy.out, aggregate, "sample").read_text(encoding="utf-8"))["read"]["files"]
+    weights = str(model / "model.safetensors")
+    assert read[weights] == sha256_file(Path(weights)), sorted(read)
+    assert {path for path in read if Path(path).is_relative_to(model)} == {str(p) for p in model.rglob("*")
+                                                                             if p.is_file()}
+    assert not [path for path in hashed_again if Path(path).is_relative_to(model)], hashed_again
 
 
 def test_a_bytecode_cache_appearing_leaves_the_verdict_standing(run_copy: RunCopy, own_key: Path) -> None:

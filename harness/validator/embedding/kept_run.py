@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.digests import directory_digest, sha256_file
-from ..core.reading import note_tree
+from ..core.digests import sha256_canonical, sha256_file
+from ..core.reading import Stat, keep_digest, note_tree, settled, stat_of
 from ..verdicts.re_embedding import material, recall, remember
 from .embedders import model_directory
 
@@ -30,15 +30,21 @@ class Kept:
 
 
 @functools.cache
-def _directory_digest(directory: Path, stats: tuple[tuple[str, int, int, int], ...]) -> str:
-    return directory_digest(directory)
+def _file_digests(directory: Path, stats: tuple[tuple[str, Stat], ...]) -> dict[str, str]:
+    return {name: sha256_file(directory / name) for name, _ in stats}
 
 
 def _model_files_digest(directory: Path) -> str:
-    """The directory's digest, computed again whenever any file's size, times or inode differ."""
+    """The directory's digest (`directory_digest`'s rule), its files hashed again whenever any file's inode, size or
+    times differ or one changed too recently for its stat to tell; each file's digest is kept for the verdict's
+    key."""
     files = sorted(p for p in directory.rglob("*") if p.is_file())
-    stats = tuple((p.as_posix(), (s := p.stat()).st_size, s.st_mtime_ns, s.st_ctime_ns) for p in files)
-    return _directory_digest(directory, stats)
+    stats = tuple((p.relative_to(directory).as_posix(), stat_of(str(p))) for p in files)
+    digests = _file_digests(directory, stats) if all(settled(seen) for _, seen in stats) \
+        else _file_digests.__wrapped__(directory, stats)
+    for name, seen in stats:
+        keep_digest(directory / name, seen, digests[name])
+    return sha256_canonical(digests)
 
 
 def verifier_identity(verification: dict[str, Any]) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.context import input_paths
 from ..core.digests import sha256_canonical, sha256_file
-from ..core.reading import Reading, stat_of
+from ..core.reading import Reading, known_digest, stat_of
 from ..core.strict_json import StrictJSONError, load_file
 from ..history.looks_record import rows_digest
 
@@ -92,7 +92,7 @@ def taken(reading: Reading, roles: dict[str, Path | None]) -> tuple[Digests | No
             continue
         if stat_of(path) != seen:
             return None, f"{path} changed while it was validated"
-        files[path] = file_digest(path)
+        files[path] = known_digest(reading, path) or file_digest(path)
         if stat_of(path) != seen:
             return None, f"{path} changed while it was validated"
     journals = {path: journal_digest(path) for path in sorted(reading.journals)
