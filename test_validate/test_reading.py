@@ -2,7 +2,6 @@
 numpy, SQLite), directories listed, presences decided by a stat; never what the import system reads, never a file
 the process wrote itself; and a result cached across validations carries the reads that made it."""
 
-import hashlib
 import importlib
 import sqlite3
 import sys
@@ -11,10 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.validator.core import reading as reading_module
-from harness.validator.core.reading import hashed, is_file, known_digest, recorded_cache, recording, settled, stat_of
-from harness.validator.verdicts import inputs
-from harness.validator.verdicts.inputs import taken
+from harness.validator.core.reading import is_file, recorded_cache, recording
 
 
 def test_every_kind_of_read_is_recorded(tmp_path: Path) -> None:
@@ -67,66 +63,3 @@ def test_a_cached_result_carries_its_reads_to_every_later_caller(tmp_path: Path)
     with recording() as third:
         pass
     assert str(source) not in third.files
-
-
-@pytest.fixture
-def settled_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A file counts as settled as soon as it is written (the tests' files are all fresh)."""
-    monkeypatch.setattr(reading_module, "SETTLED_NS", -10**12)
-
-
-@pytest.mark.usefixtures("settled_at_once")
-def test_a_digest_a_check_took_keys_the_verdict_while_the_file_stands_still(tmp_path: Path) -> None:
-    """The verdict's key takes the sha256 the check took (the model's weights are not hashed twice), through a cached
-    result too; once the file's stat differs, that digest is not believed and the reading says it changed."""
-    weights = tmp_path / "model.safetensors"
-    weights.write_bytes(b"weights")
-
-    @recorded_cache()
-    def weights_digest(path: Path) -> str:
-        return hashed(path)
-
-    with recording() as first:
-        digest = weights_digest(weights)
-    with recording() as later:  # answered from the cache: its digest comes with its reads
-        assert weights_digest(weights) == digest
-    for reading in (first, later):
-        assert known_digest(reading, str(weights)) == digest == "sha256:" + hashlib.sha256(b"weights").hexdigest()
-        digests, problem = taken(reading, {})
-        assert digests is not None and digests.files[str(weights)] == digest, problem
-    weights.write_bytes(b"forged weights")
-    assert known_digest(later, str(weights)) is None
-    assert taken(later, {}) == (None, f"{weights} changed while it was validated")
-
-
-@pytest.mark.usefixtures("settled_at_once")
-def test_the_key_takes_the_kept_digest_and_hashes_no_file_it_has(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    kept, other = tmp_path / "kept.bin", tmp_path / "other.json"
-    kept.write_bytes(b"x" * 1000)
-    other.write_text("{}")
-    hashed_by_the_key: list[str] = []
-    real = inputs.file_digest
-
-    def counted(path: str | Path | None) -> str | None:
-        hashed_by_the_key.append(str(path))
-        return real(path)
-
-    with recording() as reading:
-        hashed(kept)
-        other.read_bytes()
-    monkeypatch.setattr(inputs, "file_digest", counted)
-    digests, _ = taken(reading, {})
-    assert digests is not None and set(digests.files) == {str(kept), str(other)}
-    assert hashed_by_the_key == [str(other)]
-
-
-def test_a_file_changed_within_its_filesystems_time_grain_is_hashed_again_for_the_key(tmp_path: Path) -> None:
-    """Written just now, a file could be rewritten at the same size with the same stat: its digest is not kept,
-    and the key hashes it again."""
-    fresh = tmp_path / "fresh.bin"
-    fresh.write_bytes(b"now")
-    with recording() as reading:
-        hashed(fresh)
-    assert not settled(stat_of(str(fresh))) and known_digest(reading, str(fresh)) is None
-    assert reading.digests == {} and str(fresh) in reading.files

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.validator.core.report import Report
-from harness.validator.stored import Options, Subject, validate_stored
 from harness.validator.core.digests import sha256_file
+from harness.validator.core.report import Report
 from harness.validator.embedding.embedders import model_directory
-from harness.validator.verdicts import identity, inputs
+from harness.validator.stored import Options, Subject, validate_stored
+from harness.validator.verdicts import identity
 from harness.validator.verdicts.key import KEY_VARIABLE, key_path, load_key, seal
 from harness.validator.verdicts.store import verdict_file
 
@@ -184,26 +184,37 @@ def test_a_sample_answered_by_the_kept_re_embedding_is_stored_as_the_full_verdic
     assert "reused the verdict stored in" in said[0] and summary(again) == summary(report), said
 
 
-def test_the_models_files_key_the_verdict_by_the_digests_the_check_took(run_copy: RunCopy, own_key: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The re-embedding's check hashes the model's weights (about 90 MB) once per process; the stored verdict is
-    keyed by those digests, not by hashing every model file again after each validation."""
-    hashed_again: list[str] = []
-    real = inputs.file_digest
+OPENED: list[str] = []
+_COUNTING: list[bool] = []
 
-    def counted(path: str | Path | None) -> str | None:
-        hashed_again.append(str(path))
-        return real(path)
 
-    monkeypatch.setattr(inputs, "file_digest", counted)
-    aggregate, _ = stored_once(run_copy)
+def _count_opens(event: str, args: tuple[object, ...]) -> None:
+    if _COUNTING and event == "open" and isinstance(args[0], str):
+        OPENED.append(args[0])
+
+
+def test_the_models_weights_are_read_once_for_the_check_and_the_verdicts_key(run_copy: RunCopy,
+                                                                            own_key: Path) -> None:
+    """The model's weights (about 90 MB) are read at most once in a process by Python (the model itself loads them
+    natively), for the re-embedding's check, the verdict's key and the next lookup alike; the key holds the digest
+    of every model file."""
+    if not _COUNTING:
+        sys.addaudithook(_count_opens)
+    OPENED.clear()
+    _COUNTING[:] = [True]
+    try:
+        aggregate, _ = stored_once(run_copy)
+        _, line = validated(aggregate)
+    finally:
+        _COUNTING.clear()
+    assert "reused the verdict stored in" in line, line
     model = model_directory()
-    read = json.loads(verdict_file(run_copy.out, aggregate, "sample").read_text(encoding="utf-8"))["read"]["files"]
     weights = str(model / "model.safetensors")
-    assert read[weights] == sha256_file(Path(weights)), sorted(read)
-    assert {path for path in read if Path(path).is_relative_to(model)} == {str(p) for p in model.rglob("*")
-                                                                             if p.is_file()}
-    assert not [path for path in hashed_again if Path(path).is_relative_to(model)], hashed_again
+    assert OPENED.count(weights) <= 1, OPENED.count(weights)
+    read = json.loads(verdict_file(run_copy.out, aggregate, "sample").read_text(encoding="utf-8"))["read"]["files"]
+    files = {str(p) for p in model.rglob("*") if p.is_file()}
+    assert {path for path in read if Path(path).is_relative_to(model)} == files, sorted(read)
+    assert read[weights] == sha256_file(Path(weights))
 
 
 def test_a_bytecode_cache_appearing_leaves_the_verdict_standing(run_copy: RunCopy, own_key: Path) -> None:

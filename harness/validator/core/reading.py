@@ -6,16 +6,13 @@ and directory the process touches, whichever library opens it; what the import s
 validator's own source and the installed distributions are the verdict's validator identity), and so are the
 validator's own files and schemas. The checks note what no event shows: a presence decided by a stat
 (`is_file`), files a native library reads (the model's directory). A result cached across validations in one
-process (`recorded_cache`) carries the reads that made it to every validation that uses it, and the digests it took
-(`hashed`): a verdict is keyed by the bytes its checks hashed, not by hashing them again (the model's weights are
-about 90 MB), as long as the file's stat is still the one seen when they were hashed.
+process (`recorded_cache`) carries the reads that made it to every validation that uses it.
 """
 
 import functools
 import os
 import sys
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,15 +21,12 @@ from pathlib import Path
 from typing import Generic, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
-from .digests import sha256_file
-
 Stat = tuple[int, int, int, int] | None  # (inode, size, mtime_ns, ctime_ns) when first read; None: absent
 P = ParamSpec("P")
 R = TypeVar("R")
 VALIDATOR_DIR = Path(__file__).resolve().parents[1]
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _EVENTS = frozenset({"open", "os.listdir", "os.scandir", "sqlite3.connect"})
-SETTLED_NS = 3_000_000_000  # above the coarsest grain of a filesystem's times (FAT's two seconds)
 _SKIPPED = ["/proc/", "/sys/", "/dev/", str(VALIDATOR_DIR) + os.sep, str(VALIDATOR_DIR.parent / "schemas") + os.sep]
 
 
@@ -52,7 +46,6 @@ class Reading:
     listings: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
     records: dict[str, int] = field(default_factory=dict)  # an append-only record: only its rows up to a position
-    digests: dict[str, tuple[Stat, str]] = field(default_factory=dict)  # a file's sha256 as a check took it
     broken: str | None = None
 
     def merge(self, other: "Reading") -> None:
@@ -60,8 +53,6 @@ class Reading:
             self.files.setdefault(path, seen)
         for path, through in other.records.items():
             self.records[path] = max(through, self.records.get(path, 0))
-        for path, known in other.digests.items():
-            self.digests.setdefault(path, known)
         self.journals |= other.journals
         self.listings |= other.listings
         self.written |= other.written
@@ -174,39 +165,6 @@ def note(path: Path) -> None:
     """`path` counts as read (a file a native library reads, or one whose absence decided a check)."""
     if _ACTIVE:
         _file(os.path.abspath(path))
-
-
-def settled(seen: Stat) -> bool:
-    """Whether a file with this stat was last changed long enough ago that any later change shows in its stat: a
-    filesystem stamps times at a coarse grain (a clock tick, a second, two), so a file rewritten at the same size
-    within the grain of its last change keeps its stat (git's 'racily clean' entries)."""
-    return seen is not None and seen[3] < time.time_ns() - SETTLED_NS
-
-
-def keep_digest(path: Path, seen: Stat, digest: str) -> None:
-    """The sha256 a check took of the file `path` while its stat was `seen`: the verdict's key takes it from here,
-    unless the file changed too recently for its stat to show a later change."""
-    if settled(seen):
-        key = os.path.abspath(path)
-        for reading in _ACTIVE:
-            reading.digests.setdefault(key, (seen, digest))
-
-
-def hashed(path: Path) -> str:
-    """The file's sha256, which counts as read, kept for the verdict's key when the file stood still while it was
-    hashed."""
-    note(path)
-    before = stat_of(str(path))
-    digest = sha256_file(path)
-    if stat_of(str(path)) == before:
-        keep_digest(path, before, digest)
-    return digest
-
-
-def known_digest(reading: Reading, path: str) -> str | None:
-    """The sha256 a check of this reading took of `path`, if the file's stat is still the one it was taken at."""
-    known = reading.digests.get(path)
-    return known[1] if known is not None and stat_of(path) == known[0] else None
 
 
 def note_rows(path: Path, through: int) -> None:

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.reading import hashed, note_tree, recorded_cache
+from ..core.reading import note_tree, recorded_cache
+from ..core.settled import settled_digest
 from .embed_batches import embed_in_equal_length_batches
 
 OLLAMA_HOST_VARIABLE, OLLAMA_DEFAULT_PORT = "OLLAMA_HOST", 11434
@@ -121,7 +122,7 @@ def shown(total: int) -> Callable[[int], None] | None:
 
 @recorded_cache()
 def _weights_digest(directory: Path) -> str:
-    return hashed(directory / "model.safetensors")
+    return settled_digest(directory / "model.safetensors")
 
 
 @recorded_cache()

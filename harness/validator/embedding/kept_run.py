@@ -4,14 +4,14 @@ verifier is the model's own files (every file of the packaged model's directory,
 Ollama server and the model's digest."""
 
 import contextlib
-import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..core.digests import sha256_canonical, sha256_file
-from ..core.reading import Stat, keep_digest, note_tree, settled, stat_of
+from ..core.reading import note_tree
+from ..core.settled import settled_digest
 from ..verdicts.re_embedding import material, recall, remember
 from .embedders import model_directory
 
@@ -29,22 +29,10 @@ class Kept:
         return {**stamped, "reused": False, **({"not_kept": problem} if problem else {})}
 
 
-@functools.cache
-def _file_digests(directory: Path, stats: tuple[tuple[str, Stat], ...]) -> dict[str, str]:
-    return {name: sha256_file(directory / name) for name, _ in stats}
-
-
 def _model_files_digest(directory: Path) -> str:
-    """The directory's digest (`directory_digest`'s rule), its files hashed again whenever any file's inode, size or
-    times differ or one changed too recently for its stat to tell; each file's digest is kept for the verdict's
-    key."""
+    """The directory's digest (`directory_digest`'s rule), each file hashed once per process while it stands still."""
     files = sorted(p for p in directory.rglob("*") if p.is_file())
-    stats = tuple((p.relative_to(directory).as_posix(), stat_of(str(p))) for p in files)
-    digests = _file_digests(directory, stats) if all(settled(seen) for _, seen in stats) \
-        else _file_digests.__wrapped__(directory, stats)
-    for name, seen in stats:
-        keep_digest(directory / name, seen, digests[name])
-    return sha256_canonical(digests)
+    return sha256_canonical({p.relative_to(directory).as_posix(): settled_digest(p) for p in files})
 
 
 def verifier_identity(verification: dict[str, Any]) -> dict[str, Any] | None:

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.context import input_paths
-from ..core.digests import sha256_canonical, sha256_file
-from ..core.reading import Reading, known_digest, stat_of
+from ..core.digests import sha256_canonical
+from ..core.reading import Reading, stat_of
+from ..core.settled import settled_digest
 from ..core.strict_json import StrictJSONError, load_file
 from ..history.looks_record import rows_digest
 
@@ -48,7 +49,7 @@ def file_digest(path: str | Path | None) -> str | None:
     if os.path.isdir(path):
         return DIRECTORY
     try:
-        return sha256_file(Path(path))
+        return settled_digest(Path(path))
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
 
@@ -92,7 +93,7 @@ def taken(reading: Reading, roles: dict[str, Path | None]) -> tuple[Digests | No
             continue
         if stat_of(path) != seen:
             return None, f"{path} changed while it was validated"
-        files[path] = known_digest(reading, path) or file_digest(path)
+        files[path] = file_digest(path)
         if stat_of(path) != seen:
             return None, f"{path} changed while it was validated"
     journals = {path: journal_digest(path) for path in sorted(reading.journals)

@@ -1,0 +1,64 @@
+"""The validator hashes a file once per process while the file stands still: the same inode, size and times, last
+changed longer ago than a filesystem's grain of time. Any rewrite after that shows in the stat and is hashed again;
+a file changed within the grain is hashed every time."""
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from harness.validator.core import settled
+from harness.validator.core.digests import sha256_file
+from harness.validator.core.reading import stat_of
+from harness.validator.core.settled import settled_digest
+
+
+@pytest.fixture
+def hashed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many times each file's bytes were hashed."""
+    counted: Counter[str] = Counter()
+    real = sha256_file
+
+    def counting(path: Path) -> str:
+        counted[str(path)] += 1
+        return real(path)
+
+    monkeypatch.setattr(settled, "sha256_file", counting)
+    monkeypatch.setattr(settled, "_KNOWN", {})
+    return counted
+
+
+def _sha256(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def test_a_settled_file_is_hashed_once_and_a_rewrite_is_seen(tmp_path: Path, hashed: Counter[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(settled, "SETTLED_NS", -10**12)  # this test's fresh files count as settled
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"weights")
+    assert [settled_digest(weights) for _ in range(3)] == [_sha256(b"weights")] * 3
+    assert hashed[str(weights)] == 1
+    weights.write_bytes(b"forged weights")
+    assert settled_digest(weights) == _sha256(b"forged weights") and hashed[str(weights)] == 2
+    weights.unlink()
+    with pytest.raises(FileNotFoundError):
+        settled_digest(weights)
+
+
+def test_a_file_changed_within_the_grain_is_hashed_every_time(tmp_path: Path, hashed: Counter[str]) -> None:
+    """Written just now, it could be rewritten at the same size and keep its stat: nothing is taken on trust."""
+    fresh = tmp_path / "fresh.bin"
+    fresh.write_bytes(b"now")
+    assert not settled.settled(stat_of(str(fresh)))
+    assert [settled_digest(fresh) for _ in range(2)] == [_sha256(b"now")] * 2
+    assert hashed[str(fresh)] == 2
+
+
+def test_the_packaged_models_files_are_settled() -> None:
+    """The case it is for: the model's files were installed long before any validation."""
+    from harness.validator.embedding.embedders import model_directory
+
+    weights = model_directory() / "model.safetensors"
+    assert settled.settled(stat_of(str(weights))), stat_of(str(weights))
