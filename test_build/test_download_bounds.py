@@ -134,11 +134,11 @@ def test_the_deadline_is_configurable_and_recorded(server: LoopbackServer, serve
 
 def test_sigterm_mid_download_removes_the_partial(server: LoopbackServer, tmp_path: Path) -> None:
     dest = tmp_path / "scifact.zip"
-    child = subprocess.Popen([sys.executable, "-c", CHILD_DOWNLOAD, server.url("/slow.zip"), str(dest)], cwd=ROOT,
+    server.hold()
+    child = subprocess.Popen([sys.executable, "-c", CHILD_DOWNLOAD, server.url("/held.zip"), str(dest)], cwd=ROOT,
                              env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: bool(partials(dest)))
-        time.sleep(0.5)  # mid-transfer: the slow route takes about 3.6 s
+        wait_for(lambda: server.holding() and bool(partials(dest)))  # mid-transfer, whatever the load
         child.send_signal(signal.SIGTERM)
         _, stderr = child.communicate(timeout=10)
     finally:
@@ -151,14 +151,16 @@ def test_a_second_download_leaves_the_first_ones_live_partial_alone(server: Loop
                                                                     tmp_path: Path) -> None:
     """Before: the second download's clean-up deleted the first's .part and the first died of FileNotFoundError."""
     dest = tmp_path / "scifact.zip"
-    first = subprocess.Popen([sys.executable, "-c", CHILD_DOWNLOAD, server.url("/slow.zip"), str(dest)], cwd=ROOT,
+    server.hold()
+    first = subprocess.Popen([sys.executable, "-c", CHILD_DOWNLOAD, server.url("/held.zip"), str(dest)], cwd=ROOT,
                              env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: bool(partials(dest)))
+        wait_for(lambda: server.holding() and bool(partials(dest)))  # the first is mid-transfer until released
         live = partials(dest)
         assert remove_stale_partials(dest) == [] and partials(dest) == live
         download_archive(server.url(ARCHIVE), dest)  # a whole second download beside the live one
         assert partials(dest) == live
+        server.release()
         stdout, stderr = first.communicate(timeout=30)
     finally:
         first.kill()
@@ -187,22 +189,32 @@ def test_two_cli_builds_in_one_work_dir_take_turns(server: LoopbackServer, serve
     work = tmp_path / "work"
     argv = [sys.executable, "-m", "fixtures.tiny_cli", "build", "--out", str(tmp_path / "fixture.json"), "--work-dir",
             str(work), "--embedder", "ollama", "--no-progress"]
+    waiting = f"waiting for another build in the work directory {work}"
+    server.hold()
     with FakeOllama() as ollama:
-        env = {**child_env(), "TINY_SOURCE_URL": server.url("/slow.zip"), "TINY_SOURCE_BYTES": str(len(served)),
+        env = {**child_env(), "TINY_SOURCE_URL": server.url("/held.zip"), "TINY_SOURCE_BYTES": str(len(served)),
                "TINY_SOURCE_MD5": md5(served), "OLLAMA_HOST": ollama.url}
         env.pop("SCIFACT_ARCHIVE", None)
-        builds = [subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                  for _ in range(2)]
+        logs = [tmp_path / "first.err", tmp_path / "second.err"]
+        builds: list[subprocess.Popen[str]] = []
         try:
-            results = [(build.communicate(timeout=120), build.returncode) for build in builds]
+            for log in logs:  # the second starts while the first is mid-download, and waits its turn
+                with log.open("w") as stderr:
+                    builds.append(subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=stderr,
+                                                   text=True))
+                wait_for(server.holding if log == logs[0] else lambda: waiting in logs[1].read_text())
+            server.release()
+            results = [(build.communicate(timeout=120)[0], log.read_text(), build.returncode)
+                       for build, log in zip(builds, logs, strict=True)]
         finally:
+            server.release()
             for build in builds:
                 build.kill()
-    assert [code for _, code in results] == [0, 0], results
-    assert server.paths().count("/slow.zip") == 1  # the second found the first's download and reused it
-    waited = [err for (_, err), _ in results if f"waiting for another build in the work directory {work}" in err]
-    assert len(waited) == 1, results
-    assert partials(work / "download" / "scifact.zip") == []
+    assert [code for _, _, code in results] == [0, 0], results
+    assert server.paths().count("/held.zip") == 1  # the second found the first's download and reused it
+    assert [waiting in err for _, err, _ in results] == [False, True], results
+    download = work / "download" / "held.zip"  # the download keeps the URL's file name
+    assert download.is_file() and partials(download) == []
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
