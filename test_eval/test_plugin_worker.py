@@ -50,9 +50,9 @@ def test_a_worker_that_crashes_or_writes_into_the_protocol_is_named(
 
 def test_a_worker_that_hangs_is_stopped_at_its_deadline(tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client, "TIMEOUTS", Timeouts(search=2.0))
+    monkeypatch.setattr(client, "TIMEOUTS", Timeouts(search=0.5))
     started = time.monotonic()
-    with pytest.raises(SystemProcessError, match=r"'fixtures.plugins:Hanging' did not answer search\(\) within 2 s, "
+    with pytest.raises(SystemProcessError, match=r"'fixtures.plugins:Hanging' did not answer search\(\) within 0.5 s, "
                                                  r"so its process was stopped"):
         _calibrate(tiny_corpus, tiny, tmp_path, "Hanging")
     assert time.monotonic() - started < 60
