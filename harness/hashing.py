@@ -2,6 +2,8 @@
 
 import hashlib
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +46,32 @@ def sha256_tree(directory: Path) -> str:
     """A directory by content: canonical JSON {relative path: sha256} over every file under it."""
     files = sorted(p for p in directory.rglob("*") if p.is_file())
     return sha256_canonical({p.relative_to(directory).as_posix(): sha256_file(p) for p in files})
+
+
+SETTLED_NS = 3_000_000_000  # FAT's times are two seconds apart; others' a clock tick or a nanosecond
+_SETTLED: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+
+
+def _stat(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def settled_sha256_file(path: Path) -> str:
+    """sha256_file, hashed once per process while the file stands still: the same inode, size and times as when it
+    was hashed, and last changed more than SETTLED_NS before. A write sets the change time to the present, which no
+    call sets back; a file changed more recently could be rewritten at the same size within its filesystem's grain
+    of time without its stat showing it (git's 'racily clean' entries), so it is hashed every time."""
+    key = os.path.abspath(path)
+    seen = _stat(key)
+    settled = seen is not None and seen[3] < time.time_ns() - SETTLED_NS
+    known = _SETTLED.get(key)
+    if settled and known is not None and known[0] == seen:
+        return known[1]
+    digest = sha256_file(Path(key))
+    if settled and seen is not None and _stat(key) == seen:
+        _SETTLED[key] = (seen, digest)
+    return digest

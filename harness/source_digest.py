@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness.hashing import sha256_canonical, sha256_file
+from harness.hashing import settled_sha256_file, sha256_canonical
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 SOURCE_SUFFIXES = (".py", ".json")
@@ -26,6 +26,6 @@ def source_files() -> list[Path]:
 
 
 def harness_digest() -> dict[str, Any]:
-    files = {p.relative_to(PACKAGE_ROOT.parent).as_posix(): sha256_file(p) for p in source_files()}
+    files = {p.relative_to(PACKAGE_ROOT.parent).as_posix(): settled_sha256_file(p) for p in source_files()}
     return {"sha256": sha256_canonical(files), "files": len(files),
             "rule": "sha256 of canonical JSON {relative path: sha256} over harness/**/*.py and *.json"}

@@ -6,7 +6,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from harness.hashing import sha256_canonical, sha256_file
+from harness.hashing import settled_sha256_file, sha256_canonical
 from harness.source_digest import files_under
 from harness.systems.distributions import providers, version
 
@@ -37,7 +37,7 @@ def source_root(system: object) -> tuple[Path, list[Path]]:
 
 
 def source_record(root: Path, files: list[Path]) -> dict[str, Any]:
-    digests = {p.relative_to(root).as_posix(): sha256_file(p) for p in files}
+    digests = {p.relative_to(root).as_posix(): settled_sha256_file(p) for p in files}
     return {"sha256": sha256_canonical(digests), "rule": SOURCE_RULE, "root": str(root), "files": digests}
 
 

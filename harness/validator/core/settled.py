@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from .digests import sha256_file
-from .reading import Stat, stat_of
+from .reading import Stat, note, stat_of
 
 SETTLED_NS = 3_000_000_000  # FAT's times are two seconds apart; others' a clock tick or a nanosecond
 _KNOWN: dict[str, tuple[Stat, str]] = {}
@@ -26,8 +26,9 @@ def settled(seen: Stat) -> bool:
 
 def settled_digest(path: Path) -> str:
     """The file's sha256: the one taken earlier in this process when its stat is the same and settled, else hashed
-    now (OSError when it cannot be read)."""
+    now (OSError when it cannot be read). Either way the file counts as read by the validation under way."""
     key = os.path.abspath(path)
+    note(Path(key))
     seen = stat_of(key)
     known = _KNOWN.get(key)
     if known is not None and known[0] == seen and settled(seen):

@@ -3,7 +3,8 @@
 import os
 from pathlib import Path
 
-from .digests import sha256_canonical, sha256_file
+from .digests import sha256_canonical
+from .settled import settled_digest
 
 HARNESS_DIR = Path(__file__).resolve().parents[2]
 
@@ -20,9 +21,10 @@ def harness_source_files() -> list[Path]:
 
 def harness_source_state() -> tuple[str, int]:
     """The stated rule's digest (sha256 of canonical JSON {relative path: sha256} over harness/**/*.py and *.json)
-    and the number of files it covers, from one reading of the tree."""
+    and the number of files it covers, from one reading of the tree (a file hashed once per process while it stands
+    still: core/settled.py)."""
     files = harness_source_files()
-    return (sha256_canonical({p.relative_to(HARNESS_DIR.parent).as_posix(): sha256_file(p) for p in files}),
+    return (sha256_canonical({p.relative_to(HARNESS_DIR.parent).as_posix(): settled_digest(p) for p in files}),
             len(files))
 
 

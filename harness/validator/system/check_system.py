@@ -17,6 +17,7 @@ from ..core.declared import DENSE_EXACT
 from ..core.digests import part_digest, sha256_canonical, sha256_file
 from ..core.reading import is_dir, is_file
 from ..core.report import Report
+from ..core.settled import settled_digest
 from ..retrieval.lanes import Replay
 from ..retrieval.live_store import read_vectors
 from ..retrieval.ranking import id_ranks
@@ -30,7 +31,7 @@ def check_system_source(ctx: Context, report: Report) -> None:
         report.attest("system.source", f"the system's source root {source['root']!r} is not found on this machine "
                       f"({where}): its digest {source['sha256']} is the run's statement")
         return
-    found = {name: sha256_file(root / name) if is_file(root / name) else None for name in source["files"]}
+    found = {name: settled_digest(root / name) if is_file(root / name) else None for name in source["files"]}
     differing = sorted(name for name, digest in found.items() if digest != source["files"][name])
     report.expect("system.source", not differing and sha256_canonical(source["files"]) == source["sha256"],
                   f"the system's {len(found)} source files re-hashed under {root}", [], differing[:5])
