@@ -1,6 +1,7 @@
 """A system's worker tells the files a distribution installed by its file list's entries as written, resolving every
 entry only when that misses, and says the same as the whole resolved list would."""
 
+import importlib.metadata
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,8 +12,8 @@ from harness.systems import distributions
 
 
 def _clear() -> None:
-    for kept in (distributions._providers, distributions.version, distributions._listed,
-                 distributions._resolved_files):
+    for kept in (distributions._installed, distributions._inferred, distributions._name, distributions._whole,
+                 distributions.providers, distributions.version, distributions._listed, distributions._resolved_files):
         kept.cache_clear()
 
 
@@ -55,6 +56,35 @@ def test_a_file_is_the_distributions_exactly_when_its_resolved_list_names_it(sit
     path = (site_dir.parent / where).resolve()
     assert distributions.installed_by(path, "toypkg") is installed
     assert _whole_list_says(path) is installed
+
+
+def test_the_providers_of_every_module_are_stdlibs(site_dir: Path, tmp_path: Path) -> None:
+    """For every top-level module of this venv, and for a site with a module declared twice, a distribution that
+    only infers its modules, one without a RECORD (an egg-info's file list) and a module two distributions share,
+    the same distributions in the same order as importlib.metadata.packages_distributions."""
+    extra = tmp_path / "extra"
+    for name, files in (("twice", {"top_level.txt": "twice\nshared\ntwice\n"}),
+                        ("inferred", {"RECORD": "inferred_mod/__init__.py,,\nlone.py,,\nshared/x.py,,\n"}),
+                        ("egg", None)):
+        info = extra / (f"{name}-2.0.egg-info" if files is None else f"{name}-2.0.dist-info")
+        info.mkdir(parents=True)
+        (info / ("PKG-INFO" if files is None else "METADATA")).write_text(f"Metadata-Version: 2.1\nName: {name}\n"
+                                                                           "Version: 2.0\n", encoding="utf-8")
+        for file, text in (files or {"SOURCES.txt": "egg_mod/__init__.py\nsetup.py\n"}).items():
+            (info / file).write_text(text, encoding="utf-8")
+    sys.path.insert(0, str(extra))
+    try:
+        _clear()
+        expected = importlib.metadata.packages_distributions()
+        for top in ("twice", "shared", "inferred_mod", "lone", "egg_mod", "setup", "nothing_provides_this"):
+            assert distributions.providers(top) == tuple(expected.get(top, [])), top
+        assert distributions.providers("twice") == ("twice", "twice")
+        assert distributions.providers("inferred_mod") == ("inferred",) and "egg" in distributions.providers("egg_mod")
+        assert {top: distributions.providers(top) for top in expected} == {
+            top: tuple(names) for top, names in expected.items()}
+    finally:
+        sys.path.remove(str(extra))
+        _clear()
 
 
 def test_the_providers_and_version_come_from_the_installed_metadata(site_dir: Path) -> None:

@@ -2,23 +2,85 @@
 
 importlib.metadata answers each question by scanning every installed distribution's metadata and file list (about
 0.1 s in a venv with torch), and a system's worker process asks several: which distributions provide a top-level
-module, their versions, whether a loaded file is one a distribution installed. The answers are kept for the life of
-the process, which is the life of a worker; a distribution installed while a process runs is not seen by it.
+module, their versions, whether a loaded file is one a distribution installed. Here each is answered by stdlib's
+rule from what it needs to read, and kept for the life of the process, which is the life of a worker; a distribution
+installed while a process runs is not seen by it.
 """
 
+import csv
 import importlib.metadata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+# stdlib's own two halves of packages_distributions' rule, so the answer is its answer
+_DECLARED: Callable[[importlib.metadata.Distribution], list[str]] | None = getattr(
+    importlib.metadata, "_top_level_declared", None)
+_INFERRED: Callable[[importlib.metadata.Distribution], Iterable[str]] | None = getattr(
+    importlib.metadata, "_top_level_inferred", None)
+
+
+@dataclass(frozen=True)
+class _Installed:
+    distribution: importlib.metadata.Distribution
+    declared: tuple[str, ...]  # the modules its top_level.txt declares
+    heads: frozenset[str] | None  # every name stdlib could infer a module from its RECORD by; None: no RECORD
+
+
+def _heads(record: str) -> frozenset[str]:
+    """Each RECORD entry's first path component, and that component up to its first dot: every top-level module
+    stdlib infers from the entries is among them (a package's directory, or a lone module's file name)."""
+    found: set[str] = set()
+    for line in record.splitlines():
+        path = next(csv.reader([line]), [""])[0] if line.startswith('"') else line.split(",", 1)[0]
+        parts = PurePosixPath(path).parts if path.startswith((".", "/")) else (path.split("/", 1)[0],)
+        if parts:
+            found |= {parts[0], parts[0].split(".", 1)[0]}
+    return frozenset(found)
 
 
 @cache
-def _providers() -> dict[str, tuple[str, ...]]:
+def _installed() -> tuple[_Installed, ...]:
+    assert _DECLARED is not None
+    listed: list[_Installed] = []
+    for found in importlib.metadata.distributions():
+        declared, record = tuple(_DECLARED(found)), found.read_text("RECORD")
+        listed.append(_Installed(found, declared, None if declared or not record else _heads(record)))
+    return tuple(listed)
+
+
+@cache
+def _inferred(index: int) -> frozenset[str]:
+    assert _INFERRED is not None
+    return frozenset(_INFERRED(_installed()[index].distribution))
+
+
+@cache
+def _name(index: int) -> str:
+    return str(_installed()[index].distribution.metadata["Name"])
+
+
+@cache
+def _whole() -> dict[str, tuple[str, ...]]:
     return {top: tuple(names) for top, names in importlib.metadata.packages_distributions().items()}
 
 
+@cache
 def providers(top: str) -> tuple[str, ...]:
-    """The names of the installed distributions that provide the top-level module `top` (stdlib's rule)."""
-    return _providers().get(top, ())
+    """The names of the installed distributions that provide the top-level module `top`, in stdlib's order and by
+    its rule (importlib.metadata.packages_distributions): the modules a distribution's top_level.txt declares, else
+    those inferred from its file list. Only a distribution with an entry under `top` in its RECORD has its file list
+    read; the whole stdlib mapping when this Python keeps that rule under other names."""
+    if _INFERRED is None or _DECLARED is None:
+        return _whole().get(top, ())
+    found: list[str] = []
+    for index, installed in enumerate(_installed()):
+        if installed.declared:
+            found += [_name(index)] * installed.declared.count(top) if top in installed.declared else []
+        elif (installed.heads is None or top in installed.heads) and top in _inferred(index):
+            found.append(_name(index))
+    return tuple(found)
 
 
 @cache
