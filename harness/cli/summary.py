@@ -1,14 +1,18 @@
 """What a finished step prints: one line per mode and split, the validator's verdict, and the next command."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import CHECK_FAILED, INTERNAL, NOT_VERIFIED, SYSTEM_FAILED
 from harness.evaluation.measures.contention import contention_note
-from harness.evaluation.runner import ModeRun
 from harness.typed_commands import command, python, shown
-from harness.validator.core.report import Report
+
+if TYPE_CHECKING:  # the pytest plugin imports this module for SystemChoice at every session's start
+    from harness.evaluation.runner import ModeRun
+    from harness.validator.core.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under

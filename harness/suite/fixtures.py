@@ -11,15 +11,13 @@ import pytest
 
 from harness.cli.parsing.dataset import ARCHIVE_VARIABLE
 from harness.corpus.contract import DEFAULT_DATASET
-from harness.embedding.embedders.select import make_embedder
 from harness.errors import HarnessError
-from harness.fixture.build import BuildReport
 from harness.suite import options
-from harness.suite.session import locked_build
 from harness.suite.system_choice import CHOICE
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # registered in every session: what a fixture needs is imported when a fixture is made
     from harness.embedding.embedders.local import LocalEmbedder
+    from harness.fixture.build import BuildReport
     from harness.fixture.corpus_fixture import CorpusFixture
     from harness.systems.builtin.store.store import Store
     from harness.systems.protocol import SystemUnderTest
@@ -72,11 +70,14 @@ def work_dir(pytestconfig: pytest.Config) -> Path:
 
 
 @pytest.fixture(scope="session")
-def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
+def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> "BuildReport":
     """The session dataset's corpus fixture (SciFact's unless --scifact-dataset or --scifact-contract says
     otherwise), built once and reused by every xdist worker. Without a configured archive, a fixture already built in
     the work dir is reused (offline); failing that, the BEIR archive is downloaded (and verified) into the work dir.
     Anything missing ends in one line saying what to supply."""
+    from harness.embedding.embedders.select import make_embedder
+    from harness.suite.session import locked_build
+
     contract, dataset = options.session_contract(pytestconfig), options.session_dataset(pytestconfig)
     try:
         embedder = make_embedder(pytestconfig.getoption(options.EMBEDDER), pytestconfig.getoption(options.MODEL))
@@ -88,7 +89,7 @@ def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> BuildReport:
 
 
 @pytest.fixture(scope="session")
-def scifact_corpus(scifact_build: BuildReport) -> "CorpusFixture":
+def scifact_corpus(scifact_build: "BuildReport") -> "CorpusFixture":
     from harness.fixture.corpus_fixture import load_fixture
 
     return load_fixture(scifact_build.fixture)
