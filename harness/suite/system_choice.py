@@ -56,11 +56,7 @@ def choose_system(config: pytest.Config, *, load: bool) -> SystemChoice:
     """The system under test and the directory its module is imported from (--scifact-system-path, else pytest's
     rootdir, when the interpreter's path does not hold it). With `load`, the system is also loaded once in a
     worker process, so a spec naming no usable system fails here."""
-    from harness.systems.builtin.config.search_config import SearchConfig
-    from harness.systems.plugin.builder import PluginBuilder
     from harness.systems.plugin.location import locate
-    from harness.systems.registry.select import make_builder
-    from harness.systems.registry.store_owner import OwnedStore
 
     spec = config.getoption(options.SYSTEM)
     given = [Path(p) for p in config.getoption(options.SYSTEM_PATH)]
@@ -71,7 +67,12 @@ def choose_system(config: pytest.Config, *, load: bool) -> SystemChoice:
     candidates = [(config.invocation_params.dir / p).resolve() for p in given] or [config.rootpath]
     try:
         choice = SystemChoice(spec, locate(spec, candidates, options.SYSTEM, f"{options.SYSTEM_PATH}=DIR"))
-        if load and choice.spec != "builtin":
+        if load and choice.spec != "builtin":  # the built-in system's modules are imported when a test needs them
+            from harness.systems.builtin.config.search_config import SearchConfig
+            from harness.systems.plugin.builder import PluginBuilder
+            from harness.systems.registry.select import make_builder
+            from harness.systems.registry.store_owner import OwnedStore
+
             uri = config.getoption(options.MILVUS_URI)
             builder = make_builder(options.session_contract(config).namespace, SearchConfig(), spec,
                                    {"uri": uri} if uri else None, directory=choice.directory, option=options.SYSTEM)
