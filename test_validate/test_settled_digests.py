@@ -47,7 +47,9 @@ def test_a_settled_file_is_hashed_once_and_a_rewrite_is_seen(tmp_path: Path, has
         settled_digest(weights)
 
 
-def test_a_file_changed_within_the_grain_is_hashed_every_time(tmp_path: Path, hashed: Counter[str]) -> None:
+def test_a_file_changed_within_the_grain_is_hashed_every_time(tmp_path: Path, hashed: Counter[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(settled, "SETTLED_NS", 60 * 10**9)  # a grain no pause of a loaded machine outlasts
     """Written just now, it could be rewritten at the same size and keep its stat: nothing is taken on trust."""
     fresh = tmp_path / "fresh.bin"
     fresh.write_bytes(b"now")
