@@ -88,6 +88,12 @@ def test_the_example_is_calibrated_frozen_held_out_and_eligible_through_the_comm
         replays.append(len(aggregates))
         return started(aggregates, *places)
     monkeypatch.setattr(check_through_system, "_run", counted)
+    looked_up: list[Path] = []  # each stored-verdict lookup, by aggregate
+
+    def looks(home: Path, aggregate: Path, *rest: Any) -> Lookup:
+        looked_up.append(aggregate)
+        return lookup(home, aggregate, *rest)
+    monkeypatch.setattr(stored_verdicts, "lookup", looks)
     capsys.readouterr()
     code = validator_main([*aggregates, "--json", str(reports_dir)])  # all six in one validator, as a reader types it
     said = capsys.readouterr().err
@@ -102,12 +108,8 @@ def test_the_example_is_calibrated_frozen_held_out_and_eligible_through_the_comm
         assert PASSED[mode] | {"store.parts", "system.source", "freeze"} <= passed, f"{mode} {split}"
         assert report["notes"]["lane_verification"] == LANES[mode]
     assert code == 0
-    looked_up: list[Path] = []  # each stored-verdict lookup, by aggregate
-
-    def looks(home: Path, aggregate: Path, *rest: Any) -> Lookup:
-        looked_up.append(aggregate)
-        return lookup(home, aggregate, *rest)
-    monkeypatch.setattr(stored_verdicts, "lookup", looks)
+    assert sorted(map(str, looked_up)) == sorted(aggregates)  # none stored yet: each looked up once all the same
+    looked_up.clear()
     assert validator_main(aggregates) == 0  # the stored verdicts answer: the live system is not asked again
     assert sorted(map(str, looked_up)) == sorted(aggregates)  # each looked up once, while grouping the replays
     said = capsys.readouterr().err

@@ -68,9 +68,9 @@ def _validate(subject: Subject, options: Options) -> Report:
 
 
 def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bool = True,
-                    say: Say = _stderr, reused: Lookup | None = None) -> Report:
-    """`reused`: the stored verdict a lookup for this subject, these options and this key already found, which is
-    then not looked up again."""
+                    say: Say = _stderr, looked_up: Lookup | None = None) -> Report:
+    """`looked_up`: the lookup already made for this subject, these options and this key (a verdict found or why
+    none stands), which is not made again."""
     name = subject.aggregate.name
     try:
         key = load_key()
@@ -84,7 +84,7 @@ def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bo
     recorded = options.record()
     why = "validated again on request"
     if reuse:
-        found = reused or lookup(home, subject.aggregate, roles, recorded, key)
+        found = looked_up or lookup(home, subject.aggregate, roles, recorded, key)
         if found.report is not None:
             say(f"validator: {name}: reused {found.why} (same bytes read, same validator)")
             return found.report
@@ -112,15 +112,14 @@ def validate_stored(subject: Subject, options: Options = Options(), *, reuse: bo
     return report
 
 
-def _stored_verdict(subject: Subject, options: Options) -> Lookup | None:
-    """The verdict stored for the subject that validate_stored would reuse, if any."""
+def _looked_up(subject: Subject, options: Options) -> Lookup | None:
+    """validate_stored's lookup for the subject (a verdict found or why none stands); None without a usable key."""
     try:
         key = load_key()
     except KeyUnusable:
         return None
     roles = subject_roles(subject.aggregate, subject.rows, subject.freeze)
-    found = lookup(subject.home or subject.aggregate.parent, subject.aggregate, roles, options.record(), key)
-    return found if found.report is not None else None
+    return lookup(subject.home or subject.aggregate.parent, subject.aggregate, roles, options.record(), key)
 
 
 def validate_all(subjects: Sequence[Subject], options: Options = Options(), *, reuse: bool = True,
@@ -128,17 +127,18 @@ def validate_all(subjects: Sequence[Subject], options: Options = Options(), *, r
     """Each subject in turn, in this process: the model is loaded once, a fixture's full re-embedding made once, and
     the aggregates of a system of its own that will be validated replayed through it in one process."""
     by_aggregate = {subject.aggregate: subject for subject in subjects}
-    stored: dict[Path, Lookup] = {}  # the stored verdicts found while grouping, each looked up once
+    looked_up: dict[Path, Lookup] = {}  # the lookups made while grouping, each made once
 
     def validated(aggregate: Path) -> bool:
-        found = _stored_verdict(by_aggregate[aggregate], options) if reuse else None
+        found = _looked_up(by_aggregate[aggregate], options) if reuse else None
         if found is not None:
-            stored[aggregate] = found
-        return found is None
+            looked_up[aggregate] = found
+        return found is None or found.report is None
 
     with replays_shared([(s.aggregate, s.home) for s in subjects], options.fixture, options.store_dir,
                         validated) as shared:
         for said in shared:
             say(f"validator: the live system of its own asked again: {said}")
-        return [validate_stored(subject, options, reuse=reuse, say=say, reused=stored.get(subject.aggregate))
+        return [validate_stored(subject, options, reuse=reuse, say=say,
+                                looked_up=looked_up.get(subject.aggregate))
                 for subject in subjects]
