@@ -60,6 +60,11 @@ def _stat(path: str) -> tuple[int, int, int, int] | None:
     return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
+def settled(seen: tuple[int, int, int, int] | None) -> bool:
+    """A file with this stat (`_stat`) was last changed long enough ago that any later change shows in its stat."""
+    return seen is not None and seen[3] < time.time_ns() - SETTLED_NS
+
+
 def settled_sha256_file(path: Path) -> str:
     """sha256_file, hashed once per process while the file stands still: the same inode, size and times as when it
     was hashed, and last changed more than SETTLED_NS before. A write sets the change time to the present, which no
@@ -67,11 +72,10 @@ def settled_sha256_file(path: Path) -> str:
     of time without its stat showing it (git's 'racily clean' entries), so it is hashed every time."""
     key = os.path.abspath(path)
     seen = _stat(key)
-    settled = seen is not None and seen[3] < time.time_ns() - SETTLED_NS
     known = _SETTLED.get(key)
-    if settled and known is not None and known[0] == seen:
+    if known is not None and known[0] == seen and settled(seen):
         return known[1]
     digest = sha256_file(Path(key))
-    if settled and seen is not None and _stat(key) == seen:
+    if seen is not None and settled(seen) and _stat(key) == seen:
         _SETTLED[key] = (seen, digest)
     return digest

@@ -13,7 +13,8 @@ from harness.systems import distributions
 
 def _clear() -> None:
     for kept in (distributions._installed, distributions._inferred, distributions._name, distributions._whole,
-                 distributions.providers, distributions.version, distributions._listed, distributions._resolved_files):
+                 distributions.providers, distributions.version, distributions._distribution, distributions._listed,
+                 distributions._resolved_files):
         kept.cache_clear()
 
 

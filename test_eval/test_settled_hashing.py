@@ -2,13 +2,12 @@
 inode, size and times, last changed longer ago than a filesystem's grain of time. A rewrite after that shows in the
 stat and is hashed again; a file changed within the grain is hashed every time."""
 
-import hashlib
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from fixtures.hash_counts import counted_hashes, sha256_of
 from harness import hashing
 from harness.hashing import settled_sha256_file, sha256_file
 from harness.source_digest import PACKAGE_ROOT, harness_digest, source_files
@@ -16,20 +15,7 @@ from harness.source_digest import PACKAGE_ROOT, harness_digest, source_files
 
 @pytest.fixture
 def hashed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """How many times each file's bytes were hashed, from an empty memory."""
-    counted: Counter[str] = Counter()
-
-    def counting(path: Path, chunk_size: int = 1 << 20) -> str:
-        counted[str(path)] += 1
-        return sha256_file(path, chunk_size)
-
-    monkeypatch.setattr(hashing, "sha256_file", counting)
-    monkeypatch.setattr(hashing, "_SETTLED", {})
-    return counted
-
-
-def _sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return counted_hashes(monkeypatch, hashing, "_SETTLED")
 
 
 def test_a_settled_file_is_hashed_once_and_a_rewrite_is_seen(tmp_path: Path, hashed: Counter[str],
@@ -37,10 +23,10 @@ def test_a_settled_file_is_hashed_once_and_a_rewrite_is_seen(tmp_path: Path, has
     monkeypatch.setattr(hashing, "SETTLED_NS", -10**12)  # this test's fresh files count as settled
     module = tmp_path / "helper.py"
     module.write_text("A = 1\n")
-    assert [settled_sha256_file(module) for _ in range(3)] == [_sha256(b"A = 1\n")] * 3
+    assert [settled_sha256_file(module) for _ in range(3)] == [sha256_of(b"A = 1\n")] * 3
     assert hashed[str(module)] == 1
     module.write_text("A = 22\n")
-    assert settled_sha256_file(module) == _sha256(b"A = 22\n") and hashed[str(module)] == 2
+    assert settled_sha256_file(module) == sha256_of(b"A = 22\n") and hashed[str(module)] == 2
     module.unlink()
     with pytest.raises(FileNotFoundError):
         settled_sha256_file(module)
@@ -51,7 +37,7 @@ def test_a_file_changed_within_the_grain_is_hashed_every_time(tmp_path: Path, ha
     monkeypatch.setattr(hashing, "SETTLED_NS", 60 * 10**9)  # a grain no pause of a loaded machine outlasts
     fresh = tmp_path / "fresh.py"
     fresh.write_text("B = 2\n")
-    assert [settled_sha256_file(fresh) for _ in range(2)] == [_sha256(b"B = 2\n")] * 2
+    assert [settled_sha256_file(fresh) for _ in range(2)] == [sha256_of(b"B = 2\n")] * 2
     assert hashed[str(fresh)] == 2
 
 
@@ -59,8 +45,7 @@ def test_the_harness_digest_is_the_same_hashed_once_or_again(hashed: Counter[str
     """The harness's own digest from memory equals the digest of every file read afresh, and a file that stood
     still (all of a checkout but one just edited) was hashed once."""
     files = source_files()
-    settled = {str(p) for p in files if hashing._stat(str(p)) is not None
-               and hashing._stat(str(p))[3] < time.time_ns() - hashing.SETTLED_NS}  # type: ignore[index]
+    settled = {str(p) for p in files if hashing.settled(hashing._stat(str(p)))}
     first, again = harness_digest(), harness_digest()
     assert first == again and first["files"] == len(files) == len(hashed)
     assert {path for path in settled if hashed[path] != 1} == set()

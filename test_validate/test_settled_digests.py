@@ -2,35 +2,20 @@
 changed longer ago than a filesystem's grain of time. Any rewrite after that shows in the stat and is hashed again;
 a file changed within the grain is hashed every time."""
 
-import hashlib
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from fixtures.hash_counts import counted_hashes, sha256_of
 from harness.validator.core import settled
-from harness.validator.core.digests import sha256_file
 from harness.validator.core.reading import stat_of
 from harness.validator.core.settled import settled_digest
 
 
 @pytest.fixture
 def hashed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """How many times each file's bytes were hashed."""
-    counted: Counter[str] = Counter()
-    real = sha256_file
-
-    def counting(path: Path) -> str:
-        counted[str(path)] += 1
-        return real(path)
-
-    monkeypatch.setattr(settled, "sha256_file", counting)
-    monkeypatch.setattr(settled, "_KNOWN", {})
-    return counted
-
-
-def _sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return counted_hashes(monkeypatch, settled, "_KNOWN")
 
 
 def test_a_settled_file_is_hashed_once_and_a_rewrite_is_seen(tmp_path: Path, hashed: Counter[str],
@@ -38,10 +23,10 @@ def test_a_settled_file_is_hashed_once_and_a_rewrite_is_seen(tmp_path: Path, has
     monkeypatch.setattr(settled, "SETTLED_NS", -10**12)  # this test's fresh files count as settled
     weights = tmp_path / "model.safetensors"
     weights.write_bytes(b"weights")
-    assert [settled_digest(weights) for _ in range(3)] == [_sha256(b"weights")] * 3
+    assert [settled_digest(weights) for _ in range(3)] == [sha256_of(b"weights")] * 3
     assert hashed[str(weights)] == 1
     weights.write_bytes(b"forged weights")
-    assert settled_digest(weights) == _sha256(b"forged weights") and hashed[str(weights)] == 2
+    assert settled_digest(weights) == sha256_of(b"forged weights") and hashed[str(weights)] == 2
     weights.unlink()
     with pytest.raises(FileNotFoundError):
         settled_digest(weights)
@@ -49,12 +34,12 @@ def test_a_settled_file_is_hashed_once_and_a_rewrite_is_seen(tmp_path: Path, has
 
 def test_a_file_changed_within_the_grain_is_hashed_every_time(tmp_path: Path, hashed: Counter[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(settled, "SETTLED_NS", 60 * 10**9)  # a grain no pause of a loaded machine outlasts
     """Written just now, it could be rewritten at the same size and keep its stat: nothing is taken on trust."""
+    monkeypatch.setattr(settled, "SETTLED_NS", 60 * 10**9)  # a grain no pause of a loaded machine outlasts
     fresh = tmp_path / "fresh.bin"
     fresh.write_bytes(b"now")
     assert not settled.settled(stat_of(str(fresh)))
-    assert [settled_digest(fresh) for _ in range(2)] == [_sha256(b"now")] * 2
+    assert [settled_digest(fresh) for _ in range(2)] == [sha256_of(b"now")] * 2
     assert hashed[str(fresh)] == 2
 
 

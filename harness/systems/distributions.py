@@ -76,8 +76,8 @@ def providers(top: str) -> tuple[str, ...]:
         return _whole().get(top, ())
     found: list[str] = []
     for index, installed in enumerate(_installed()):
-        if installed.declared:
-            found += [_name(index)] * installed.declared.count(top) if top in installed.declared else []
+        if installed.declared:  # stdlib names a distribution once for each time it declares the module
+            found += [_name(index) for _ in range(installed.declared.count(top))]
         elif (installed.heads is None or top in installed.heads) and top in _inferred(index):
             found.append(_name(index))
     return tuple(found)
@@ -92,22 +92,26 @@ def version(distribution: str) -> str | None:
 
 
 @cache
+def _distribution(name: str) -> importlib.metadata.Distribution | None:
+    try:
+        return importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@cache
 def _listed(distribution: str) -> tuple[Path, frozenset[str]] | None:
     """Where the distribution's files are listed from (resolved) and the entries of its file list, as written."""
-    try:
-        found = importlib.metadata.distribution(distribution)
-    except importlib.metadata.PackageNotFoundError:
+    found = _distribution(distribution)
+    if found is None:
         return None
     return Path(str(found.locate_file(""))).resolve(), frozenset(str(file) for file in found.files or [])
 
 
 @cache
 def _resolved_files(distribution: str) -> frozenset[Path]:
-    try:
-        files = importlib.metadata.distribution(distribution).files or []
-    except importlib.metadata.PackageNotFoundError:
-        return frozenset()
-    return frozenset(Path(str(file.locate())).resolve() for file in files)
+    found = _distribution(distribution)
+    return frozenset(Path(str(file.locate())).resolve() for file in (found.files or [] if found else []))
 
 
 def installed_by(path: Path, distribution: str) -> bool:

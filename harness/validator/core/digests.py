@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,10 @@ def sha256_text(text: str) -> str:
     return sha256_bytes(text.encode("utf-8"))
 
 
-def directory_digest(directory: Path) -> str:
+def directory_digest(directory: Path, file_digest: Callable[[Path], str] = sha256_file) -> str:
+    """Canonical JSON {relative path: sha256} over every file under the directory, each by `file_digest`."""
     files = sorted(p for p in directory.rglob("*") if p.is_file())
-    return sha256_canonical({p.relative_to(directory).as_posix(): sha256_file(p) for p in files})
+    return sha256_canonical({p.relative_to(directory).as_posix(): file_digest(p) for p in files})
 
 
 def part_digest(path: Path) -> str | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.digests import sha256_canonical, sha256_file
+from ..core.digests import directory_digest, sha256_file
 from ..core.reading import note_tree
 from ..core.settled import settled_digest
 from ..verdicts.re_embedding import material, recall, remember
@@ -29,12 +29,6 @@ class Kept:
         return {**stamped, "reused": False, **({"not_kept": problem} if problem else {})}
 
 
-def _model_files_digest(directory: Path) -> str:
-    """The directory's digest (`directory_digest`'s rule), each file hashed once per process while it stands still."""
-    files = sorted(p for p in directory.rglob("*") if p.is_file())
-    return sha256_canonical({p.relative_to(directory).as_posix(): settled_digest(p) for p in files})
-
-
 def verifier_identity(verification: dict[str, Any]) -> dict[str, Any] | None:
     """The verifier by content; None when no verifier is named (an Ollama fixture without a server)."""
     if "server" in verification:
@@ -43,7 +37,8 @@ def verifier_identity(verification: dict[str, Any]) -> dict[str, Any] | None:
         return None
     directory = model_directory()
     note_tree(directory)
-    return {"model_files_sha256": _model_files_digest(directory), "libraries": verification["libraries"]}
+    files = directory_digest(directory, settled_digest)  # the model's 90 MB hashed once per process while it stands
+    return {"model_files_sha256": files, "libraries": verification["libraries"]}
 
 
 @dataclass(frozen=True)
