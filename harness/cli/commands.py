@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 
 from harness.cli.parsing import paths as cli_paths
-from harness.cli.parsing.dataset import build_contract, dataset_options, default_archive, fixture_contract
+from harness.cli.parsing.dataset import (
+    build_contract,
+    dataset_options,
+    default_archive,
+    fixture_contract,
+    given_archive,
+)
 from harness.cli.parsing.hypothesis import declared_line, hypothesis_request
 from harness.cli.summary import (
     SystemChoice,
@@ -22,6 +28,7 @@ from harness.corpus.deadline import deadline_seconds
 from harness.embedding.embedders.select import make_embedder
 from harness.embedding.profiles import text_profile
 from harness.evaluation.gates.freeze import freeze_configuration
+from harness.evaluation.receipts.locations import place_archive
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
 from harness.evaluation.system_replay import replay, replay_all
@@ -50,7 +57,7 @@ def run_build(args: argparse.Namespace) -> int:
     cli_paths.output_file("--out", args.out)
     cli_paths.directory("--work-dir", args.work_dir)
     contract = build_contract(args)
-    archive = args.archive or default_archive(args)
+    archive = given_archive(args, contract) or default_archive(args)
     if archive is not None:
         cli_paths.input_file("--archive" if args.archive else "$SCIFACT_ARCHIVE", archive,
                              f"pass the path of the dataset's BEIR zip ({archive_name(contract)})")
@@ -89,10 +96,11 @@ def run_evaluation(args: argparse.Namespace) -> int:
     fixture = load_fixture(args.corpus)
     contract = fixture_contract(fixture, args.dataset, args.contract)
     runs = run_split(evaluation, contract, fixture=fixture)
+    archive = given_archive(args, contract)
+    named = place_archive(args.output_dir, fixture, archive)  # compare, report and bundle find it there too
     judged = []
     for run in runs:
-        report = None if args.no_validate else validate_stored(Subject(run.aggregate_path),
-                                                               Options(archive=args.archive))
+        report = None if args.no_validate else validate_stored(Subject(run.aggregate_path), Options(archive=named))
         judged += [] if report is None else [(run, report)]
         print(result_line(run.aggregate, run.aggregate_path,
                           "not validated (--no-validate)" if report is None else verdict(report)))
@@ -105,7 +113,7 @@ def run_evaluation(args: argparse.Namespace) -> int:
         return code
     print(next_step(args.split, work_dir=args.corpus.parent, corpus=args.corpus, store_dir=args.store_dir,
                     output_dir=args.output_dir, system=choice, dataset=dataset_options(args, contract),
-                    archive=("--archive", shown(args.archive)) if args.archive else ()))
+                    archive=("--archive", shown(archive)) if archive is not None else ()))
     refused, code = validation_lines(judged)  # its own verdict ends it as the validator's would: 1, or 7
     for line in refused:
         print(f"error: {line}", file=sys.stderr)
@@ -114,6 +122,8 @@ def run_evaluation(args: argparse.Namespace) -> int:
 
 def run_freeze(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
+    if args.archive is not None:
+        cli_paths.input_file("--archive", args.archive, "pass the dataset's zip")
     choice = system_choice(args)
     fixture = load_fixture(args.corpus)
     contract = fixture_contract(fixture, args.dataset, args.contract)
@@ -126,6 +136,7 @@ def run_freeze(args: argparse.Namespace) -> int:
                                   argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace,
                                   allow_failed_calibration=args.allow_failed_calibration,
                                   hypothesis=hypothesis_request(args))
+    place_archive(args.output_dir, fixture, given_archive(args, contract))
     record = frozen.record
     print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
           f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "

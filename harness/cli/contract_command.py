@@ -3,6 +3,9 @@ directory or zip) as a contract file to commit, with the archive it pins beside 
 
 import argparse
 import json
+import os
+import tempfile
+from pathlib import Path
 
 from harness.atomic import write_bytes_atomic
 from harness.cli.parsing import paths as cli_paths
@@ -15,11 +18,17 @@ def run(args: argparse.Namespace) -> int:
     if args.dataset_dir is not None:
         cli_paths.existing_directory("--dataset-dir", args.dataset_dir, "pass the directory holding corpus.jsonl, "
                                      "queries.jsonl and qrels/")
-        archive = pack_directory(args.dataset_dir, args.name, args.out.parent / f"{args.name}.zip")
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        # packed aside and declared first: a collection refused leaves no zip behind, and an earlier one stays
+        with tempfile.TemporaryDirectory(dir=args.out.parent, prefix=f".{args.name}.") as aside:
+            packed = pack_directory(args.dataset_dir, args.name, Path(aside) / f"{args.name}.zip")
+            contract = declare(packed, args.name, split=args.split, calibration_count=args.calibration_count)
+            archive = args.out.parent / f"{args.name}.zip"
+            os.replace(packed, archive)
     else:
         cli_paths.input_file("--archive", args.archive, "pass the collection's zip (BEIR's layout)")
         archive = args.archive
-    contract = declare(archive, args.name, split=args.split, calibration_count=args.calibration_count)
+        contract = declare(archive, args.name, split=args.split, calibration_count=args.calibration_count)
     write_bytes_atomic(args.out, (json.dumps(contract, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     shape = contract["shape"]
     print(f"contract {args.out}: {contract['name']}, {shape['documents']} documents, {shape['test_queries']} judged "

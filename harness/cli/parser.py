@@ -56,8 +56,9 @@ def add_run_parser(commands: Commands) -> None:
     run.add_argument("--no-validate", action="store_true",
                      help="skip the independent validator's verdict at the end (run it later on the aggregates)")
     run.add_argument("--archive", type=path_argument, default=None, metavar="ZIP",
-                     help="the dataset's zip, for the validator to re-derive the fixture from (needed for every "
-                          "dataset but SciFact, whose $SCIFACT_ARCHIVE is also read)")
+                     help="the dataset's zip, for the validator to re-derive the fixture from, placed for every later "
+                          "step (SciFact's is also read from $SCIFACT_ARCHIVE; a --contract's own zip beside it is "
+                          "found without it)")
 
 
 def add_freeze_parser(commands: Commands) -> None:
@@ -77,6 +78,9 @@ def add_freeze_parser(commands: Commands) -> None:
     freeze.add_argument("--allow-failed-calibration", action="store_true",
                         help="freeze although a frozen mode's calibration receipt in --output-dir records failed "
                              "queries, or is missing (recorded in freeze.json)")
+    freeze.add_argument("--archive", type=path_argument, default=None, metavar="ZIP",
+                        help="the dataset's zip, placed for the validator of later steps (a --contract's own zip "
+                             "beside it is found without it)")
     add_hypothesis_options(freeze)
 
 

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.cli.parsing.paths import PathArgumentError, existing_directory, input_file, new_directory, writable_place
+from harness.cli.archive_option import place_archive_option
+from harness.cli.parsing.paths import PathArgumentError, existing_directory, new_directory, writable_place
 from harness.cli.summary import result_line
 from harness.evaluation.comparison.artifact import CompareRequest, Procedure, compare
 from harness.evaluation.comparison.run_specs import RunSpecError, parse_run
@@ -28,6 +29,7 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in MODES:
         raise RunSpecError(f"--baseline {args.baseline}: one of {', '.join(MODES)} (a run's name only with --run)")
     existing_directory("--output-dir", args.output_dir)
+    place_archive_option(args.archive, [args.output_dir])
     request = CompareRequest(output_dir=args.output_dir, split=args.split, baseline=args.baseline,
                              procedure=Procedure(args.seed, args.resamples, args.permutations),
                              validate_inputs=not args.no_validate, replace=args.replace)
@@ -47,7 +49,9 @@ def run_compare(args: argparse.Namespace) -> int:
 def run_compare_systems(args: argparse.Namespace) -> int:
     writable_place("--output-dir", args.output_dir, is_directory=True)
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    request = SystemsRequest(output_dir=args.output_dir, split=args.split, runs=[parse_run(v) for v in args.run],
+    runs = [parse_run(v) for v in args.run]
+    place_archive_option(args.archive, [run.output_dir for run in runs])
+    request = SystemsRequest(output_dir=args.output_dir, split=args.split, runs=runs,
                              baseline=args.baseline, procedure=Procedure(args.seed, args.resamples, args.permutations),
                              validate_inputs=not args.no_validate, replace=args.replace)
     path, document, moved = compare_systems(request, validator_judgement)
@@ -64,6 +68,7 @@ def run_export(args: argparse.Namespace) -> int:
         if not split_modes(args.output_dir, split):
             raise PathArgumentError(f"--split {split}: {args.output_dir} holds no {split} aggregate; run that split "
                                     "first, or leave --split out to export every split that is there")
+    place_archive_option(args.archive, [args.output_dir])
     written = export(args.output_dir, target, args.split, replace=args.replace)
     print(f"exported {len(written)} files to {target}: TREC and ranx runs (score = n - rank + 1, the receipt's order; "
           ".depth100 runs: the depth-100 rankings) and qrels, the original scores (.scores.tsv), per-query CSVs, "
@@ -80,6 +85,7 @@ def run_report(args: argparse.Namespace) -> int:
     writable_place("--markdown", markdown, is_directory=False)
     if markdown == args.out:
         raise PathArgumentError(f"--markdown {markdown} is the HTML file too; name another file")
+    place_archive_option(args.archive, [args.output_dir])
     summary = write_report(args.output_dir, args.out, markdown, validated=not args.unvalidated, replace=args.replace)
     for line in _summary_lines(summary):
         print(line)
@@ -100,8 +106,7 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
 def run_bundle(args: argparse.Namespace) -> int:
     existing_directory("--output-dir", args.output_dir)
     new_directory("--bundle-dir", args.bundle_dir)
-    if args.archive is not None:
-        input_file("--archive", args.archive, "pass the dataset's zip")
+    place_archive_option(args.archive, [args.output_dir])
     held = output_dataset(args.output_dir)
     if args.dataset is not None and held != args.dataset:
         raise PathArgumentError(f"--dataset {args.dataset}: {args.output_dir} holds "

@@ -30,6 +30,14 @@ def _whole(low: int, high: int | None, why: str) -> Callable[[str], int]:
     return parse
 
 
+ARCHIVE_HELP = ("the dataset's zip, placed for the validator (a collection of your own is re-derived from it; `run` "
+                "already placed it when it was given --archive, or --contract with the zip beside it)")
+
+
+def _archive(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--archive", type=path_argument, default=None, metavar="ZIP", help=ARCHIVE_HELP)
+
+
 def add_compare(commands: Commands) -> None:
     parser = command(commands, "compare", "paired statistics of a split's modes (<dataset>-comparison-<split>.json), "
                       "or, with --run, of evaluations of different systems (<dataset>-systems-<split>.json)")
@@ -55,6 +63,7 @@ def add_compare(commands: Commands) -> None:
                         help="calibration only: do not require the validator's ELIGIBLE verdict (recorded)")
     parser.add_argument("--replace", action="store_true",
                         help="move an earlier comparison of this split to OUTPUT/superseded/ first")
+    _archive(parser)
 
 
 def add_export(commands: Commands) -> None:
@@ -66,6 +75,7 @@ def add_export(commands: Commands) -> None:
     parser.add_argument("--export-dir", type=path_argument, default=None,
                         help="where to write (default: OUTPUT/exports)")
     parser.add_argument("--replace", action="store_true", help="overwrite earlier exports")
+    _archive(parser)
 
 
 def add_report(commands: Commands) -> None:
@@ -77,6 +87,7 @@ def add_report(commands: Commands) -> None:
     parser.add_argument("--unvalidated", action="store_true",
                         help="render without the validator's verdicts; the title then says UNVALIDATED")
     parser.add_argument("--replace", action="store_true", help="overwrite an earlier report")
+    _archive(parser)
 
 
 def add_bundle(commands: Commands) -> None:
@@ -84,8 +95,9 @@ def add_bundle(commands: Commands) -> None:
     bundle.add_argument("--output-dir", type=path_argument, required=True, help="the evaluation's output directory")
     bundle.add_argument("--bundle-dir", type=path_argument, required=True, help="new directory for the bundle")
     bundle.add_argument("--archive", type=path_argument, default=None, metavar="ZIP",
-                        help="the dataset's zip, for the validator to re-derive the fixture from (needed for every "
-                             "dataset but SciFact, whose $SCIFACT_ARCHIVE is also read)")
+                        help="the dataset's zip, for the validator to re-derive the fixture from (SciFact's is also "
+                             "found through $SCIFACT_ARCHIVE; a collection of your own's wherever `run` placed it); "
+                             "the bundle carries a collection of your own's zip for its reader")
     bundle.add_argument("--dataset", default=None, metavar="NAME",
                         help="the dataset the output directory's runs must be of, by the name their files carry "
                              "(scifact, nfcorpus, a collection's own name); refused before any work otherwise")

@@ -81,9 +81,11 @@ def validation_lines(judged: list[tuple[ModeRun, Report]]) -> tuple[list[str], i
             continue
         check = command(python(), "-m", "harness.validator", shown(run.aggregate_path))
         if report.failed:
-            lines.append(f"the validator found {run.mode} {run.split} NOT ELIGIBLE for a claim ({len(report.failed)} "
-                         f"check(s) failed: {', '.join(c.name for c in report.failed)}); the artifacts are written: "
-                         f"fix what `{check}` names (source.clean: commit), then run again with --replace")
+            named = "; ".join(c.line().removeprefix("FAIL").strip() for c in report.failed[:3])
+            more = f" (and {len(report.failed) - 3} more)" if len(report.failed) > 3 else ""
+            lines.append(f"the validator found {run.mode} {run.split} NOT ELIGIBLE for a claim: {named}{more}; the "
+                         f"artifacts are written: fix that, then run again with --replace (`{check}` shows the whole "
+                         "report)")
             code = CHECK_FAILED
         else:
             lines.append(f"the validator could not verify {run.mode} {run.split} "

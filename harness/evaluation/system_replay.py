@@ -27,7 +27,8 @@ from harness.systems.protocol import Hit, SearchFailed, SearchStopped, SystemUnd
 from harness.systems.registry.select import make_builder
 
 # what must equal the receipt's, besides the source's digest
-COMPARED = ("configuration_sha256", "version", "options", "modules", "distributions", "environment")
+COMPARED = ("configuration_sha256", "version", "options", "modules", "distributions", "distribution_files",
+            "environment")
 
 
 class ReplayInputError(HarnessError):

@@ -25,16 +25,19 @@ from harness.evaluation.receipts.artifacts import aggregate_name, output_dataset
 from harness.evaluation.receipts.locations import FIXTURES, LOCATIONS_NAME, hinted
 from harness.hashing import sha256_bytes, sha256_canonical, sha256_file
 from harness.json_input import read_document
+from harness.publish.bundle_archive import stage_archive
 from harness.publish.bundle_error import BundleError as BundleError  # raised here, and re-exported
 from harness.publish.bundle_inputs import stage_inputs
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.bundle_systems import stage_systems, validate_systems
 from harness.publish.claims.claims_document import claims_markdown
+from harness.publish.environment.stage import stage_environment
 from harness.publish.local_paths import local_places, where_it_ran, written_in_words
 from harness.publish.progress import Stages
 from harness.publish.report.plotting import require_plotting
 from harness.publish.source.system_source import stage_system_source
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
+from harness.schema_check import validator
 from harness.typed_commands import validator_command
 from harness.validator.core.report import Report
 from harness.validator.stored import Options, Subject, validate_all
@@ -126,6 +129,13 @@ def _validated(staged: list[tuple[Path, Path]], staging: Path, output_dir: Path,
     return written, known
 
 
+def _receipts(staged: list[tuple[Path, Path]]) -> list[dict[str, Any]]:
+    try:
+        return [json.loads(aggregate.read_bytes()) for aggregate, _ in staged]
+    except ValueError as exc:
+        raise BundleError(f"a staged aggregate is not JSON ({exc}): rerun its split") from None
+
+
 def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None) -> Path:
     """`archive`: the dataset's zip, for the validator to re-derive the fixture from (a dataset pinned by its archive
     alone, or a collection of your own, is eligible only so; SciFact's is also found through $SCIFACT_ARCHIVE)."""
@@ -139,10 +149,15 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None)
         stages.next("staging the freeze record, receipts, rows and the system's source")
         staged = _stage(output_dir, staging)
         source = stage_system_source(staging, [aggregate for aggregate, _ in staged], output_dir)
+        receipts = _receipts(staged)
+        first = receipts[0]["receipt"]
+        # before minutes of validation: what the reader installs (the wheel and the lock), and a collection of one's
+        # own's archive; an aggregate off its schema is left to the validator, which refuses it
+        early = all(validator("aggregate").is_valid(receipt) for receipt in receipts)
+        environment = stage_environment(staging, receipts) if early else None
+        carried = stage_archive(staging, output_dir, first["corpus"], archive) if early else None
         stages.next(f"validating {len(staged)} aggregates with every text re-embedded")
         reports, known = _validated(staged, staging, output_dir, archive)
-        receipts = [json.loads(aggregate.read_bytes()) for aggregate, _ in staged]
-        first = receipts[0]["receipt"]
         _write(staging / "fixture-metadata.json", _fixture_metadata(output_dir, first["corpus"]))
         _write(staging / "configuration.json", {"config": first["retrieval"]["config"],
                                                 "config_sha256": first["retrieval"]["config_sha256"]})
@@ -161,7 +176,8 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None)
         stages.next("writing the exports and the reports")
         add_exports_and_reports(staging, splits, known)
         stages.next("writing CLAIMS.md and MANIFEST.json")
-        claims = claims_markdown(receipts, freeze, reports, comparisons, source=source, systems=compared_systems)
+        claims = claims_markdown(receipts, freeze, reports, comparisons, source=source, systems=compared_systems,
+                                 environment=environment, carried=carried is not None)
         (staging / "CLAIMS.md").write_text(claims, encoding="utf-8")
         written_in_words(staging, local_places(staging, output_dir, receipts))
         files = sorted(p for p in staging.rglob("*") if p.is_file())

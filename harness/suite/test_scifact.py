@@ -28,6 +28,7 @@ from harness.corpus.split import select, selected_ids_sha256
 from harness.embedding.embedders.select import make_embedder
 from harness.embedding.profiles import text_profile
 from harness.errors import HarnessError
+from harness.evaluation.receipts.locations import place_archive
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.build import BuildReport
@@ -136,8 +137,10 @@ def check_invariants(run: ModeRun, corpus: CorpusFixture, system: SystemUnderTes
     return rows
 
 
-def _archive(config: pytest.Config) -> Path | None:
-    return configured_archive(config, options.session_dataset(config))
+def _archive(config: pytest.Config, output_dir: Path, corpus: CorpusFixture) -> Path | None:
+    """The session's archive placed in the output directory's locations.json, where compare, report and bundle find
+    it too; what the validation is to name (None once placed)."""
+    return place_archive(output_dir, corpus, configured_archive(config, options.session_dataset(config)))
 
 
 def _count(contract: Contract, split: str) -> int:
@@ -154,7 +157,7 @@ def test_split(mode: str, split: str, scifact_corpus: CorpusFixture, scifact_sys
     contract = options.session_contract(pytestconfig)
     run = _run(mode, split, scifact_corpus, scifact_system, output_dir, contract)
     assert len(check_invariants(run, scifact_corpus, scifact_system, contract)) == _count(contract, split)
-    check_validates(run, record_property, _archive(pytestconfig))
+    check_validates(run, record_property, _archive(pytestconfig, output_dir, scifact_corpus))
 
 
 @pytest.mark.final
@@ -170,7 +173,7 @@ def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_system: S
     for mode in (m for m in MODES if m in scifact_system.modes):
         run = _run(mode, "all", scifact_corpus, scifact_system, output_dir, contract)
         assert len(check_invariants(run, scifact_corpus, scifact_system, contract)) == _count(contract, "all")
-        check_validates(run, record_property, _archive(pytestconfig))
+        check_validates(run, record_property, _archive(pytestconfig, output_dir, scifact_corpus))
         ndcg[mode] = run.aggregate["metrics"]["ndcg_at_10"]
     quality_bars(scifact_system.identity().name, ndcg)
 

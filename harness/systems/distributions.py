@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
 
+from harness import record_files
+
 # stdlib's own two halves of packages_distributions' rule, so the answer is its answer
 _DECLARED: Callable[[importlib.metadata.Distribution], list[str]] | None = getattr(
     importlib.metadata, "_top_level_declared", None)
@@ -126,3 +128,38 @@ def installed_by(path: Path, distribution: str) -> bool:
     if path.is_relative_to(base) and path.relative_to(base).as_posix() in entries:
         return True
     return path in _resolved_files(distribution)
+
+
+@cache
+def files_sha256(distribution: str) -> str | None:
+    """The distribution's files as its RECORD lists them, by the digest two installs of one wheel share
+    (harness.record_files); None for a distribution without a RECORD (an egg-info, a system package)."""
+    found = _distribution(distribution)
+    record = found.read_text("RECORD") if found is not None else None
+    return None if record is None else record_files.files_sha256(record)
+
+
+def _heads_below(path: Path, roots: Iterable[Path]) -> set[str]:
+    """The top-level module a file under a site directory belongs to by its place: its first path component there,
+    up to its first dot (`scipy` for scipy/sparse/_csparsetools.cpython-311-x86_64-linux-gnu.so)."""
+    return {path.relative_to(root).parts[0].split(".", 1)[0] for root in roots
+            if path.is_relative_to(root) and path != root}
+
+
+def owners_of_file(path: Path, module: str, site_roots: Iterable[Path]) -> tuple[str, ...]:
+    """The installed distributions whose file list names the resolved `path`, a file of the loaded module `module`.
+
+    A module's name does not always say its distribution (a compiled extension may register itself under a short
+    top-level name, `_csparsetools` for a file of scipy's), so the distributions providing the module's top-level name
+    are asked first, then those providing the top-level name its place under a site directory gives, then, for a file
+    under a site directory, every distribution."""
+    roots = tuple(site_roots)
+    tops = [module.partition(".")[0], *sorted(_heads_below(path, roots))]
+    asked: list[str] = []
+    for top in tops:
+        asked += [name for name in providers(top) if name not in asked]
+    owners = tuple(name for name in asked if installed_by(path, name))
+    if owners or not any(path.is_relative_to(root) for root in roots):
+        return owners
+    return tuple(name for index in range(len(_installed())) if (name := _name(index)) not in asked
+                 and installed_by(path, name))

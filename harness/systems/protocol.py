@@ -84,9 +84,11 @@ class SystemIdentity:
     declarations: dict[str, Any]
     options: dict[str, str] = field(default_factory=dict)  # the command line's system options (--milvus-uri)
     # What the system's process ran besides the harness and the standard library: modules by path and sha256,
-    # installed distributions by version, and the declared environment variables by the sha256 of their values.
+    # installed distributions by version and by the digest of their RECORD's files, and the declared environment
+    # variables by the sha256 of their values.
     modules: dict[str, dict[str, str]] = field(default_factory=dict)
     distributions: dict[str, str] = field(default_factory=dict)
+    distribution_files: dict[str, str | None] = field(default_factory=dict)
     environment: dict[str, str | None] = field(default_factory=dict)
 
     @property
@@ -101,7 +103,8 @@ class SystemIdentity:
         return {"name": self.name, "spec": self.spec, "version": self.version, "package": self.package,
                 "configuration_sha256": self.configuration_sha256, "source": source, "engine": self.engine,
                 "declarations": self.declarations, "options": self.options, "modules": self.modules,
-                "distributions": self.distributions, "environment": self.environment}
+                "distributions": self.distributions, "distribution_files": self.distribution_files,
+                "environment": self.environment}
 
 
 class SystemUnderTest(Protocol):

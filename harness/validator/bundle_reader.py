@@ -41,6 +41,7 @@ FIXTURE_DIR = "inputs/fixture"  # the fixture JSON and its vectors sidecar
 OWN_STORE = "inputs/store"  # the bundle's own run's store
 RUNS = "inputs/runs"  # RUNS/NAME/store: the store of the compared run artifacts/runs/NAME/
 SYSTEM_SOURCE = "system-source"
+ARCHIVE_DIR = "inputs/archive"  # a collection of the publisher's own: its archive, NAME.zip
 RECOMPUTED = ("MANIFEST.json's digest of every file; every row's metrics, every aggregate's means, every ranking "
               "replayed from the fixture and the live store (those the bundle carries, unless named), every statistic "
               "of every comparison; every document and query text of the fixture re-embedded by this validator's "
@@ -121,9 +122,17 @@ def _own_systems(bundle: Path) -> list[Path]:
     return own
 
 
+def carried_archive(bundle: Path, options: BundleOptions) -> Path | None:
+    """The archive the reader named, else the one a bundle of a collection of the publisher's own carries (its sha256
+    is then held to the fixture's declaration, which is all such a collection's identity rests on)."""
+    carried = sorted((bundle / ARCHIVE_DIR).glob("*.zip"))
+    return options.archive or (carried[0] if len(carried) == 1 else None)
+
+
 def validate_bundle_artifacts(bundle: Path, options: BundleOptions, say: Say) -> list[Verdict]:
     """Every aggregate, then every comparison, each validated afresh with every text re-embedded, from the inputs the
     bundle carries unless the reader named others."""
+    archive = carried_archive(bundle, options)
     verdicts: list[Verdict] = []
     known: dict[str, Report] = {}
     freeze = bundle / FREEZE
@@ -133,20 +142,20 @@ def validate_bundle_artifacts(bundle: Path, options: BundleOptions, say: Say) ->
         for aggregate, rows in _aggregates(bundle):
             say(f"validator: --bundle: validating {_relative(bundle, aggregate)} with every text re-embedded")
             report = validate(aggregate, rows, fixture=inputs.fixture, freeze=freeze if freeze.is_file() else None,
-                              full_embedding=True, store_dir=inputs.store_dirs.get(None), archive=options.archive,
+                              full_embedding=True, store_dir=inputs.store_dirs.get(None), archive=archive,
                               ollama_url=options.ollama_url, system_path=inputs.system_path)
             known[sha256_file(aggregate)] = report
             verdicts.append(Verdict(_relative(bundle, aggregate), report))
         for comparison in _comparisons(bundle):
             say(f"validator: --bundle: validating {_relative(bundle, comparison)}")
-            report = validate_comparison(comparison, full_embedding=True, known=known, archive=options.archive,
+            report = validate_comparison(comparison, full_embedding=True, known=known, archive=archive,
                                          ollama_url=options.ollama_url, inputs=inputs)
             verdicts.append(Verdict(_relative(bundle, comparison), report))
     return verdicts
 
 
 def _word(report: Report) -> str:
-    return "ELIGIBLE" if report.eligible else "NOT ELIGIBLE"
+    return "ELIGIBLE" if report.eligible else "NOT ELIGIBLE" if report.failed else "NOT VERIFIED"
 
 
 def bundle_lines(bundle: Path, problems: Sequence[str], verdicts: Sequence[Verdict]) -> tuple[list[str], int]:
@@ -167,11 +176,17 @@ def bundle_lines(bundle: Path, problems: Sequence[str], verdicts: Sequence[Verdi
               f"{'PUBLISHER':<12} the publisher's word, not recomputed: {PUBLISHERS_WORD}"]
     codes = [v.report.exit_code() for v in verdicts] + ([FAILED] if problems or not verdicts else [ELIGIBLE])
     code = max(codes, key=EXIT_ORDER.index)
-    failing = [v.path for v in verdicts if not v.report.eligible] + (["MANIFEST.json"] if problems else [])
-    lines.append(f"{'BUNDLE':<12} " + (
-        f"ELIGIBLE for a claim: {bundle.name}: the manifest holds and all {len(verdicts)} artifacts are eligible"
-        if code == ELIGIBLE else f"NOT ELIGIBLE for a claim: {bundle.name}: not eligible: {', '.join(failing)}"
-        + ("" if problems or not verdicts else "; each artifact's failing checks are listed above")))
+    failing = [v.path for v in verdicts if v.report.failed] + (["MANIFEST.json"] if problems else [])
+    unverified = [v.path for v in verdicts if not v.report.failed and v.report.not_verified]
+    if code == ELIGIBLE:
+        said = f"ELIGIBLE for a claim: {bundle.name}: the manifest holds and all {len(verdicts)} artifacts are eligible"
+    elif code == NOT_VERIFIED:
+        said = (f"NOT VERIFIED: {bundle.name}: nothing failed, and {', '.join(unverified)} could not be verified "
+                "here; each artifact's unverified checks say what to supply (not eligible for a claim until then)")
+    else:
+        said = (f"NOT ELIGIBLE for a claim: {bundle.name}: failed: {', '.join(failing)}"
+                + ("" if problems or not verdicts else "; each artifact's failing checks are listed above"))
+    lines.append(f"{'BUNDLE':<12} {said}")
     return lines, code
 
 

@@ -12,6 +12,7 @@ from .comparison.check_systems import SCHEMA as SYSTEMS_SCHEMA
 from .comparison.check_systems import check_systems_comparison
 from .core.context import InputError, load
 from .core.declared import is_builtin
+from .core.locations import ARCHIVES
 from .core.report import Report
 from .core.strict_json import StrictJSONError, load_file
 from .dataset.check_dataset import check_archive, check_dataset
@@ -74,10 +75,12 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     if check_corpus(ctx, report):
         assert ctx.fixture is not None
         pins = check_dataset(ctx.fixture, ctx.receipt, report, ctx.fixture_sha256)
+        # the archive named, else the one the output directory's locations.json places by the declared digest
+        hinted = ctx.places.place(ARCHIVES, (ctx.fixture.get("source") or {}).get("archive_sha256"))
         if pins is not None:
-            check_archive(ctx.fixture, pins, archive, report)
-        else:  # a collection of the publisher's own: only an archive the reader names re-derives it
-            check_declared(ctx.fixture, ctx.receipt, archive, report)
+            check_archive(ctx.fixture, pins, archive, report, hinted)
+        else:  # a collection of the publisher's own: only its archive re-derives it
+            check_declared(ctx.fixture, ctx.receipt, archive or hinted, report, ctx.places.unplaced)
         check_split_and_queries(ctx, report)
         if builtin:
             live = check_store(ctx, report)

@@ -59,7 +59,7 @@ def _system(config: dict[str, Any]) -> dict[str, Any]:
             "engine": {"name": "self-test", "version": "self-test"},
             "declarations": {"dense": "exact_inner_product", "lexical": "self-test",
                              "fusion": {"method": "rrf", "k": 60, "candidate_depth": 100}}, "options": {},
-            "modules": {}, "distributions": {}, "environment": {}}
+            "modules": {}, "distributions": {}, "distribution_files": {}, "environment": {}}
 
 
 def _row(query_id: str, store: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:

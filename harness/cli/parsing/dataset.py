@@ -67,6 +67,16 @@ def default_archive(args: argparse.Namespace) -> Path | None:
     return Path(os.path.abspath(given)) if given else None
 
 
+def given_archive(args: argparse.Namespace, contract: Contract) -> Path | None:
+    """The dataset's archive a command was given: --archive, else the one `contract` packed beside a --contract file
+    (NAME.zip), else none."""
+    if args.archive is not None:
+        return Path(args.archive)
+    own: Path | None = getattr(args, "contract", None)
+    beside = own.parent / f"{contract.namespace}.zip" if own is not None else None
+    return beside if beside is not None and beside.is_file() else None
+
+
 def fixture_contract(fixture: "CorpusFixture", dataset: str | None, own: Path | None = None) -> Contract:
     """The shipped contract the fixture names, or the user's own (`own`, --contract); with `dataset`, the fixture
     must be that dataset's."""

@@ -25,9 +25,18 @@ def dirty_trees(record: dict[str, Any], root: Path) -> list[str]:
         clone = PACKAGE_ROOT.parent
         paths = provenance.git_state(clone).get("changed_paths") or []
         found.append(f"the harness's work tree {clone} ({_listed(paths)})")
-    if ((source.get("system_tree") or {}).get("git") or {}).get("dirty"):
+    tree = source.get("system_tree") or {}
+    if (tree.get("git") or {}).get("dirty"):
         paths = provenance.git_state(root).get("changed_paths") or []
         found.append(f"the system's own work tree {root} ({_listed(paths)})")
+    if tree.get("kind") == provenance.OWN_WORK_TREE:
+        system = record["system"]
+        loaded = [m["source_path"] for m in system["modules"].values() if "source_path" in m]
+        ignored = provenance.untracked(root, sorted({*system["source"]["files"], *loaded}))
+        if ignored:
+            found.append(f"the system's own work tree {root}, whose files the system runs but git does not track "
+                         f"(ignored: {_listed(ignored)}; commit them, or install what is not yours as a "
+                         "distribution)")
     installed = source.get("distribution") or {}
     if installed.get("available") and installed.get("changed"):
         found.append(f"the installed distribution {installed['name']} {installed['version']}, whose files differ from "
@@ -37,6 +46,6 @@ def dirty_trees(record: dict[str, Any], root: Path) -> list[str]:
 
 def refusal(found: list[str]) -> str:
     return (f"the freeze needs clean sources, and {'; and '.join(found)} "
-            f"{'has' if len(found) == 1 else 'have'} changes: commit them, or list what is not source (a store, "
-            "results) in .gitignore, then freeze again; or pass --allow-dirty (recorded: runs under a dirty freeze are "
-            "not eligible for a claim)")
+            f"{'has' if len(found) == 1 else 'have'} changes: commit them (a file the system runs is committed, not "
+            "ignored), or list what is not source (a store, results) in .gitignore, then freeze again; or pass "
+            "--allow-dirty (recorded: runs under a dirty freeze are not eligible for a claim)")

@@ -82,7 +82,9 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
                    "distribution": source["distribution"],
                    "dirty_state_policy": "dirty tree allowed and recorded: runs are not eligible for a claim"
                    if allow_dirty else "clean work tree required",
-                   "system_tree": provenance.system_tree(Path(identity.source["root"]))},
+                   "system_tree": provenance.system_tree(
+                       Path(identity.source["root"]),
+                       is_harness=identity.source_sha256 == source["harness"]["sha256"])},
         "corpus": {"fixture_file": name_of(fixture.path), "fixture_sha256": fixture.sha256,
                    "profile": fixture.data["profile"]["name"]},
         "embedding": {"model": fixture.data["embedding"]["model"],

@@ -57,7 +57,7 @@ def _module(d: Difference, commit: str) -> str:
         return f"stop loading module {name}, which the system did not load at the freeze (restore its code as frozen)"
     if d.now is None:
         return f"restore the system's code as frozen, which loaded module {name}"
-    return f"restore module {name} to the file frozen ({d.frozen}: its code at commit {commit})"
+    return f"restore module {name} to the file frozen ({d.frozen}: its code {commit})"
 
 
 def _distribution(d: Difference, commit: str) -> str:
@@ -68,13 +68,13 @@ def _distribution(d: Difference, commit: str) -> str:
 
 
 def _setting(d: Difference, commit: str) -> str:
-    return (f"set {d.path.removeprefix('search_config.')} back to {d.frozen!r} (the configuration frozen, at "
-            f"commit {commit})")
+    return (f"set {d.path.removeprefix('search_config.')} back to {d.frozen!r} (the configuration frozen, "
+            f"{commit})")
 
 
 def _system(d: Difference, commit: str) -> str:
     return (f"restore the system as frozen: its {d.path.removeprefix('system.')} was {d.frozen!r} (its code, "
-            f"configuration and options at commit {commit})")
+            f"configuration and options {commit})")
 
 
 def _installed(d: Difference, commit: str) -> str:
@@ -83,24 +83,46 @@ def _installed(d: Difference, commit: str) -> str:
 
 
 def _source(d: Difference, commit: str) -> str:
-    return f"check out the frozen commit {commit} (git checkout {commit}), with the work tree as it was frozen"
+    return f"run the harness frozen ({commit}), with the work tree as it was frozen"
+
+
+def _system_tree(d: Difference, commit: str) -> str:
+    return f"restore the system's own work tree as it was frozen ({commit}), with no change since"
 
 
 ADVICE: tuple[tuple[str, Callable[[Difference, str], str]], ...] = (
     ("system.environment.", _environment), ("system.modules.", _module), ("system.distributions.", _distribution),
     ("search_config.", _setting), ("system.", _system), ("source.distribution.", _installed),
-    ("source.", _source),
+    ("source.system_tree.", _system_tree), ("source.", _source),
     ("corpus.", lambda d, c: f"pass --corpus the fixture frozen (its {d.path}: {d.frozen!r})"),
     ("embedding.", lambda d, c: f"pass --corpus the fixture frozen, embedded as frozen (its {d.path}: {d.frozen!r})"),
     ("store.", lambda d, c: f"pass --store-dir the store frozen, as it was frozen ({d.path}: {d.frozen!r})"),
     ("host.", lambda d, c: f"run on the machine that froze ({d.path}: {d.frozen!r})"),
-    ("split.", lambda d, c: f"run the harness of the frozen commit {c}, whose split rule was frozen"),
+    ("split.", lambda d, c: f"run the harness frozen ({c}), whose split rule was frozen"),
 )
+
+
+def frozen_source(frozen_record: dict[str, Any], path: str) -> str:
+    """Where the frozen code of the field at `path` is, in words a user acts on: the system's own work tree at its
+    commit (a system in a repository of its own, for the system's fields), else the harness at its commit (git
+    checkout), or as the installed distribution frozen (pip install)."""
+    source = frozen_record.get("source") or {}
+    tree = (source.get("system_tree") or {}).get("git") or {}
+    if tree.get("commit") and path.startswith(("system.", "search_config.", "source.system_tree.")):
+        return f"at the system's commit {tree['commit']}: git checkout {tree['commit']} in its work tree"
+    git = source.get("git") or {}
+    if git.get("commit"):
+        return f"at the harness's commit {git['commit']}: git checkout {git['commit']} in its clone"
+    installed = source.get("distribution") or {}
+    if installed.get("available"):
+        return (f"in {installed.get('name')} {installed.get('version')} as installed at the freeze (files "
+                f"{installed.get('files_sha256')}): pip install that wheel, unchanged")
+    return "as it was at the freeze"
 
 
 def next_step(difference: Difference, frozen_record: dict[str, Any]) -> str:
     """What to do about `difference`: restore what was frozen (named), or calibrate and freeze anew."""
-    commit = str(((frozen_record.get("source") or {}).get("git") or {}).get("commit") or "unknown")
+    commit = frozen_source(frozen_record, difference.path)
     restore = next((advise(difference, commit) for prefix, advise in ADVICE if difference.path.startswith(prefix)),
                    f"restore {difference.path} to the value frozen, {difference.frozen!r}")
     return f"{restore}; {AGAIN}"

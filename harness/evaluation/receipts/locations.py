@@ -2,8 +2,8 @@
 
 A receipt and a freeze record name no local place. The fixture is named by its file name and sha256, the store by
 its directory's name and digests, the system's source by its root directory's name and digest, the interpreter by
-its file name and sha256. The run ledger is `ledger.file` inside the store, the freeze record `freeze.file` beside
-the aggregate in the output directory.
+its file name and sha256, the dataset's archive by the sha256 the fixture declares. The run ledger is `ledger.file`
+inside the store, the freeze record `freeze.file` beside the aggregate in the output directory.
 
 So that the machine that ran still finds them without flags, `run` and `freeze` write this sidecar into the output
 directory: for each kind, digest -> the absolute path it had here (entries of earlier runs kept). It is local: bound
@@ -20,14 +20,15 @@ from typing import Any
 
 from harness.atomic import write_bytes_atomic
 from harness.fixture.corpus_fixture import CorpusFixture
+from harness.hashing import sha256_file
 from harness.locks import file_lock
 from harness.systems.protocol import SystemUnderTest
 
 LOCATIONS_NAME = "locations.json"
 LOCK_NAME = ".locations.lock"
 SCHEMA = "scifact-locations-v1"
-FIXTURES, STORES, SOURCES, INTERPRETERS = "fixtures", "stores", "system_sources", "interpreters"
-KINDS = (FIXTURES, STORES, SOURCES, INTERPRETERS)
+FIXTURES, STORES, SOURCES, INTERPRETERS, ARCHIVES = "fixtures", "stores", "system_sources", "interpreters", "archives"
+KINDS = (FIXTURES, STORES, SOURCES, INTERPRETERS, ARCHIVES)
 ABOUT = ("where this machine keeps what the receipts beside this file bind by digest (digest -> absolute path); local "
          "and unbound: never published, and read only as a hint that the digests then check")
 
@@ -42,6 +43,25 @@ def found_here(fixture: CorpusFixture, system: SystemUnderTest,
     if interpreter_sha256 is not None:
         found[INTERPRETERS] = {interpreter_sha256: str(Path(sys.executable).resolve())}
     return found
+
+
+def archive_found(declared: str | None, archive: Path | None) -> dict[str, dict[str, str]]:
+    """The dataset's archive placed by the sha256 a fixture declares, when `archive` is that file (an archive of other
+    bytes places nothing: the validator, named it, refuses it)."""
+    if declared is None or archive is None or not archive.is_file() or sha256_file(archive) != declared:
+        return {}
+    return {ARCHIVES: {declared: os.path.abspath(archive)}}
+
+
+def place_archive(output_dir: Path, fixture: CorpusFixture, archive: Path | None) -> Path | None:
+    """Place the dataset's `archive` in OUTPUT/locations.json for every later validation (compare, report, export,
+    bundle find it there, as the validator does), and return what a validation now is to be named: None once placed,
+    else the archive itself (None, or one of other bytes, which the validator named then refuses)."""
+    found = archive_found((fixture.data.get("source") or {}).get("archive_sha256"), archive)
+    if not found:
+        return archive
+    record_locations(output_dir, found)
+    return None
 
 
 def _read(path: Path) -> dict[str, dict[str, str]]:

@@ -2,9 +2,11 @@
 
 import os
 import platform
+import site
 import socket
 import subprocess
 import sys
+import sysconfig
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -56,16 +58,29 @@ def harness_source() -> dict[str, Any]:
 
 
 # Where a system's source root lies, for the freeze's clean-tree check (harness.evaluation.gates.freeze).
+HARNESS_ITSELF = "the harness itself: bound by the harness's own identity"
 INSIDE_CLONE = "inside the harness's clone"
 OWN_WORK_TREE = "a git work tree of its own"
 DIGEST_ONLY = "no git work tree: bound by the sha256 of its files only"
 GIT_FIELDS = ("available", "commit", "dirty", "diff_sha256", "status_sha256")
 
 
-def system_tree(root: Path, clone: Path = PACKAGE_ROOT.parent) -> dict[str, Any]:
-    """A system's source root inside the harness's clone (a git work tree) is covered by the clone's own state;
-    elsewhere, the state of the git work tree holding it, or none: then its files are bound by digest only."""
+def _site_directories() -> tuple[Path, ...]:
+    found = {sysconfig.get_path(name) for name in ("purelib", "platlib")} | set(site.getsitepackages())
+    return tuple(Path(place).resolve() for place in found)
+
+
+def system_tree(root: Path, *, is_harness: bool, clone: Path = PACKAGE_ROOT.parent) -> dict[str, Any]:
+    """The built-in system's source is the harness itself, bound by the harness's identity (its installed
+    distribution, or its clone's git state), never by a repository it happens to be installed in. A system's source
+    root inside the harness's clone (a git work tree) is covered by the clone's own state; one an installed
+    distribution keeps (under a site directory) is bound by its files' digests; elsewhere, the state of the git work
+    tree holding it, or none: then its files are bound by digest only."""
+    if is_harness:
+        return {"kind": HARNESS_ITSELF, "git": None}
     resolved = root.resolve()
+    if any(resolved.is_relative_to(directory) for directory in _site_directories()):
+        return {"kind": DIGEST_ONLY, "git": None}
     if (resolved.is_relative_to(clone.resolve()) and distribution.find() is None  # located, not hashed
             and git_state(clone)["available"]):
         return {"kind": INSIDE_CLONE, "git": None}
@@ -73,6 +88,14 @@ def system_tree(root: Path, clone: Path = PACKAGE_ROOT.parent) -> dict[str, Any]
     if not state["available"]:
         return {"kind": DIGEST_ONLY, "git": None}
     return {"kind": OWN_WORK_TREE, "git": {key: state[key] for key in GIT_FIELDS}}
+
+
+def untracked(root: Path, files: list[str]) -> list[str]:
+    """Those of `files` (paths relative to `root`, inside a git work tree) that git does not track: a file git
+    ignores is never dirty, yet is not in any commit."""
+    listed = _git(root, "ls-files", "-z", "--", *files) if files else b""
+    tracked = {entry.decode(errors="replace") for entry in (listed or b"").split(b"\0") if entry}
+    return sorted(set(files) - tracked)
 
 
 def dependency_versions() -> dict[str, str | None]:

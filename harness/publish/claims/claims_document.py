@@ -5,8 +5,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.claims.claims_comparisons import comparisons_section
+from harness.publish.claims.claims_reader import reader_archive, reader_command, reader_section
 from harness.publish.claims.claims_source import harness_origin, source_lines
 from harness.publish.claims.claims_systems import systems_section
+from harness.publish.environment.stage import StagedEnvironment
 from harness.publish.source.system_source import StagedSource
 from harness.publish.text.heldout_looks import looks_statement
 from harness.publish.text.latency_notes import latency_lines
@@ -14,12 +16,6 @@ from harness.publish.text.markdown_text import code, inert
 from harness.publish.text.reading_notes import all_queries_note, latency_scope, short_list, short_lists
 from harness.publish.text.report_text import LANES_NOTE
 
-READER_COMMAND = "scifact-validate --bundle <this directory> --archive {archive}"
-
-
-def reader_command(dataset: dict[str, Any]) -> str:
-    """The reader's one command, naming the dataset's archive as the validator knows it (SciFact's by default)."""
-    return READER_COMMAND.format(archive=dataset.get("archive") or "scifact.zip")
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
            ("S@10", "success_at_10"), ("R@100", "recall_at_100"), ("nDCG@100", "ndcg_at_100"))
@@ -51,7 +47,7 @@ def _split_notes(aggregates: list[dict[str, Any]], split: str) -> list[str]:
     return [*lines, ""]
 
 
-def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]]) -> list[str]:
+def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]], command: str) -> list[str]:
     """What the independent validator established for each aggregate, and what it could only take on trust."""
     lines = ["## What the validator established", "", LANES_NOTE, "",
              "How each lane of each run was verified (every row, no sample):", ""]
@@ -67,7 +63,7 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
     embedding = {json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports}
     verifiers = {json.dumps(r["notes"].get("embedding_verification"), sort_keys=True) for r in reports}
     archives = sorted({r["notes"].get("archive", "not re-derived") for r in reports})
-    kept = _kept(reports)
+    kept = _kept(reports, command)
     if not any((r["notes"].get("re_embedding") or {}).get("reused") for r in reports):
         lines += ["", f"Re-embedding with the declared model: {inert('; '.join(sorted(embedding)))}."]
     lines += ["The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
@@ -80,22 +76,22 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
     return [*lines, ""]
 
 
-def sealed(reports: list[dict[str, Any]]) -> str:
+def sealed(command: str) -> str:
     return ("sealed with the publishing machine's key: it attests that the publisher's validator ran, and proves "
-            f"nothing to anyone else; `{reader_command(reports[0]['notes']['dataset'])}` re-embeds every text and "
+            f"nothing to anyone else; `{command}` re-embeds every text and "
             "re-validates everything itself")
 
 
-def _kept(reports: list[dict[str, Any]]) -> list[str]:
+def _kept(reports: list[dict[str, Any]], command: str) -> list[str]:
     """A kept re-embedding or a stored verdict that was reused: the publisher's word, never established here."""
     made = sorted({f"re-embedded on {kept['re_embedded_at']} by validator {kept['validator']}; reused" for r in reports
                    if (kept := r["notes"].get("re_embedding")) and kept.get("reused")})
     reused = [r for r in reports if (r["notes"].get("stored_verdict") or {}).get("reused")]
     embedding = sorted({json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports})
     lines = [f"- re-embedding, a kept record reused: the fixture's vectors were {inert('; '.join(made))} "
-             f"({inert('; '.join(embedding))}), {sealed(reports)}"] if made else []
+             f"({inert('; '.join(embedding))}), {sealed(command)}"] if made else []
     return lines + ([f"- stored verdicts, reused from this machine's stored verdicts: {len(reused)} of {len(reports)} "
-                     "(each for the same bytes read, the same validator source and options), " + sealed(reports)]
+                     "(each for the same bytes read, the same validator source and options), " + sealed(command)]
                     if reused else [])
 
 
@@ -124,13 +120,17 @@ def _system_line(system: dict[str, Any]) -> str:
 
 def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
                     comparisons: Sequence[dict[str, Any]] = (), *, source: StagedSource | None = None,
-                    systems: Sequence[dict[str, Any]] = ()) -> str:
+                    systems: Sequence[dict[str, Any]] = (), environment: StagedEnvironment | None = None,
+                    carried: bool = False) -> str:
+    """`environment`: the wheel and lock the bundle carries for its reader; `carried`: it carries the collection's
+    archive too (a collection of the publisher's own)."""
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
     dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them
     heldout_start = min(a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout")
     boundary = receipt["claim_boundary"]
     machine = receipt["machine"]
+    command = reader_command(reader_archive(receipt, dataset, carried))
     lines = [
         f"# Claims: retrieval evaluation on {inert(dataset['title'])}",
         "",
@@ -139,10 +139,8 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         "Generated from the bundled receipts. Every aggregate here passed the independent validator on the",
         "publishing machine (`validation/`); `MANIFEST.json` holds the sha256 of every file.",
         "",
-        f"To check all of it yourself, run exactly `{reader_command(dataset)}`",
-        f"(`{dataset.get('archive') or 'scifact.zip'}`: "
-        f"{inert(dataset.get('archive_is') or 'the public BEIR SciFact archive')}).",
-        "It holds every file to `MANIFEST.json`, re-embeds every text with your own embedder,",
+        f"To check all of it yourself, run the commands of \"Check it yourself\" below; the last, `{command}`,",
+        "holds every file to `MANIFEST.json`, re-embeds every text with your own embedder,",
         "replays and recomputes every artifact, reuses nothing sealed by the publisher, and prints one verdict per",
         "artifact and one for the bundle. The bundle carries the fixture and the stores its runs read (`inputs/`: the",
         "fixture under `inputs/fixture/`, this run's store under `inputs/store/`, each compared run's under",
@@ -177,7 +175,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     for split in ("calibration", "heldout", "all"):
         if any(a["split"] == split for a in aggregates):
             lines += [f"### {split}", "", *_table(aggregates, split), "", *_split_notes(aggregates, split)]
-    lines += _verification(aggregates, reports)
+    lines += _verification(aggregates, reports, command)
     if comparisons:
         lines += comparisons_section(comparisons, receipt["split"]["calibration_count"])
     lines += systems_section(systems)
@@ -198,4 +196,5 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     lines += [f"- {inert(name)}: {inert(c['reason'])}" for name, c in capabilities.items()]
     lines += ["", f"Latency scope: {inert(latency_scope(receipt))}; measured on the machine above only.",
               *latency_lines(aggregates), "", inert(boundary["statement"]), ""]
+    lines += reader_section(receipt, dataset, environment, carried)
     return "\n".join(lines)

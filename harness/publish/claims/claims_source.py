@@ -3,7 +3,7 @@ re-run it, and the state of the tree it came from at the freeze."""
 
 from typing import Any
 
-from harness.evaluation.receipts.provenance import DIGEST_ONLY, INSIDE_CLONE
+from harness.evaluation.receipts.provenance import DIGEST_ONLY, HARNESS_ITSELF, INSIDE_CLONE
 from harness.publish.source.system_source import INDEX_NAME, SOURCE_DIR, StagedSource
 from harness.publish.text.markdown_text import code, inert
 
@@ -21,6 +21,8 @@ def _tree(freeze: dict[str, Any]) -> str:
     tree = freeze["source"].get("system_tree")
     if tree is None:
         return "not recorded (a freeze record written before the freeze checked it)"
+    if tree["kind"] == HARNESS_ITSELF:
+        return "the harness itself, so the harness's identity (above) covers it"
     if tree["kind"] == INSIDE_CLONE:
         return "inside the harness's clone, so the clone's commit and dirty-state check (above) cover it"
     if tree["kind"] == DIGEST_ONLY:

@@ -98,7 +98,7 @@ class PluginSystem:
             configuration=self.configuration, configuration_sha256=self.config_sha256, source=described["source"],
             engine=self.engine, declarations=self.declarations, options=dict(self.options),
             modules=described["modules"], distributions=described["distributions"],
-            environment=described["environment"])
+            distribution_files=described["distribution_files"], environment=described["environment"])
         self._sha256 = sha256_canonical(self.part_digests())
 
     @property
@@ -153,7 +153,8 @@ class PluginSystem:
                               "the system's module is imported, so the receipt binds it")
         changed = sorted(name for name, module in bound.modules.items() if now["modules"].get(name, module) != module)
         changed += sorted(name for name, version in bound.distributions.items()
-                          if now["distributions"].get(name, version) != version)
+                          if now["distributions"].get(name, version) != version
+                          or now["distribution_files"].get(name) != bound.distribution_files.get(name))
         if changed:
             raise PluginError(f"system {self.loaded.name!r}: {', '.join(changed)} changed during the run (a file "
                               "re-hashed to another sha256, or another version): leave the system's code alone while "

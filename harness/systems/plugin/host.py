@@ -150,17 +150,18 @@ class Host:
         engine = getattr(plugin, "engine", None)
         root, files = _call(lambda: source_root(plugin))
         source = _call(lambda: source_record(root, files))
-        modules, distributions = loaded_code(root)
+        loaded = loaded_code(root)
         return {"configuration": configuration, "package": _call(package_of, plugin), "source": source,
                 "engine": _json("engine()", dict(_call(engine))) if callable(engine)
                 else {"name": plugin.name, "version": plugin.version},
                 "declarations": _json("declarations", dict(getattr(plugin, "declarations", {}) or {})),
-                "modules": modules, "distributions": distributions,
-                "environment": environment_digests(self.environment)}
+                "modules": loaded.modules, "distributions": loaded.distributions,
+                "distribution_files": loaded.distribution_files, "environment": environment_digests(self.environment)}
 
     def _loaded(self, request: dict[str, Any], arrays: Arrays) -> Reply:
-        modules, distributions = loaded_code(_call(lambda: source_root(self.plugin))[0])
-        return {"modules": modules, "distributions": distributions}
+        loaded = loaded_code(_call(lambda: source_root(self.plugin))[0])
+        return {"modules": loaded.modules, "distributions": loaded.distributions,
+                "distribution_files": loaded.distribution_files}
 
     def _parts(self, request: dict[str, Any], arrays: Arrays) -> Reply:
         parts = _call(self.plugin.parts)

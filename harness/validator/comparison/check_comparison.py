@@ -13,6 +13,7 @@ from . import paired_stats
 from .comparison_experiment import check_experiment
 from .comparison_inputs import Input, Values, count_problem, read_comparison, read_input, recompute
 from .comparison_stats import check_means, check_procedure, check_statistics
+from .inputs_verdict import judge_inputs
 
 MODES = ("fts_only", "vector_only", "hybrid")
 EXACT_SPLITS = ("heldout", "all")
@@ -60,16 +61,14 @@ def _eligibility(document: dict[str, Any], loaded: dict[str, Input], judge: Judg
     if record["validated"] and record["verdicts"] != dict.fromkeys(loaded, "ELIGIBLE"):
         problems.append(f"the recorded verdicts are {record['verdicts']}")
     established_here: set[str] = set()
+    inputs = []
     for mode, entry in loaded.items():
         digest = sha256_file(entry.aggregate_path)
         verdict = known[digest] if digest in known else judge(entry.aggregate_path)
         established_here.update(established(verdict))
-        if not verdict.eligible:
-            failing = [c.name for c in verdict.checks if c.status != "pass"]
-            problems.append(f"{mode}: {entry.aggregate_path.name} is not eligible ({', '.join(failing[:6])})")
-    report.expect("comparison.inputs_eligible", not problems, "every input aggregate is ELIGIBLE under this "
-                  "validator (replayed, re-hashed, its history read), as the comparison records", "eligible inputs",
-                  problems[:4])
+        inputs.append((mode, entry.aggregate_path.name, verdict))
+    judge_inputs(report, "comparison.inputs_eligible", "every input aggregate is ELIGIBLE under this validator "
+                 "(replayed, re-hashed, its history read), as the comparison records", problems, inputs)
     report.notes["compared_datasets"] = sorted(established_here)
 
 

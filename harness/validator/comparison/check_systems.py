@@ -11,6 +11,7 @@ from ..core.digests import sha256_file
 from ..core.report import Report
 from ..dataset.named import established
 from .comparison_inputs import Values, count_problem, read_comparison, recompute
+from .inputs_verdict import judge_inputs
 from .systems_experiment import check_systems_experiment
 from .systems_hypothesis import check_hypotheses
 from .systems_inputs import Loaded, load_runs
@@ -48,16 +49,15 @@ def _eligibility(document: dict[str, Any], loaded: Loaded, judge: Judge, known: 
     if record["verdicts"] != wanted:
         problems.append(f"the recorded verdicts are {record['verdicts']}, not {wanted}")
     established_here: set[str] = set()
+    inputs = []
     for label, arm in loaded.arms.items():
         digest = sha256_file(arm.aggregate_path)
         run = loaded.run_of[label]
         verdict = known[digest] if digest in known else judge(arm.aggregate_path, run.freeze_path, run.name)
         established_here.update(established(verdict))
-        if not verdict.eligible:
-            failing = [c.name for c in verdict.checks if c.status != "pass"]
-            problems.append(f"{label}: {arm.aggregate_path.name} is not eligible ({', '.join(failing[:6])})")
-    report.expect("systems.inputs_eligible", not problems, "every input aggregate is ELIGIBLE under this validator "
-                  "against its run's freeze record, as the comparison records", "eligible inputs", problems[:4])
+        inputs.append((label, arm.aggregate_path.name, verdict))
+    judge_inputs(report, "systems.inputs_eligible", "every input aggregate is ELIGIBLE under this validator against "
+                 "its run's freeze record, as the comparison records", problems, inputs)
     report.notes["compared_datasets"] = sorted(established_here)
 
 

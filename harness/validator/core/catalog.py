@@ -160,6 +160,8 @@ CHECKS: dict[str, str] = {
 }
 
 ATTESTATIONS: dict[str, str] = {
+    "executable": "the interpreter a receipt names is not on this machine (no output directory of the run places it, "
+                  "as on a reader's machine): its digest is the run's statement",
     "system.source": "the system's source is not on this machine: its digest is the run's statement",
     "system.modules": "a module the system's process loaded is not on this machine: its digest is the run's statement",
     "system.runtime": "the installed distributions (by version) and the declared environment variables (by the sha256 "

@@ -105,11 +105,13 @@ def _derived(path: Path, size: int, modified: int, dataset: str) -> Derived:
     return read_archive(path, all_pins()[dataset])
 
 
-def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, report: Report) -> None:
-    """`archive`: the verifier's explicit archive (its members must be the pins'); None offers $SCIFACT_ARCHIVE,
-    which is used only when it holds this dataset's members."""
+def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, report: Report,
+                  hinted: Path | None = None) -> None:
+    """`archive`: the verifier's explicit archive (its members must be the pins'); None offers the archive the run's
+    locations.json places by the fixture's declared digest (`hinted`), else $SCIFACT_ARCHIVE, each used only when it
+    holds this dataset's members."""
     explicit = archive is not None
-    path = archive or (Path(os.environ[ARCHIVE_VARIABLE]) if os.environ.get(ARCHIVE_VARIABLE) else None)
+    path = archive or hinted or (Path(os.environ[ARCHIVE_VARIABLE]) if os.environ.get(ARCHIVE_VARIABLE) else None)
     if path is None or not is_file(path):
         report.notes["archive"] = (f"not re-derived: {path} is not a file" if path is not None else
                                    f"not re-derived (no --archive, no ${ARCHIVE_VARIABLE}): the fixture is held to "
@@ -123,13 +125,15 @@ def check_archive(fixture: dict[str, Any], pins: Pins, archive: Path | None, rep
         derived = _derived(path.resolve(), stat.st_size, stat.st_mtime_ns, pins.dataset)
     except ArchiveUnreadable as exc:
         report.fail("archive.members", "the archive is a readable zip", "a zip archive", str(exc))
-        named = "--archive" if explicit else f"${ARCHIVE_VARIABLE}"
+        named = "--archive" if explicit else "the archive locations.json places" if path == hinted else \
+            f"${ARCHIVE_VARIABLE}"
         report.input_problem = (f"{named} {exc}; pass the dataset's zip archive (e.g. scifact.zip)"
-                                + ("" if explicit else f", or unset ${ARCHIVE_VARIABLE}"))
+                                + ("" if explicit or path == hinted else f", or unset ${ARCHIVE_VARIABLE}"))
         return
     if not explicit and (derived.content is None if pins.archive_only
                          else all(found is None for found in derived.member_sha256.values())):
-        report.notes["archive"] = (f"not re-derived: ${ARCHIVE_VARIABLE} ({path}) "
+        source = "the archive locations.json places" if path == hinted else f"${ARCHIVE_VARIABLE}"
+        report.notes["archive"] = (f"not re-derived: {source} ({path}) "
                                    + ("is not" if pins.archive_only else "holds no member of") + f" {pins.title}"
                                    + ("'s archive" if pins.archive_only else ""))
         _unpinned_without_archive(pins, report)

@@ -5,6 +5,7 @@ declares. The identity is the publisher's declared digest, and every line says s
 
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +36,24 @@ def _derive(path: Path, source: dict[str, Any], roles: dict[str, str]) -> tuple[
     return wrong, parse(bodies["corpus"], bodies["queries"], bodies["qrels"])
 
 
-def check_declared(fixture: dict[str, Any], receipt: dict[str, Any], archive: Path | None, report: Report) -> None:
+def check_declared(fixture: dict[str, Any], receipt: dict[str, Any], archive: Path | None, report: Report,
+                   unplaced: Callable[[str, str], str] | None = None) -> None:
+    """`archive`: the one named, else the one the run's locations.json places by the declared digest; without one
+    the collection is not verified (`unplaced` says why none was placed)."""
     name, source = fixture["contract"].get("name"), fixture.get("source") or {}
     report.equal("corpus.ir_datasets_id", None, receipt["corpus"]["ir_datasets_id"], f"a collection the validator "
                  f"holds no pins for ({name!r}) names no ir_datasets id: it is no public dataset")
     what = (f"the fixture is the collection {name!r} re-derived from the archive given, whose sha256 is the one the "
             f"fixture declares ({DECLARED})")
-    if archive is None or not archive.is_file():
+    if archive is None:
+        wanted = f"{fixture['contract'].get('namespace') or name}.zip (sha256 {source.get('archive_sha256')})"
+        why = unplaced("archive", f"--archive {wanted}") if unplaced is not None else f"pass --archive {wanted}"
+        report.unverified("corpus.pinned", f"the collection {name!r} is not re-derived: no archive is at hand ({why}; "
+                          "a bundle carries it)")
+        return
+    if not archive.is_file():
         report.fail("corpus.pinned", what, "the collection's archive, passed with --archive",
-                    "no archive to re-derive from" if archive is None else f"{archive} is not a file")
+                    f"{archive} is not a file")
         return
     declared, found = source.get("archive_sha256"), sha256_file(archive)
     roles = _roles(source)

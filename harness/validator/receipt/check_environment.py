@@ -22,10 +22,16 @@ def check_environment(ctx: Context, report: Report) -> None:
     placed = ctx.places.place(INTERPRETERS, executable["interpreter_sha256"])
     interpreter = placed or Path(sys.executable).resolve()
     found = sha256_file(interpreter) if is_file(interpreter) else None
-    report.equal("executable.interpreter", executable["interpreter_sha256"], found,
-                 f"the recorded interpreter {executable['interpreter']!r} is {interpreter} ("
-                 f"{'placed by ' + str(ctx.places.file) if placed else 'the one running this validator'}), of the "
-                 "recorded sha256")
+    elsewhere = not ctx.places.entries.get(INTERPRETERS)  # no output directory of the run's machine places any
+    if elsewhere and found != executable["interpreter_sha256"]:
+        report.attest("executable", f"the run's interpreter {executable['interpreter']!r} (Python "
+                      f"{executable['python_version']}, {executable['interpreter_sha256']}) is not on this machine, "
+                      f"whose {interpreter} is {found}: the run's statement")
+    else:
+        report.equal("executable.interpreter", executable["interpreter_sha256"], found,
+                     f"the recorded interpreter {executable['interpreter']!r} is {interpreter} ("
+                     f"{'placed by ' + str(ctx.places.file) if placed else 'the one running this validator'}), of "
+                     "the recorded sha256")
     harness = receipt["source"]["harness"]
     report.equal("source.harness", (harness["sha256"], harness["files"]),
                  harness_source_state(),

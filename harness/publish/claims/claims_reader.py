@@ -1,0 +1,66 @@
+"""CLAIMS.md's "Check it yourself": the reader's commands from a bare machine (Python and a package index) to the
+verdict, typed in the bundle's own directory; and its one command, for the lines that name it."""
+
+from typing import Any
+
+from harness.corpus.contract import contract_of
+from harness.errors import HarnessError
+from harness.publish.bundle_archive import ARCHIVE_DIR
+from harness.publish.environment.environment_lock import LOCK_NAME
+from harness.publish.environment.stage import StagedEnvironment
+from harness.publish.text.markdown_text import code, inert
+
+READER_VENV = "../scifact-reader"
+
+
+def _public_archive(dataset: dict[str, Any], contract_name: str) -> tuple[str, str | None]:
+    """The archive's file name the reader names, and where it is published (None: unknown)."""
+    try:
+        _, contract = contract_of(contract_name)
+    except HarnessError:
+        return dataset.get("archive") or "scifact.zip", None
+    url = contract.source_url
+    return (url or "").rsplit("/", 1)[-1] or dataset.get("archive") or "scifact.zip", url
+
+
+def reader_command(archive: str | None) -> str:
+    """The reader's one command, from the bundle's directory: a collection of the publisher's own is carried (None),
+    a public dataset's archive the reader fetches beside the bundle and names."""
+    return "scifact-validate --bundle ." + (f" --archive ../{archive}" if archive else "")
+
+
+def reader_archive(receipt: dict[str, Any], dataset: dict[str, Any], carried: bool) -> str | None:
+    return None if carried else _public_archive(dataset, receipt["corpus"]["contract"]["name"])[0]
+
+
+def reader_section(receipt: dict[str, Any], dataset: dict[str, Any], environment: StagedEnvironment | None,
+                   carried: bool) -> list[str]:
+    python = ".".join(str(receipt["executable"]["python_version"]).split(".")[:2])
+    archive, url = _public_archive(dataset, receipt["corpus"]["contract"]["name"])
+    if environment is not None and environment.wheel is not None:
+        venv = READER_VENV
+        torch = [environment.torch.format(pip=f"{venv}/bin/pip")] if environment.torch else []
+        install = [f"python{python} -m venv {venv}", *torch,
+                   f"{venv}/bin/pip install -r environment/{LOCK_NAME} environment/{environment.wheel}"]
+        how = ("torch as the runs had it (its CPU build from PyTorch's CPU index, never a CUDA build of several GB), "
+               f"then the harness wheel that made the runs (`environment/{environment.wheel}`) with the lock of the "
+               f"environment they ran in (`environment/{LOCK_NAME}`: every distribution at its version)")
+    else:
+        commit = environment.commit if environment is not None else receipt["source"]["git"].get("commit")
+        venv = "../scifact-harness/.venv"
+        install = ["git clone <the harness's repository> ../scifact-harness",
+                   f"git -C ../scifact-harness checkout {commit}", "make -C ../scifact-harness setup"]
+        how = (f"a clone of the harness at the commit that made the runs ({code(commit)}; no wheel made them), set "
+               f"up as its README says (`environment/{LOCK_NAME}` locks the environment they ran in)")
+    fetch = [] if carried else [f"curl -L -o ../{archive} {url}" if url else f"# put the dataset's archive at "
+                                f"../{archive}"]
+    what = (f"the collection's archive is carried, `{ARCHIVE_DIR}/`: the collection is the publisher's own, identified "
+            "by the digest its fixture declares" if carried else
+            f"`{archive}`: {inert(dataset.get('archive_is') or 'the public archive')}; any copy with the pinned "
+            "content will do")
+    return ["## Check it yourself", "",
+            f"From a bare machine with Python {inert(python)} and a package index, in this bundle's directory, the "
+            f"reader installs {how}, then validates everything ({what}):", "", "```bash",
+            *install, *fetch, f"{venv}/bin/{reader_command(None if carried else archive)}", "```", "",
+            "It exits 0 when every artifact is eligible, 1 when a check failed, 7 when something could not be "
+            "verified (nothing failed), and prints one verdict per artifact and one for the bundle.", ""]

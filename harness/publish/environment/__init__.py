@@ -1,0 +1,2 @@
+"""What a reader installs to check a bundle: the harness wheel that made the runs, and a lock of the environment they
+ran in."""
