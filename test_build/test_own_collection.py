@@ -18,6 +18,7 @@ from harness.corpus.declared import CollectionError, declare, pack_directory
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.history.heldout_record import RECORD_VARIABLE
+from harness.evaluation.receipts.locations import place_archive
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
@@ -141,8 +142,16 @@ def test_a_collection_of_ones_own_is_frozen_and_validated_from_its_archive(held_
     assert "no public pin" in verified.notes["dataset"]["pinned_by"]
     assert {c.name: c.status for c in verified.checks}["corpus.pinned"] == "pass"
 
-    unverified = validate(aggregate, embeddings=False)
-    assert {c.name for c in unverified.failed} - GIT_CHECKS == {"corpus.pinned"}
+    unverified = validate(aggregate, embeddings=False)  # no archive at hand: not verified, naming the zip to pass
+    assert not {c.name for c in unverified.failed} - GIT_CHECKS
+    pinned = {c.name: c for c in unverified.checks}["corpus.pinned"]
+    assert pinned.status == "not verified" and "--archive mine.zip" in pinned.detail, pinned.line()
+
+    placed = Path(shutil.copytree(out, tmp_path / "placed"))  # the archive placed as `run` places it
+    assert place_archive(placed, held_out.fixture, archive) is None
+    [found] = placed.glob("*hybrid-heldout.aggregate.json")
+    assert {c.name: c.status for c in validate(found, embeddings=False).checks}["corpus.pinned"] == "pass"
+    assert place_archive(placed, held_out.fixture, tmp_path / "absent.zip") == tmp_path / "absent.zip"
 
     other = pack_directory(_collection(tmp_path / "edited", tiny_members() | {
         "tiny/qrels/test.tsv": tiny_members()["tiny/qrels/test.tsv"].replace(b"d01\t1", b"d01\t2", 1)}), "mine",
@@ -180,7 +189,9 @@ def test_a_collection_of_ones_own_reaches_an_eligible_bundle_its_reader_re_deriv
     bundle = _bundled(out, tmp_path / "bundle", archive)
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     assert "retrieval evaluation on mine (a collection of the publisher's own)" in claims
-    assert "no public pin" in claims and "`scifact-validate --bundle <this directory> --archive mine.zip`" in claims
+    assert "no public pin" in claims and "`scifact-validate --bundle .`" in claims
+    assert (bundle / "inputs" / "archive" / "mine.zip").read_bytes() == archive.read_bytes()  # carried for its reader
+    assert "the collection's archive is carried, `inputs/archive/mine.zip`" in claims
 
     fresh_reader(tmp_path / "reader", monkeypatch)
     capsys.readouterr()
@@ -196,5 +207,5 @@ def test_a_collection_of_ones_own_reaches_an_eligible_bundle_its_reader_re_deriv
     said = capsys.readouterr().out  # the reader held it to SciFact: the validator established mine
     assert "FAIL         dataset.named: --dataset scifact: the validator established the dataset itself, mine" in said
     assert validator_main(["--bundle", str(bundle), "--fixture", str(fixture.path), "--store-dir",
-                           str(store.directory)]) == 1  # without the archive: corpus.pinned, naming --archive
-    assert "corpus.pinned" in capsys.readouterr().out
+                           str(store.directory)]) == 0  # without --archive: the one the bundle carries
+    assert "PASS         corpus.pinned" in capsys.readouterr().out

@@ -120,7 +120,8 @@ def test_a_changed_configuration_is_refused_by_field(tiny_corpus: CorpusFixture,
                                                      tmp_path: Path) -> None:
     _freeze(tiny_corpus, store, tiny, tmp_path)
     with pytest.raises(FreezeError, match=r"search_config\.rrf_k \(frozen 60, now 30\).*Next: set rrf_k back to 60 "
-                                          r"\(the configuration frozen, at commit \w+\); or calibrate again"):
+                                          r"\(the configuration frozen, at the harness's commit \w+: git checkout \w+ "
+                                          r"in its clone\); or calibrate again"):
         _heldout(tiny_corpus, store, tiny, tmp_path, config=SearchConfig(rrf_k=30))
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from harness.evaluation.gates.frozen_difference import AGAIN, first_difference, next_step
 
+AT_COMMIT = "at the harness's commit {0}: git checkout {0} in its clone"
 COMMIT = "0123abcd"
 RECORD: dict[str, Any] = {"source": {"git": {"commit": COMMIT}}}
 
@@ -21,8 +22,8 @@ RECORD: dict[str, Any] = {"source": {"git": {"commit": COMMIT}}}
      "system.environment.KNOB", "unset $KNOB, as it was at the freeze"),
     ({"system": {"modules": {"pkg.helper": {"path": "/x/helper.py", "sha256": "sha256:aa"}}}},
      {"system": {"modules": {"pkg.helper": {"path": "/x/helper.py", "sha256": "sha256:bb"}}}},
-     "system.modules.pkg.helper.sha256", f"restore module pkg.helper to the file frozen (sha256:aa: its code at commit "
-                                         f"{COMMIT})"),
+     "system.modules.pkg.helper.sha256", f"restore module pkg.helper to the file frozen (sha256:aa: its code "
+                                         f"{AT_COMMIT.format(COMMIT)})"),
     ({"system": {"modules": {}}}, {"system": {"modules": {"late": {"path": "/x/late.py", "sha256": "sha256:cc"}}}},
      "system.modules.late", "stop loading module late, which the system did not load at the freeze"),
     ({"system": {"modules": {"gone": {"path": "/x/gone.py", "sha256": "sha256:cc"}}}}, {"system": {"modules": {}}},
@@ -32,12 +33,12 @@ RECORD: dict[str, Any] = {"source": {"git": {"commit": COMMIT}}}
     ({"system": {"distributions": {}}}, {"system": {"distributions": {"scipy": "1.16.0"}}},
      "system.distributions.scipy", "stop loading scipy, which the system did not load at the freeze"),
     ({"search_config": {"rrf_k": 60}}, {"search_config": {"rrf_k": 30}},
-     "search_config.rrf_k", f"set rrf_k back to 60 (the configuration frozen, at commit {COMMIT})"),
+     "search_config.rrf_k", f"set rrf_k back to 60 (the configuration frozen, {AT_COMMIT.format(COMMIT)})"),
     ({"system": {"version": "1.0.0"}}, {"system": {"version": "1.1.0"}},
      "system.version", f"restore the system as frozen: its version was '1.0.0' (its code, configuration and options "
-                       f"at commit {COMMIT})"),
+                       f"{AT_COMMIT.format(COMMIT)})"),
     ({"source": {"git": {"commit": COMMIT}}}, {"source": {"git": {"commit": "feed"}}},
-     "source.git.commit", f"check out the frozen commit {COMMIT} (git checkout {COMMIT})"),
+     "source.git.commit", f"run the harness frozen ({AT_COMMIT.format(COMMIT)})"),
     ({"source": {"distribution": {"changed": []}}}, {"source": {"distribution": {"changed": ["harness/x.py"]}}},
      "source.distribution.changed", "reinstall the distribution frozen, unchanged (pip install --force-reinstall the "
                                     "same wheel; its changed was [])"),
@@ -50,7 +51,7 @@ RECORD: dict[str, Any] = {"source": {"git": {"commit": COMMIT}}}
     ({"host": {"hostname": "lab-1"}}, {"host": {"hostname": "laptop"}},
      "host.hostname", "run on the machine that froze (host.hostname: 'lab-1')"),
     ({"split": {"calibration_count": 100}}, {"split": {"calibration_count": 50}},
-     "split.calibration_count", f"run the harness of the frozen commit {COMMIT}, whose split rule was frozen"),
+     "split.calibration_count", f"run the harness frozen ({AT_COMMIT.format(COMMIT)}), whose split rule was frozen"),
     ({"schema": "scifact-freeze-v1"}, {"schema": "scifact-freeze-v2"},
      "schema", "restore schema to the value frozen, 'scifact-freeze-v1'"),
 ])
@@ -70,3 +71,34 @@ def test_fields_not_compared_are_skipped_and_the_first_difference_is_named() -> 
     difference = first_difference(frozen, now, {"created_at", "store.directory_name"})
     assert str(difference) == "system.version (frozen '1', now '2')"
     assert first_difference(frozen, {**now, "system": {"version": "1"}}, {"created_at", "store.directory_name"}) is None
+
+
+SYSTEM_COMMIT = "4567cdef"
+INSTALLED = {"available": True, "name": "scifact-harness", "version": "0.1.0", "files_sha256": "sha256:ff"}
+
+
+@pytest.mark.parametrize(("source", "path", "advice"), [
+    # a system in a repository of its own: its fields point at its own commit, never the harness's
+    ({"git": {"commit": COMMIT}, "system_tree": {"kind": "a git work tree of its own",
+                                                 "git": {"commit": SYSTEM_COMMIT}}},
+     "search_config.rrf_k", f"set rrf_k back to 60 (the configuration frozen, at the system's commit {SYSTEM_COMMIT}: "
+                            f"git checkout {SYSTEM_COMMIT} in its work tree)"),
+    ({"git": {"commit": COMMIT}, "system_tree": {"kind": "a git work tree of its own",
+                                                 "git": {"commit": SYSTEM_COMMIT}}},
+     "source.system_tree.git.commit", f"restore the system's own work tree as it was frozen (at the system's commit "
+                                      f"{SYSTEM_COMMIT}: git checkout {SYSTEM_COMMIT} in its work tree)"),
+    # an installed harness has no commit: it is named by its distribution, never "commit unknown"
+    ({"git": {"available": False}, "distribution": INSTALLED,
+      "system_tree": {"kind": "the harness itself", "git": None}},
+     "search_config.rrf_k", "set rrf_k back to 60 (the configuration frozen, in scifact-harness 0.1.0 as installed at "
+                            "the freeze (files sha256:ff): pip install that wheel, unchanged)"),
+])
+def test_the_advice_names_the_code_that_was_frozen(source: dict[str, Any], path: str, advice: str) -> None:
+    frozen = {"source": source, "search_config": {"rrf_k": 60}}
+    changed = {"source.system_tree.git.commit": {"source": {**source, "system_tree": {
+        "kind": "a git work tree of its own", "git": {"commit": "feed"}}}, "search_config": {"rrf_k": 60}},
+        "search_config.rrf_k": {"source": source, "search_config": {"rrf_k": 30}}}[path]
+    difference = first_difference(frozen, changed, set())
+    assert difference is not None and difference.path == path
+    said = next_step(difference, frozen)
+    assert said.startswith(advice) and said.endswith(AGAIN) and "unknown" not in said, said

@@ -139,9 +139,10 @@ def test_a_helper_module_edited_after_the_freeze_stops_held_out_and_fails_valida
     helper.write_text(HELPER.replace("-scores[i]", "scores[i]"), encoding="utf-8")  # worst first
 
     with pytest.raises(FreezeError, match=r"differs from the freeze in system\.modules\.lone_helper\.sha256 .*Next: "
-                                          r"restore module lone_helper to the file frozen \(sha256:\w+: its code at "
-                                          r"commit \w+\); or calibrate again and freeze in a new --store-dir and "
-                                          r"--output-dir"):
+                                          r"restore module lone_helper to the file frozen \(sha256:\w+: its code as "
+                                          r"the freeze bound it: no git work tree holds the system's source, whose "
+                                          r"files it binds by sha256\); or calibrate again and freeze in a new "
+                                          r"--store-dir and --output-dir"):
         _run(tiny_corpus, tiny, tmp_path, "heldout", "lone:SYSTEM")
     assert not list((tmp_path / "out").glob("*heldout*")) and not _held_out_started(tmp_path / "store")
     failed = {c.name: c for c in validate(run.aggregate_path).failed}

@@ -107,7 +107,10 @@ def test_a_forged_vector_behind_a_self_sealed_kept_re_embedding_is_caught(
 
 def test_claims_tell_the_reader_the_one_command(bundle: Path) -> None:
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
-    assert "run exactly `scifact-validate --bundle <this directory> --archive scifact.zip`" in claims
+    reader = claims.split("## Check it yourself", 1)[1]
+    commands = reader.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert commands[-1].endswith("/bin/scifact-validate --bundle . --archive ../scifact.zip"), commands
+    assert f"the last, `{commands[-1].rsplit('/bin/', 1)[1]}`," in claims  # the one command the other lines name
     established, word = claims.split("## What the validator established", 1)[1].split("## What was taken", 1)
     assert "reused" not in established  # a kept re-embedding or stored verdict is the publisher's word
     assert ("Re-embedding with the declared model" in established) != ("- re-embedding, a kept record reused" in word)

@@ -49,7 +49,7 @@ def test_a_second_bundle_reuses_every_verdict(run_copy: RunCopy, tmp_path: Path,
     assert "- stored verdicts, reused from this machine's stored verdicts: 6 of 6" in word, claims
     assert "- re-embedding, a kept record reused: " in word and "by validator sha256:" in word, claims
     assert "reused" not in established.split("## What the validator established", 1)[1], claims
-    assert "scifact-validate --bundle <this directory> --archive scifact.zip" in word
+    assert "scifact-validate --bundle . --archive ../scifact.zip" in word
     rows = run_copy.rows_path("hybrid", "heldout")
     rows.write_bytes(rows.read_bytes().replace(b'"latency_ms":', b'"latency_ms": ', 1))
     with pytest.raises(Exception, match="not every aggregate is eligible"):

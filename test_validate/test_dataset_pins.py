@@ -113,12 +113,14 @@ def test_dropped_queries_are_refused_by_the_pins(run_copy: RunCopy) -> None:
 
 
 @pytest.mark.real_model
-def test_a_fixture_of_a_dataset_the_validator_does_not_know_is_refused(run_copy: RunCopy) -> None:
+def test_a_fixture_of_a_dataset_the_validator_does_not_know_is_not_verified_without_its_archive(
+        run_copy: RunCopy) -> None:
     primary_forger.rewrite_fixture(run_copy, lambda fixture, _: fixture["contract"].update(name="my-own-corpus"))
     report = validate(run_copy.aggregate_path("fts_only", "calibration"), embeddings=False)
-    assert_fails(report, ("corpus.pinned",))
-    assert check_named(report, "corpus.pinned").found == "no archive to re-derive from"  # a collection of one's own
-    assert "--archive" in check_named(report, "corpus.pinned").expected
+    assert not report.eligible
+    pinned = check_named(report, "corpus.pinned")  # a collection of one's own, which only its archive re-derives
+    assert pinned.status == "not verified", pinned.line()
+    assert "no archive is at hand" in pinned.detail and "--archive tiny-test.zip (sha256 sha256:" in pinned.detail
     assert "dataset" not in report.notes
 
 

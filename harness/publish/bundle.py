@@ -177,7 +177,8 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None)
         add_exports_and_reports(staging, splits, known)
         stages.next("writing CLAIMS.md and MANIFEST.json")
         claims = claims_markdown(receipts, freeze, reports, comparisons, source=source, systems=compared_systems,
-                                 environment=environment, carried=carried is not None)
+                                 environment=environment,
+                                 carried=None if carried is None else carried.relative_to(staging).as_posix())
         (staging / "CLAIMS.md").write_text(claims, encoding="utf-8")
         written_in_words(staging, local_places(staging, output_dir, receipts))
         files = sorted(p for p in staging.rglob("*") if p.is_file())

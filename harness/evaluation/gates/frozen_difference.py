@@ -107,9 +107,13 @@ def frozen_source(frozen_record: dict[str, Any], path: str) -> str:
     commit (a system in a repository of its own, for the system's fields), else the harness at its commit (git
     checkout), or as the installed distribution frozen (pip install)."""
     source = frozen_record.get("source") or {}
-    tree = (source.get("system_tree") or {}).get("git") or {}
-    if tree.get("commit") and path.startswith(("system.", "search_config.", "source.system_tree.")):
-        return f"at the system's commit {tree['commit']}: git checkout {tree['commit']} in its work tree"
+    system_tree = source.get("system_tree") or {}
+    tree = system_tree.get("git") or {}
+    if path.startswith(("system.", "search_config.", "source.system_tree.")):
+        if tree.get("commit"):
+            return f"at the system's commit {tree['commit']}: git checkout {tree['commit']} in its work tree"
+        if system_tree.get("kind", "").startswith("no git work tree"):
+            return "as the freeze bound it: no git work tree holds the system's source, whose files it binds by sha256"
     git = source.get("git") or {}
     if git.get("commit"):
         return f"at the harness's commit {git['commit']}: git checkout {git['commit']} in its clone"

@@ -121,9 +121,9 @@ def _system_line(system: dict[str, Any]) -> str:
 def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
                     comparisons: Sequence[dict[str, Any]] = (), *, source: StagedSource | None = None,
                     systems: Sequence[dict[str, Any]] = (), environment: StagedEnvironment | None = None,
-                    carried: bool = False) -> str:
-    """`environment`: the wheel and lock the bundle carries for its reader; `carried`: it carries the collection's
-    archive too (a collection of the publisher's own)."""
+                    carried: str | None = None) -> str:
+    """`environment`: the wheel and lock the bundle carries for its reader; `carried`: the collection's archive's
+    path in the bundle, for a collection of the publisher's own."""
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
     dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them

@@ -3,23 +3,19 @@ verdict, typed in the bundle's own directory; and its one command, for the lines
 
 from typing import Any
 
-from harness.corpus.contract import contract_of
-from harness.errors import HarnessError
-from harness.publish.bundle_archive import ARCHIVE_DIR
 from harness.publish.environment.environment_lock import LOCK_NAME
 from harness.publish.environment.stage import StagedEnvironment
 from harness.publish.text.markdown_text import code, inert
+from harness.validator.dataset.pins import pins_for
 
 READER_VENV = "../scifact-reader"
 
 
 def _public_archive(dataset: dict[str, Any], contract_name: str) -> tuple[str, str | None]:
-    """The archive's file name the reader names, and where it is published (None: unknown)."""
-    try:
-        _, contract = contract_of(contract_name)
-    except HarnessError:
-        return dataset.get("archive") or "scifact.zip", None
-    url = contract.source_url
+    """The archive's file name the reader names, and where it is published (None: unknown), as the validator's own
+    pins of the dataset say."""
+    pins = pins_for(contract_name)
+    url = str(((pins.original_container if pins is not None else None) or {}).get("url") or "") or None
     return (url or "").rsplit("/", 1)[-1] or dataset.get("archive") or "scifact.zip", url
 
 
@@ -29,12 +25,13 @@ def reader_command(archive: str | None) -> str:
     return "scifact-validate --bundle ." + (f" --archive ../{archive}" if archive else "")
 
 
-def reader_archive(receipt: dict[str, Any], dataset: dict[str, Any], carried: bool) -> str | None:
+def reader_archive(receipt: dict[str, Any], dataset: dict[str, Any], carried: str | None) -> str | None:
     return None if carried else _public_archive(dataset, receipt["corpus"]["contract"]["name"])[0]
 
 
 def reader_section(receipt: dict[str, Any], dataset: dict[str, Any], environment: StagedEnvironment | None,
-                   carried: bool) -> list[str]:
+                   carried: str | None) -> list[str]:
+    """`carried`: the collection's archive's path in the bundle, for a collection of the publisher's own."""
     python = ".".join(str(receipt["executable"]["python_version"]).split(".")[:2])
     archive, url = _public_archive(dataset, receipt["corpus"]["contract"]["name"])
     if environment is not None and environment.wheel is not None:
@@ -54,13 +51,13 @@ def reader_section(receipt: dict[str, Any], dataset: dict[str, Any], environment
                f"up as its README says (`environment/{LOCK_NAME}` locks the environment they ran in)")
     fetch = [] if carried else [f"curl -L -o ../{archive} {url}" if url else f"# put the dataset's archive at "
                                 f"../{archive}"]
-    what = (f"the collection's archive is carried, `{ARCHIVE_DIR}/`: the collection is the publisher's own, identified "
-            "by the digest its fixture declares" if carried else
+    what = (f"the collection's archive is carried, `{carried}`: the collection is the publisher's own, identified by "
+            "the digest its fixture declares" if carried else
             f"`{archive}`: {inert(dataset.get('archive_is') or 'the public archive')}; any copy with the pinned "
             "content will do")
     return ["## Check it yourself", "",
             f"From a bare machine with Python {inert(python)} and a package index, in this bundle's directory, the "
-            f"reader installs {how}, then validates everything ({what}):", "", "```bash",
+            f"reader installs {how}, then validates everything ({what}), with these commands.", "", "```bash",
             *install, *fetch, f"{venv}/bin/{reader_command(None if carried else archive)}", "```", "",
             "It exits 0 when every artifact is eligible, 1 when a check failed, 7 when something could not be "
             "verified (nothing failed), and prints one verdict per artifact and one for the bundle.", ""]

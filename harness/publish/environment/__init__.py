@@ -1,2 +1,1 @@
-"""What a reader installs to check a bundle: the harness wheel that made the runs, and a lock of the environment they
-ran in."""
+"""What a reader installs to check a bundle: the harness wheel that made the runs and a lock of their environment."""

@@ -16,12 +16,21 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from harness.publish.bundle_error import BundleError
-from harness.systems.distributions import files_sha256
+from harness.publish.environment.refused import EnvironmentRefused
+from harness.record_files import files_sha256 as record_files_sha256
 
 LOCK_NAME = "requirements.txt"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 NOT_LOCKED = ("pip",)  # the reader's venv brings its own
+
+
+def files_sha256(name: str) -> str | None:
+    """The installed distribution's files by its RECORD (harness.record_files), None without a RECORD."""
+    try:
+        record = metadata.distribution(name).read_text("RECORD")
+    except metadata.PackageNotFoundError:
+        return None
+    return None if record is None else record_files_sha256(record)
 
 
 def normalized(name: str) -> str:
@@ -85,9 +94,9 @@ def check_unchanged(receipts: list[dict[str, Any]], installed: dict[str, Install
                 changed.append(f"{name}'s files (RECORD digest {digest} at the {aggregate['mode']} "
                                f"{aggregate['split']} run, {files_sha256(name)} here)")
     if changed:
-        raise BundleError("the environment here is not the one the runs were made in, and the bundle locks this one: "
-                          + "; ".join(dict.fromkeys(changed)) + ". Reinstall what the runs used (pip install "
-                          "NAME==VERSION), or bundle from the environment that ran")
+        raise EnvironmentRefused("the environment here is not the one the runs were made in, and the bundle locks this "
+                                 "one: " + "; ".join(dict.fromkeys(changed)) + ". Reinstall what the runs used (pip "
+                                 "install NAME==VERSION), or bundle from the environment that ran")
 
 
 def installed_names(installed: dict[str, Installed]) -> set[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from harness.hashing import sha256_bytes, sha256_canonical
-from harness.publish.bundle_error import BundleError
+from harness.publish.environment.refused import EnvironmentRefused
 from harness.record_files import files_identity, is_install_specific, record_digest
 
 ENVIRONMENT_DIR = "environment"
@@ -56,7 +56,8 @@ def _repacked(distribution: metadata.Distribution) -> bytes:
     """The installed files RECORD lists (the installer's own left out), each held to its RECORD digest, as a wheel."""
     record_name = next((str(f) for f in distribution.files or () if str(f).endswith(".dist-info/RECORD")), None)
     if record_name is None:
-        raise BundleError("the installed harness has no RECORD: install it from a wheel (pip install, not editable)")
+        raise EnvironmentRefused("the installed harness has no RECORD: install it from a wheel (pip install, not "
+                                 "editable)")
     rows: list[list[str]] = []
     buffer = BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as wheel:
@@ -66,8 +67,8 @@ def _repacked(distribution: metadata.Distribution) -> bytes:
                 continue
             data = Path(str(distribution.locate_file(row[0]))).read_bytes()
             if sha256_bytes(data) != declared:
-                raise BundleError(f"the installed harness's file {row[0]} differs from its RECORD: reinstall the wheel "
-                                  "(pip install --force-reinstall) and bundle from runs it made")
+                raise EnvironmentRefused(f"the installed harness's file {row[0]} differs from its RECORD: reinstall "
+                                         "the wheel (pip install --force-reinstall) and bundle from runs it made")
             wheel.writestr(zipfile.ZipInfo(row[0], ZIP_DATE), data)
             rows.append(row)
         rows.append([record_name, "", ""])
@@ -90,7 +91,7 @@ def stage_harness_wheel(staging: Path, distribution: metadata.Distribution, file
     data = _recorded_wheel(distribution) or _repacked(distribution)
     found = wheel_files_sha256(data)
     if found != files_sha256:
-        raise BundleError(f"the installed harness's files ({found}) are not the ones the receipts bind "
+        raise EnvironmentRefused(f"the installed harness's files ({found}) are not the ones the receipts bind "
                           f"({files_sha256}): bundle with the harness that made the runs installed")
     target = staging / ENVIRONMENT_DIR / wheel_name(distribution)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.evaluation.receipts import distribution
-from harness.publish.bundle_error import BundleError
 from harness.publish.environment.environment_lock import installed_here, stage_lock, torch_command
 from harness.publish.environment.harness_wheel import stage_harness_wheel
+from harness.publish.environment.refused import EnvironmentRefused
 
 
 @dataclass(frozen=True)
@@ -26,9 +26,9 @@ def stage_environment(staging: Path, aggregates: list[dict[str, Any]]) -> Staged
     if recorded.get("available"):
         here = distribution.find()
         if here is None:
-            raise BundleError(f"the runs were made by the installed {recorded.get('name')} {recorded.get('version')}, "
-                              "and the harness bundling them is a clone or an editable install: bundle with the "
-                              "installed harness that made them")
+            raise EnvironmentRefused(f"the runs were made by the installed {recorded.get('name')} "
+                                     f"{recorded.get('version')}, and the harness bundling them is a clone or an "
+                                     "editable install: bundle with the installed harness that made them")
         wheel = stage_harness_wheel(staging, here, str(recorded["files_sha256"])).name
     installed = installed_here()
     lock = stage_lock(staging, aggregates, distribution.NAME, wheel, installed)
