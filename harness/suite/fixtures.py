@@ -43,10 +43,15 @@ def failed(exc: HarnessError) -> BaseException:
 
 
 def configured_archive(pytestconfig: pytest.Config, dataset: str = DEFAULT_DATASET) -> Path | None:
-    """`dataset`'s local archive: --scifact-archive when the session evaluates that dataset, else $SCIFACT_ARCHIVE
-    for SciFact (it never stands in for another dataset's)."""
-    given = pytestconfig.getoption(options.ARCHIVE) if dataset == options.session_dataset(pytestconfig) else None
-    value = given or (os.environ.get(ARCHIVE_VARIABLE) if dataset == DEFAULT_DATASET else None)
+    """`dataset`'s local archive: --scifact-archive when the session evaluates that dataset, else the zip a
+    --scifact-contract packed beside it (NAME.zip), else $SCIFACT_ARCHIVE for SciFact (it never stands in for another
+    dataset's)."""
+    session = dataset == options.session_dataset(pytestconfig)
+    given = pytestconfig.getoption(options.ARCHIVE) if session else None
+    own = pytestconfig.getoption(options.CONTRACT) if session else None
+    beside = Path(own).parent / f"{options.session_contract(pytestconfig).namespace}.zip" if own else None
+    value = given or (str(beside) if beside is not None and beside.is_file() else None) or (
+        os.environ.get(ARCHIVE_VARIABLE) if dataset == DEFAULT_DATASET else None)
     if not value:
         return None
     path = Path(value)
