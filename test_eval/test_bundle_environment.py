@@ -1,0 +1,142 @@
+"""What a bundle gives its reader to rebuild the environment: the harness wheel that made the runs (the installed
+files packed again, the same identity once installed), a lock of every distribution at its version, checked against
+the receipts first, and CLAIMS.md's commands from a bare machine; a collection of one's own travels with its
+archive."""
+
+import importlib.metadata
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.evaluation.receipts.locations import ARCHIVES, record_locations
+from harness.hashing import sha256_file
+from harness.publish.bundle_archive import stage_archive
+from harness.publish.bundle_error import BundleError
+from harness.publish.claims.claims_reader import reader_section
+from harness.publish.environment.environment_lock import (
+    TORCH_CPU_INDEX,
+    Installed,
+    check_unchanged,
+    installed_here,
+    lock_text,
+    torch_command,
+)
+from harness.publish.environment.harness_wheel import _repacked, wheel_files_sha256, wheel_name
+from harness.publish.environment.refused import EnvironmentRefused
+from harness.publish.environment.stage import StagedEnvironment
+from harness.record_files import files_sha256
+
+
+def test_an_installed_distribution_packed_again_installs_with_the_same_files() -> None:
+    distribution = importlib.metadata.distribution("idna")  # any wheel-installed distribution packs the same way
+    data = _repacked(distribution)
+    record = distribution.read_text("RECORD")
+    assert record is not None and wheel_files_sha256(data) == files_sha256(record)
+    assert _repacked(distribution) == data  # the same files, the same bytes
+    assert wheel_name(distribution) == f"idna-{distribution.version}-py3-none-any.whl"
+
+
+def test_the_packed_wheel_installs_as_pip_installs_it(tmp_path: Path) -> None:
+    distribution = importlib.metadata.distribution("idna")
+    wheel = tmp_path / wheel_name(distribution)
+    wheel.write_bytes(_repacked(distribution))
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--target",
+                    str(tmp_path / "target"), str(wheel)], check=True, capture_output=True)
+    [installed] = (tmp_path / "target").glob("idna-*.dist-info")
+    assert files_sha256((installed / "RECORD").read_text(encoding="utf-8")) == wheel_files_sha256(wheel.read_bytes())
+
+
+def _aggregate(dependencies: dict[str, str | None], distributions: dict[str, str],
+               files: dict[str, str | None]) -> dict[str, Any]:
+    return {"mode": "hybrid", "split": "heldout",
+            "receipt": {"dependencies": dependencies, "system": {"distributions": distributions,
+                                                                  "distribution_files": files}}}
+
+
+def test_the_lock_pins_every_distribution_here_but_the_harness_and_pip() -> None:
+    installed = installed_here()
+    text = lock_text(installed, "scifact-harness", "scifact_harness-0.1.0-py3-none-any.whl")
+    lines = text.splitlines()
+    assert f"numpy=={importlib.metadata.version('numpy')}" in lines
+    assert not [line for line in lines if line.lower().startswith(("scifact-harness==", "pip=="))]
+    assert "# scifact-harness: the wheel beside this file (scifact_harness-0.1.0-py3-none-any.whl)" in lines
+    local = {"mine": Installed("mine", "1.0", "installed editable from file:///home/me/mine")}
+    assert "# mine 1.0: installed editable from file:///home/me/mine; no index gives it" in lock_text(
+        local, "scifact-harness", None)
+
+
+def test_torch_is_installed_first_its_cpu_build_from_its_own_index() -> None:
+    cpu = {"torch": Installed("torch", "2.13.0+cpu", None)}
+    assert torch_command("pip", cpu) == f"pip install --no-deps --index-url {TORCH_CPU_INDEX} torch==2.13.0+cpu"
+    assert torch_command("pip", {"torch": Installed("torch", "2.13.0", None)}) == "pip install --no-deps torch==2.13.0"
+    assert torch_command("pip", {}) is None
+
+
+def test_an_environment_changed_since_the_runs_refuses_the_lock_naming_the_distribution() -> None:
+    installed = installed_here()
+    numpy = importlib.metadata.version("numpy")
+    record = importlib.metadata.distribution("numpy").read_text("RECORD") or ""
+    check_unchanged([_aggregate({"numpy": numpy, "absent-thing": None}, {"numpy": numpy},
+                                {"numpy": files_sha256(record)})], installed)
+    with pytest.raises(EnvironmentRefused, match=r"numpy 0\.0\.1 \(bound by the hybrid heldout receipt; here "):
+        check_unchanged([_aggregate({"numpy": "0.0.1"}, {}, {})], installed)
+    with pytest.raises(EnvironmentRefused, match=r"numpy's files \(RECORD digest sha256:00"):
+        check_unchanged([_aggregate({}, {"numpy": numpy}, {"numpy": "sha256:" + "0" * 64})], installed)
+    with pytest.raises(EnvironmentRefused, match=r"not-installed-anywhere 1\.0 .*here not installed"):
+        check_unchanged([_aggregate({}, {"not-installed-anywhere": "1.0"}, {})], installed)
+
+
+def _receipt(contract: str) -> dict[str, Any]:
+    return {"executable": {"python_version": "3.11.7"}, "corpus": {"contract": {"name": contract}},
+            "source": {"git": {"commit": "ab" * 20}}}
+
+
+def _commands(lines: list[str]) -> list[str]:
+    return "\n".join(lines).split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+
+
+def test_the_readers_commands_run_from_the_bundles_directory_from_a_bare_machine() -> None:
+    wheel = StagedEnvironment("scifact_harness-0.1.0-py3-none-any.whl", "environment/requirements.txt", None,
+                              "{pip} install --no-deps --index-url " + TORCH_CPU_INDEX + " torch==2.13.0+cpu")
+    own = _commands(reader_section(_receipt("mine"), {}, wheel, "inputs/archive/mine.zip"))
+    assert own == ["python3.11 -m venv ../scifact-reader",
+                   f"../scifact-reader/bin/pip install --no-deps --index-url {TORCH_CPU_INDEX} torch==2.13.0+cpu",
+                   "../scifact-reader/bin/pip install -r environment/requirements.txt "
+                   "environment/scifact_harness-0.1.0-py3-none-any.whl",
+                   "../scifact-reader/bin/scifact-validate --bundle ."]  # the collection's archive is carried
+    public = _commands(reader_section(_receipt("beir-scifact"), {}, wheel, None))
+    assert public[-2:] == ["curl -L -o ../scifact.zip "
+                           "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/scifact.zip",
+                           "../scifact-reader/bin/scifact-validate --bundle . --archive ../scifact.zip"]
+    clone = _commands(reader_section(_receipt("beir-scifact"), {}, StagedEnvironment(
+        None, "environment/requirements.txt", "ab" * 20, None), None))
+    assert f"git -C ../scifact-harness checkout {'ab' * 20}" in clone
+    assert clone[-1] == "../scifact-harness/.venv/bin/scifact-validate --bundle . --archive ../scifact.zip"
+
+
+def _corpus(declared: str) -> dict[str, Any]:
+    return {"contract": {"name": "mine", "namespace": "mine"}, "source": {"archive_sha256": declared}}
+
+
+def test_a_collection_of_ones_own_travels_with_its_archive_and_a_public_one_does_not(tmp_path: Path) -> None:
+    archive = tmp_path / "mine.zip"
+    with zipfile.ZipFile(archive, "w") as written:
+        written.writestr("mine/corpus.jsonl", "{}\n")
+    declared, out = sha256_file(archive), tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(BundleError, match=r"does not place it .*: pass --archive mine\.zip"):
+        stage_archive(tmp_path / "staging", out, _corpus(declared), None)
+    other = tmp_path / "other.zip"
+    other.write_bytes(b"not the archive")
+    with pytest.raises(BundleError, match=r"not the one the fixture was built from"):
+        stage_archive(tmp_path / "staging", out, _corpus(declared), other)
+    record_locations(out, {ARCHIVES: {declared: str(archive)}})  # where `run` placed it
+    staged = stage_archive(tmp_path / "staging", out, _corpus(declared), None)
+    assert staged == tmp_path / "staging" / "inputs" / "archive" / "mine.zip"
+    assert staged.read_bytes() == archive.read_bytes()
+    public = {"contract": {"name": "beir-scifact", "namespace": "scifact"}, "source": {"archive_sha256": declared}}
+    assert stage_archive(tmp_path / "staging-public", out, public, None) is None
