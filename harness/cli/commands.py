@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness.cli.parsing import paths as cli_paths
 from harness.cli.parsing.dataset import build_contract, dataset_options, default_archive, fixture_contract
-from harness.cli.parsing.hypothesis import declared_line, hypothesis_request
+from harness.cli.parsing.hypothesis import declared_lines, hypothesis_request
 from harness.cli.summary import (
     SystemChoice,
     after_freeze,
@@ -114,6 +114,7 @@ def run_evaluation(args: argparse.Namespace) -> int:
 
 def run_freeze(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
+    hypotheses = hypothesis_request(args)  # a malformed declaration is named before anything is read
     choice = system_choice(args)
     fixture = load_fixture(args.corpus)
     contract = fixture_contract(fixture, args.dataset, args.contract)
@@ -125,7 +126,7 @@ def run_freeze(args: argparse.Namespace) -> int:
                                   modes=modes, output_dir=args.output_dir,
                                   argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace,
                                   allow_failed_calibration=args.allow_failed_calibration,
-                                  hypothesis=hypothesis_request(args))
+                                  hypotheses=hypotheses)
     record = frozen.record
     print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
           f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
@@ -135,8 +136,8 @@ def run_freeze(args: argparse.Namespace) -> int:
     if failed:
         print("calibration: " + "; ".join(f"{m}: {what}" for m, what in failed.items()) + " (frozen with "
               "--allow-failed-calibration, recorded in the freeze record)")
-    if record.get("hypothesis"):
-        print(declared_line(record["hypothesis"]))
+    if record.get("hypotheses"):
+        print("\n".join(declared_lines(record["hypotheses"])))
     named = dataset_options(args, contract)
     beside = args.contract.parent / archive_name(contract) if args.contract is not None else None
     zip_name = shown(beside) if beside is not None and beside.is_file() else archive_name(contract)
