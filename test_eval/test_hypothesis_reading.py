@@ -143,6 +143,23 @@ def test_the_family_is_adjusted_by_holm_over_its_declared_members() -> None:
     assert (family["alpha"], family["adjustment"], family["freeze_field"]) == (0.05, "holm", "hypotheses")
 
 
+def test_the_adjusted_p_decides_not_the_unadjusted_one() -> None:
+    """A modest difference: one-sided p 0.028 is below alpha alone (two-sided it is not); in a family of two, Holm lifts
+    it above alpha, and neither member is supported."""
+    modest = [0.1, 0.2, -0.05, 0.15, 0.0, 0.1, 0.05, -0.1, 0.2, 0.1]
+
+    def results(*members: dict[str, Any]) -> list[dict[str, Any]]:
+        [family] = read_hypotheses([_run("base"), _run("mine", members=list(members))], "heldout")
+        return [m["result"] for m in family_record(family, lambda member: modest, DRAWN.signs)["members"]]
+    [alone] = results(_declaration(sided="one"))
+    [two_sided] = results(_declaration())
+    assert alone["p_value"] < 0.05 < two_sided["p_value"]
+    assert alone["supported"] and not two_sided["supported"]
+    first, second = results(_declaration(sided="one"), _declaration(sided="one", metric="mrr_at_10"))
+    assert first["p_value"] == alone["p_value"] < 0.05 <= first["holm_p_value"] == 2 * alone["p_value"]
+    assert not first["significant"] and not first["supported"] and not second["supported"]
+
+
 def test_an_undefined_p_counts_as_one_and_decides_nothing() -> None:
     [family] = read_hypotheses([_run("base"), _run("mine", members=[_declaration(test="t_test"),
                                                                     _declaration(metric="mrr_at_10")])], "heldout")

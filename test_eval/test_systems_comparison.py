@@ -8,6 +8,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical
 from harness.publish.bundle import make_bundle
 from harness.publish.report.report import write_report
+from harness.publish.text.markdown_text import inert
 from harness.publish.verdicts import validator_judgement
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import make_builder
@@ -206,8 +208,11 @@ def test_the_bundle_publishes_the_comparison_with_every_run_it_read(two_systems:
         assert "The claim of superiority these runs support:" in claims
     else:
         assert "No claim of superiority: no confirmatory hypothesis here is supported" in claims
-    for name in ("report.html", "report.md"):
-        assert "Systems compared" in (bundle / name).read_text(encoding="utf-8")
+    decides = "Decided by the declared test's two-sided p-value, Holm-adjusted over the family of 1 hypothesis"
+    assert inert(decides) in claims
+    for name, written in (("report.html", escape), ("report.md", inert)):
+        page = (bundle / name).read_text(encoding="utf-8")
+        assert "Systems compared" in page and written(decides) in page
 
 
 def test_a_run_changed_after_the_comparison_refuses_the_bundle_and_the_report(two_systems: tuple[Path, Path],

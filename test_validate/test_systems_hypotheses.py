@@ -148,6 +148,20 @@ def test_the_family_is_adjusted_over_its_declared_members() -> None:
                                                                                 abs=1e-15)
 
 
+def test_the_adjusted_p_decides_not_the_unadjusted_one() -> None:
+    """A modest difference, one-sided p below alpha alone, lifted above it by Holm in a family of two."""
+    modest = [0.1, 0.2, -0.05, 0.15, 0.0, 0.1, 0.05, -0.1, 0.2, 0.1]
+    values = {"mine/hybrid": {"ndcg_at_10": modest, "mrr_at_10": modest},
+              "base/hybrid": {"ndcg_at_10": [0.0] * 10, "mrr_at_10": [0.0] * 10}}
+    [family] = hypotheses(_runs(_declaration(sided="one"), _declaration(sided="one", metric="mrr_at_10")), _arms(),
+                          "heldout")
+    drawn = paired_stats.sample(5, len(modest), 1000, PERMUTATIONS)
+    first, second = family_results(family, values, drawn, PERMUTATIONS)
+    assert first is not None and second is not None
+    assert first["p_value"] < 0.05 <= first["holm_p_value"] == 2 * first["p_value"]
+    assert not first["significant"] and not first["supported"] and not second["supported"]
+
+
 def test_a_record_frozen_before_families_is_a_family_of_one() -> None:
     family, [found] = _results(_declaration(), single=True)
     assert (family.field, family.alpha, family.members[0].declaration["sided"]) == ("hypothesis", 0.01, "two")

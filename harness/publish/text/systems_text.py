@@ -35,12 +35,20 @@ def _hypotheses_word(count: int) -> str:
 def deciding_sentence(family: dict[str, Any], result: dict[str, Any]) -> str:
     """Which statistic decides a confirmatory hypothesis, and that the bootstrap interval beside it does not."""
     count = len(family["members"])
-    adjusted = ("Holm-adjusted over the family of " + _hypotheses_word(count) + f" declared at the freeze of "
-                f"{family['declared_by']}" + (" (a family of one: unadjusted)" if count == 1 else ""))
-    return (f"What decides \"supported\" or \"not supported\" is the declared test's p-value ({result['test_ran']}), "
-            f"{adjusted}, below \u03b1 = {result['alpha']} with the difference in the declared direction; the 95% "
+    alone = " (a family of one: unadjusted)" if count == 1 else ""
+    return (f"Decided by the declared test's {result['sided']}-sided p-value, Holm-adjusted over the family of "
+            f"{_hypotheses_word(count)} declared at the freeze of {family['declared_by']}{alone}: \"supported\" when "
+            f"it is below \u03b1 = {result['alpha']} and the difference lies in the declared direction; the 95% "
             "bootstrap interval is descriptive and decides nothing, so an interval that excludes 0 beside \"not "
             "supported\" is no contradiction.")
+
+
+def _outcome(result: dict[str, Any]) -> str:
+    if result["supported"]:
+        return "supported"
+    why = ([] if result["significant"] else [f"the adjusted p is not below \u03b1 = {result['alpha']}"]) + (
+        [] if result["in_declared_direction"] else ["the difference is not in the declared direction"])
+    return f"not supported ({'; '.join(why)})"
 
 
 def hypothesis_line(document: dict[str, Any], family: dict[str, Any], number: int) -> str:
@@ -50,19 +58,16 @@ def hypothesis_line(document: dict[str, Any], family: dict[str, Any], number: in
     head = (f"declared in the freeze of {family['declared_by']} ({number + 1} of "
             f"{_hypotheses_word(len(family['members']))}, family-wise \u03b1 = {family['alpha']}): "
             f"\"{declared['statement']}\" against {declared['b']['system']['name']} "
-            f"{declared['b']['system']['version']} on {METRIC_LABELS[declared['metric']]}, {declared['sided']}-sided "
-            f"{TEST_WORDS[declared['test']]}")
+            f"{declared['b']['system']['version']} on {METRIC_LABELS[declared['metric']]}")
     if member["status"] == "exploratory":
-        return f"{head}: exploratory ({member['reason']})"
+        return (f"{head}, {declared['sided']}-sided {TEST_WORDS[declared['test']]}: exploratory "
+                f"({member['reason']})")
     result, pair = member["result"], member["pair"]
     stats = _pair_statistics(document, pair, result["metric"])
-    outcome = ("supported" if result["supported"] else "not supported" + (
-        "" if result["significant"] else f" (the adjusted p is not below \u03b1 = {result['alpha']})")
-        + ("" if result["in_declared_direction"] else " (the difference is not in the declared direction)"))
-    return (f"{head}: confirmatory, {pair['a']} \u2212 {pair['b']} = {signed(result['mean_difference'])} (95% CI "
-            f"{interval(stats['ci_low'], stats['ci_high'], sign=True)}, descriptive), {result['test_ran']}: p = "
+    return (f"{head}: confirmatory, {pair['a']} \u2212 {pair['b']} = {signed(result['mean_difference'])}, 95% CI "
+            f"{interval(stats['ci_low'], stats['ci_high'], sign=True)}; {result['test_ran']}, p = "
             f"{p_value(result['p_value'])}, Holm-adjusted over the family p = {p_value(result['holm_p_value'])}: "
-            f"{outcome}. {deciding_sentence(family, result)}")
+            f"{_outcome(result)}. {deciding_sentence(family, result)}")
 
 
 def hypothesis_lines(document: dict[str, Any]) -> list[str]:
