@@ -1,5 +1,6 @@
 """The report's "Systems compared" section (Markdown and HTML), from the comparisons between systems beside the
-results: the runs, each pair with its status, the hypotheses and the one claim a confirmatory result allows."""
+results: the runs, each pair with its status, the hypotheses with what decides each, and the claim each confirmatory,
+supported one allows."""
 
 from html import escape
 from typing import Any
