@@ -139,7 +139,8 @@ def test_the_plugin_path_runs_verbatim_from_the_clone_root(tmp_path: Path) -> No
     report = json.loads((bundle / "validation/comparisons/scifact-systems-heldout.validation.json").read_text())
     assert report["eligible"] is True, report
     document = json.loads((bundle / "artifacts/scifact-systems-heldout.json").read_text(encoding="utf-8"))
-    [hypothesis] = document["hypotheses"]
+    [family] = document["hypotheses"]
+    [hypothesis] = family["members"]
     assert (hypothesis["status"], hypothesis["pair"]) == ("confirmatory",
                                                           {"a": "tfidf/hybrid", "b": "builtin/fts_only"})
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")

@@ -16,7 +16,8 @@ from harness.fixture.corpus_fixture import CorpusFixture
 OPTIONS = {
     "build": ["--out", "--work-dir", "--archive", "--download-deadline", "--embedder", "--model", "--profile"],
     "run": ["--corpus", "--store-dir", "--output-dir", "--split", "--mode"],
-    "freeze": ["--corpus", "--store-dir", "--output-dir", "--mode"],
+    "freeze": ["--corpus", "--store-dir", "--output-dir", "--mode", "--hypothesis", "--hypothesis-baseline",
+               "--hypothesis-metric", "--hypothesis-test", "--hypothesis-sided", "--hypothesis-alpha"],
     "bundle": ["--output-dir", "--bundle-dir"],
     "compare": ["--output-dir", "--split", "--baseline", "--seed", "--resamples", "--permutations"],
     "report": ["--output-dir", "--out", "--markdown"],
@@ -25,7 +26,8 @@ OPTIONS = {
 FLAGS = ["--replace", "--allow-dirty", "--allow-unpinned", "--no-progress", "--debug", "--help", "-h", "--nope",
          "--no-validate", "--unvalidated"]
 WORDS = ["calibration", "heldout", "all", "fts_only", "vector_only", "hybrid", "local", "ollama", "mteb-parity",
-         "scifact-contract", "0", "-1", "1e309", "nan", "10", "", "--", "-", "\x00", "é", "\udcff"]
+         "scifact-contract", "0", "-1", "1e309", "nan", "10", "", "--", "-", "\x00", "é", "\udcff", "one", "two",
+         "hybrid > fts_only", "hybrid != fts_only", "0.05"]
 
 
 @pytest.fixture

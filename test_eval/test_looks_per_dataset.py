@@ -17,7 +17,7 @@ from harness.corpus.contract import Contract
 from harness.evaluation.comparison.run_specs import parse_run
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
 from harness.evaluation.gates.freeze import freeze_configuration
-from harness.evaluation.gates.hypothesis_terms import HypothesisRequest
+from harness.evaluation.gates.hypothesis_terms import FamilyRequest, HypothesisRequest
 from harness.evaluation.history import heldout_record
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
@@ -45,7 +45,8 @@ def _frozen(corpus: CorpusFixture, contract: Contract, root: Path, modes: tuple[
               contract)
     freeze_configuration(fixture=corpus, system=BuiltinSystem(built, SearchConfig()), contract=contract, modes=modes,
                          output_dir=out, argv=["test"], allow_dirty=True, replace=False,
-                         allow_failed_calibration=False, hypothesis=hypothesis)
+                         allow_failed_calibration=False,
+                         hypotheses=None if hypothesis is None else FamilyRequest.of(hypothesis))
     return store, out
 
 
@@ -127,7 +128,8 @@ def test_a_hypothesis_declared_after_a_peek_is_exploratory(tiny_corpus: CorpusFi
     request = SystemsRequest(output_dir=tmp_path / "compared", split="heldout",
                              runs=[parse_run(f"base={baseline[1]}"), parse_run(f"new={declaring[1]}")])
     path, document, _ = compare_systems(request, validator_judgement)
-    [hypothesis] = document["hypotheses"]
+    [family] = document["hypotheses"]
+    [hypothesis] = family["members"]
     assert (hypothesis["status"], hypothesis["result"]) == ("exploratory", None)
     assert hypothesis["reason"] == (f"2 earlier held-out looks at tiny-test before the declaration at {declared}, as "
                                     "the arms' receipts attest")
@@ -141,7 +143,7 @@ def test_a_hypothesis_declared_after_a_peek_is_exploratory(tiny_corpus: CorpusFi
     path.write_text(json.dumps({**document, "scope": forged}), encoding="utf-8")
     check = _check(validate_systems_comparison(path, embeddings=False), "systems.experiment")
     assert check.status == "fail" and "not unseen before the freeze: 2 earlier" in str(check.found), check.line()
-    hypothesis.update(status="confirmatory", reason=document["hypotheses"][0]["reason"])
+    hypothesis.update(status="confirmatory")
     document["comparisons"][0]["status"] = "confirmatory"
     path.write_text(json.dumps(document), encoding="utf-8")
     check = _check(validate_systems_comparison(path, embeddings=False), "systems.hypothesis")

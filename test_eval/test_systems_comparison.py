@@ -8,6 +8,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +22,14 @@ from harness.evaluation.comparison.run_specs import RunSpec, RunSpecError, check
 from harness.evaluation.comparison.systems_artifact import SystemsRequest, compare_systems
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.gates.hypothesis import HypothesisRefused
-from harness.evaluation.gates.hypothesis_terms import HypothesisError, HypothesisRequest
+from harness.evaluation.gates.hypothesis_terms import FamilyRequest, HypothesisError, HypothesisRequest
 from harness.evaluation.history.heldout_record import RECORD_NAME, RECORD_VARIABLE
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical
 from harness.publish.bundle import make_bundle
 from harness.publish.report.report import write_report
+from harness.publish.text.markdown_text import inert
 from harness.publish.verdicts import validator_judgement
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.registry.select import make_builder
@@ -54,7 +56,8 @@ def _calibrate_and_freeze(corpus: CorpusFixture, contract: Contract, out: Path, 
                          modes=modes), contract)
     system = make_builder(contract.namespace, SearchConfig(), spec).open(corpus, store)
     freeze_configuration(fixture=corpus, system=system, contract=contract, modes=modes, output_dir=out, argv=[],
-                         allow_dirty=True, replace=False, hypothesis=hypothesis)
+                         allow_dirty=True, replace=False,
+                         hypotheses=None if hypothesis is None else FamilyRequest.of(hypothesis))
     return store
 
 
@@ -94,20 +97,23 @@ def test_a_declared_hypothesis_is_confirmatory_on_heldout(two_systems: tuple[Pat
     builtin, plugin = two_systems
     freeze = json.loads((plugin / "freeze.json").read_bytes())
     baseline_freeze = json.loads((builtin / "freeze.json").read_bytes())
-    assert freeze["hypothesis"]["b"]["freeze_sha256"] == baseline_freeze["freeze_sha256"]
+    [declared] = freeze["hypotheses"]["members"]
+    assert declared["b"]["freeze_sha256"] == baseline_freeze["freeze_sha256"]
     document = _compare(tmp_path / "compared", "heldout", f"builtin={builtin}", f"plugin={plugin}")
     assert document["inputs_validation"]["verdicts"] == dict.fromkeys(
         ["builtin/fts_only", "builtin/hybrid", "plugin/vector_only"], "ELIGIBLE")
     # neither run chose a mode, and no arms share one: only the declared pair is compared, as declared
     assert [(c["a"], c["b"], c["status"]) for c in document["comparisons"]] == [
         ("plugin/vector_only", "builtin/fts_only", "confirmatory")]
-    [hypothesis] = document["hypotheses"]
-    assert (hypothesis["status"], hypothesis["declared_by"], hypothesis["pair"]) == (
+    [family] = document["hypotheses"]
+    [hypothesis] = family["members"]
+    assert (hypothesis["status"], family["declared_by"], hypothesis["pair"]) == (
         "confirmatory", "plugin", {"a": "plugin/vector_only", "b": "builtin/fts_only"})
     stats = document["comparisons"][0]["metrics"]["ndcg_at_10"]
     result = hypothesis["result"]
-    assert (result["mean_difference"], result["p_value"]) == (stats["mean_difference"],
-                                                              stats["randomization"]["p_value"])
+    assert (result["mean_difference"], result["p_value"], result["holm_p_value"]) == (
+        stats["mean_difference"], stats["randomization"]["p_value"], stats["randomization"]["p_value"])
+    assert result["test_ran"] == "two-sided paired randomization test, H1: plugin/vector_only != builtin/fts_only"
     assert result["supported"] == (result["p_value"] < 0.05 and result["mean_difference"] > 0)
     assert [run["output_dir"] for run in document["runs"]] == [
         os.path.relpath(builtin, tmp_path / "compared"), os.path.relpath(plugin, tmp_path / "compared")]
@@ -118,11 +124,11 @@ def test_the_same_hypothesis_is_exploratory_elsewhere(two_systems: tuple[Path, P
     chosen = _compare(tmp_path / "c1", "heldout", f"builtin:hybrid={builtin}", f"plugin={plugin}")
     assert [(c["a"], c["b"], c["status"]) for c in chosen["comparisons"]] == [
         ("plugin/vector_only", "builtin/hybrid", "exploratory")]
-    [hypothesis] = chosen["hypotheses"]
+    [hypothesis] = chosen["hypotheses"][0]["members"]
     assert (hypothesis["status"], hypothesis["pair"], hypothesis["result"]) == ("exploratory", None, None)
     assert hypothesis["reason"].startswith("no other run here was frozen as sha256:")
     calibration = _compare(tmp_path / "c2", "calibration", f"builtin={builtin}", f"plugin:vector_only={plugin}")
-    [hypothesis] = calibration["hypotheses"]
+    [hypothesis] = calibration["hypotheses"][0]["members"]
     assert (hypothesis["status"], hypothesis["reason"]) == ("exploratory",
                                                             "a hypothesis is tested on the held-out split only")
     assert [(c["a"], c["b"], c["status"]) for c in calibration["comparisons"]] == [
@@ -137,7 +143,7 @@ def test_mismatched_runs_are_refused(two_systems: tuple[Path, Path], tmp_path: P
         _compare(tmp_path / "c", "heldout", f"one={builtin}", f"two={builtin}")
     original = (plugin / "freeze.json").read_bytes()
     edited = json.loads(original)
-    edited["hypothesis"]["direction"] = "a_less"
+    edited["hypotheses"]["members"][0]["direction"] = "a_less"
     edited["freeze_sha256"] = sha256_canonical({k: v for k, v in edited.items() if k != "freeze_sha256"})
     try:
         (plugin / "freeze.json").write_text(json.dumps(edited), encoding="utf-8")
@@ -193,7 +199,7 @@ def test_the_bundle_publishes_the_comparison_with_every_run_it_read(two_systems:
     assert report["eligible"] is True, report
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     document = json.loads((bundle / "artifacts/tiny-test-systems-heldout.json").read_bytes())
-    [hypothesis] = document["hypotheses"]
+    [hypothesis] = document["hypotheses"][0]["members"]
     assert "## Systems compared" in claims
     assert "That the held-out split was unseen rests on the publisher's held-out record" in claims
     assert f"Scope: {document['scope']}." in claims and "unseen before the freeze as the publisher's" in claims
@@ -202,8 +208,11 @@ def test_the_bundle_publishes_the_comparison_with_every_run_it_read(two_systems:
         assert "The claim of superiority these runs support:" in claims
     else:
         assert "No claim of superiority: no confirmatory hypothesis here is supported" in claims
-    for name in ("report.html", "report.md"):
-        assert "Systems compared" in (bundle / name).read_text(encoding="utf-8")
+    decides = "Decided by the declared test's two-sided p-value, Holm-adjusted over the family of 1 hypothesis"
+    assert inert(decides) in claims
+    for name, written in (("report.html", escape), ("report.md", inert)):
+        page = (bundle / name).read_text(encoding="utf-8")
+        assert "Systems compared" in page and written(decides) in page
 
 
 def test_a_run_changed_after_the_comparison_refuses_the_bundle_and_the_report(two_systems: tuple[Path, Path],

@@ -12,18 +12,19 @@ from pathlib import Path
 
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.artifact import Procedure
+from harness.evaluation.comparison.hypothesis_results import PROCEDURES as HYPOTHESIS_PROCEDURES
 from harness.evaluation.comparison.inputs import METRICS
 
 from .support import MODES, Json, sha256_canonical, sha256_file
 
-SCHEMA = "scifact-systems-comparison-v1"
+SCHEMA = "scifact-systems-comparison-v2"
 FREEZE = "freeze.json"
 VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE, "
                    "each against its own run's freeze record; a calibration comparison may skip the validator with "
                    "--no-validate, and then says so here")
 HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split (the pairs the "
-               "pairing rule gives and the pair of any declared hypothesis); nDCG@10 is the primary metric, the others "
-               "secondary")
+               "pairing rule gives and the pair of any declared hypothesis), two-sided: an exploratory reading that "
+               "decides no hypothesis (hypothesis_family does); nDCG@10 is the primary metric, the others secondary")
 DEFAULT = Procedure()
 CONFIRMATORY = ("declared at the freeze before either arm's run started, with no earlier held-out look at the dataset "
                 "before the declaration as both arms' receipts attest it (the publisher's held-out record), and tested "
@@ -117,9 +118,20 @@ def _seen(receipts: dict[str, Json], labels: tuple[str, str], created: str) -> s
                                 f"declaration at {created}, as the arms' receipts attest")
 
 
-def _hypothesis(run: Json, record: Json, runs: list[Json], receipts: dict[str, Json], split: str) -> Json:
-    """The hypothesis entry, its result left to the statistics."""
-    declared = record["hypothesis"]
+def declared_family(record: Json) -> tuple[str, Json] | None:
+    """(field, family) a freeze record declares: its `hypotheses`, or an earlier record's one `hypothesis` as a family
+    of one (its alpha the family's, tested two-sided)."""
+    if record.get("hypotheses") is not None:
+        return "hypotheses", record["hypotheses"]
+    single = record.get("hypothesis")
+    if single is None:
+        return None
+    member = {**{k: v for k, v in single.items() if k != "alpha"}, "sided": "two"}
+    return "hypothesis", {"alpha": single["alpha"], "adjustment": "holm", "members": [member]}
+
+
+def _member(run: Json, record: Json, declared: Json, runs: list[Json], receipts: dict[str, Json], split: str) -> Json:
+    """One member's entry, its result left to the statistics."""
     a = f"{run['name']}/{declared['a']['mode']}"
     b_mode, b_digest = declared["b"]["mode"], declared["b"]["freeze_sha256"]
     b = next((f"{o['name']}/{b_mode}" for o in runs if o is not run and (o["freeze"] or {}).get("freeze_sha256")
@@ -136,20 +148,50 @@ def _hypothesis(run: Json, record: Json, runs: list[Json], receipts: dict[str, J
     else:
         seen = _seen(receipts, (a, b), record["created_at"])
         reason = late[0] if late else seen or CONFIRMATORY
-    return {"declared_by": run["name"], "freeze_sha256": record["freeze_sha256"], "declaration": declared,
-            "status": "confirmatory" if reason == CONFIRMATORY else "exploratory", "reason": reason,
-            "pair": {"a": a, "b": b} if a in started and b is not None else None, "result": None}
+    return {"declaration": declared, "status": "confirmatory" if reason == CONFIRMATORY else "exploratory",
+            "reason": reason, "pair": {"a": a, "b": b} if a in started and b is not None else None, "result": None}
 
 
-def hypothesis_result(declared: Json, difference: Json) -> Json:
-    p = difference["randomization"]["p_value"] if declared["test"] == "randomization" else difference["t_test"][
-        "p_value"]
-    mean = difference["mean_difference"]
-    significant = p is not None and p < declared["alpha"]
-    direction = {"a_greater": mean > 0, "a_less": mean < 0, "two_sided": True}[declared["direction"]]
-    return {"metric": declared["metric"], "test": declared["test"], "alpha": declared["alpha"],
-            "mean_difference": mean, "p_value": p, "significant": significant, "in_declared_direction": direction,
-            "supported": significant and direction}
+def _family(run: Json, record: Json, runs: list[Json], receipts: dict[str, Json], split: str) -> Json | None:
+    found = declared_family(record)
+    if found is None:
+        return None
+    field, family = found
+    return {"declared_by": run["name"], "freeze_sha256": record["freeze_sha256"], "freeze_field": field,
+            "alpha": family["alpha"], "adjustment": "holm",
+            "members": [_member(run, record, m, runs, receipts, split) for m in family["members"]]}
+
+
+def declared_p(declared: Json, differences: list[float], sampled: stats.Draws) -> float | None:
+    """The declared test's p, one-sided in the declared direction or two-sided, with the runner's statistics."""
+    greater = declared["direction"] == "a_greater"
+    if declared["test"] == "randomization":
+        if declared["sided"] == "one":
+            return stats.one_sided_randomization_test(differences, sampled.signs, greater=greater)[1]
+        return stats.randomization_test(differences, sampled.signs)[1]
+    if declared["sided"] == "one":
+        return stats.one_sided_t_test(differences, greater=greater)
+    return stats.t_test(differences)[1]
+
+
+def hypothesis_results(family: Json, differences: dict[int, list[float]], sampled: stats.Draws) -> None:
+    """Each confirmatory member's result (`differences` by member position), Holm over the whole family."""
+    words = {"randomization": "paired randomization test", "t_test": "paired t-test"}
+    p_values = {i: declared_p(family["members"][i]["declaration"], d, sampled) for i, d in differences.items()}
+    adjusted = stats.holm([1.0 if (p := p_values.get(i)) is None else p for i in range(len(family["members"]))])
+    for i, d in differences.items():
+        member, p = family["members"][i], p_values[i]
+        declared, mean = member["declaration"], stats.mean(d)
+        holm_p = None if p is None else adjusted[i]
+        significant = holm_p is not None and holm_p < family["alpha"]
+        direction = {"a_greater": mean > 0, "a_less": mean < 0, "two_sided": True}[declared["direction"]]
+        relation = {"a_greater": ">", "a_less": "<"}[declared["direction"]] if declared["sided"] == "one" else "!="
+        member["result"] = {
+            "metric": declared["metric"], "test": declared["test"], "sided": declared["sided"],
+            "test_ran": f"{declared['sided']}-sided {words[declared['test']]}, H1: {member['pair']['a']} {relation} "
+                        f"{member['pair']['b']}",
+            "mean_difference": mean, "p_value": p, "holm_p_value": holm_p, "alpha": family["alpha"],
+            "significant": significant, "in_declared_direction": direction, "supported": significant and direction}
 
 
 def _scope(split: str, count: int, calibration_count: int, dated: list[tuple[Json, str | None]]) -> str:
@@ -177,10 +219,10 @@ def _scope(split: str, count: int, calibration_count: int, dated: list[tuple[Jso
     return f"the {count} held-out queries, not unseen before the freeze: {looks} at {name}, {attested}"
 
 
-def _pairs(runs: list[Json], baseline: str | None, hypotheses: list[Json]) -> list[tuple[str, str]]:
+def _pairs(runs: list[Json], baseline: str | None, families: list[Json]) -> list[tuple[str, str]]:
     """The rule's pairs; a declared hypothesis's pair oriented as declared, or appended when the rule lacks it."""
     pairs = _rule_pairs(runs, baseline)
-    for hypothesis in hypotheses:
+    for hypothesis in (member for family in families for member in family["members"]):
         if hypothesis["pair"] is not None:
             a, b = hypothesis["pair"]["a"], hypothesis["pair"]["b"]
             if (b, a) in pairs:
@@ -196,8 +238,9 @@ def _interval(values: list[float], sampled: stats.Draws) -> Json:
 
 
 def _compared(pairs: list[tuple[str, str]], values: dict[str, dict[str, list[float]]], sampled: stats.Draws,
-              hypotheses: list[Json]) -> list[Json]:
-    confirmatory = {(h["pair"]["a"], h["pair"]["b"]) for h in hypotheses if h["status"] == "confirmatory"}
+              families: list[Json]) -> list[Json]:
+    confirmatory = {(h["pair"]["a"], h["pair"]["b"]) for family in families for h in family["members"]
+                    if h["status"] == "confirmatory"}
     comparisons: list[Json] = [{"a": a, "b": b, "status": "confirmatory" if (a, b) in confirmatory else "exploratory",
                                 "metrics": {m: stats.paired_difference(values[a][m], values[b][m], sampled)
                                             for m in METRICS}} for a, b in pairs]
@@ -205,11 +248,11 @@ def _compared(pairs: list[tuple[str, str]], values: dict[str, dict[str, list[flo
         adjusted = stats.holm([c["metrics"][metric]["randomization"]["p_value"] for c in comparisons])
         for comparison, p in zip(comparisons, adjusted, strict=True):
             comparison["metrics"][metric].update(holm_p_value=p, significant_after_holm=p < stats.ALPHA)
-    for hypothesis in hypotheses:
-        if hypothesis["status"] == "confirmatory":
-            pair = comparisons[pairs.index((hypothesis["pair"]["a"], hypothesis["pair"]["b"]))]
-            declared = hypothesis["declaration"]
-            hypothesis["result"] = hypothesis_result(declared, pair["metrics"][declared["metric"]])
+    for family in families:
+        hypothesis_results(family, {
+            i: [x - y for x, y in zip(values[h["pair"]["a"]][h["declaration"]["metric"]],
+                                      values[h["pair"]["b"]][h["declaration"]["metric"]], strict=True)]
+            for i, h in enumerate(family["members"]) if h["status"] == "confirmatory"}, sampled)
     return comparisons
 
 
@@ -229,8 +272,8 @@ def build(specs: list[RunSpec], split: str, where: Path, *, baseline: str | None
             query_ids = query_ids or [row["query_id"] for row in rows]
     assert query_ids is not None
     receipts = {label: aggregate["receipt"] for label, aggregate in aggregates.items()}
-    hypotheses = [_hypothesis(run, record, runs, receipts, split) for run in runs
-                  if (record := records[run["name"]]) is not None and record.get("hypothesis") is not None]
+    hypotheses = [family for run in runs if (record := records[run["name"]]) is not None
+                  and (family := _family(run, record, runs, receipts, split)) is not None]
     sampled = stats.draws(procedure.seed, len(query_ids), procedure.resamples, procedure.permutations)
     arms = {label: {m: _interval(v, sampled) for m, v in metrics.items()} for label, metrics in values.items()}
     comparisons = _compared(_pairs(runs, baseline, hypotheses), values, sampled, hypotheses)
@@ -241,7 +284,8 @@ def build(specs: list[RunSpec], split: str, where: Path, *, baseline: str | None
             "metrics": list(METRICS), "primary_metric": "ndcg_at_10", "runs": runs, "inputs": inputs,
             "inputs_validation": {"rule": VALIDATION_RULE, "validated": validated,
                                   "verdicts": {e["label"]: "ELIGIBLE" for e in inputs} if validated else None},
-            "procedure": {**procedure.record(), "descriptions": {**stats.PROCEDURES, "holm_family": HOLM_FAMILY}},
+            "procedure": {**procedure.record(), "descriptions": {**stats.PROCEDURES, "holm_family": HOLM_FAMILY,
+                                                                   **HYPOTHESIS_PROCEDURES}},
             "arms": arms, "comparisons": comparisons, "hypotheses": hypotheses}
 
 

@@ -141,3 +141,38 @@ def test_hand_made_invalid_instances_are_rejected(clean_run: CleanRun, name: str
     assert errors(instance, name) == []
     mutate(instance)
     assert errors(instance, name), f"{name} accepted an invalid instance"
+
+
+def _member(**change: object) -> Json:
+    return {"a": {"mode": "hybrid"}, "b": {"mode": "fts_only", "freeze_sha256": "sha256:" + "1" * 64,
+                                           "system": {"name": "builtin", "version": "1"}, "output_dir": "../base"},
+            "metric": "ndcg_at_10", "direction": "a_greater", "test": "randomization", "sided": "one",
+            "statement": "hybrid > fts_only", **change}
+
+
+FAMILIES: list[tuple[str, Mutate, bool]] = [
+    ("a family", lambda rec: rec.update(hypotheses={"alpha": 0.05, "adjustment": "holm", "members": [
+        _member(), _member(metric="mrr_at_10", test="t_test", sided="two")]}), True),
+    ("an earlier record's single hypothesis", lambda rec: rec.update(hypothesis={
+        **{k: v for k, v in _member().items() if k != "sided"}, "alpha": 0.05}), True),
+    ("both", lambda rec: rec.update(hypothesis=None, hypotheses={"alpha": 0.05, "adjustment": "holm",
+                                                                 "members": [_member()]}), False),
+    ("a one-sided test of A != B", lambda rec: rec.update(hypotheses={"alpha": 0.05, "adjustment": "holm", "members": [
+        _member(direction="two_sided", statement="hybrid != fts_only")]}), False),
+    ("an empty family", lambda rec: rec.update(hypotheses={"alpha": 0.05, "adjustment": "holm", "members": []}),
+     False),
+    ("another adjustment", lambda rec: rec.update(hypotheses={"alpha": 0.05, "adjustment": "bonferroni",
+                                                              "members": [_member()]}), False),
+    ("a member without its sidedness", lambda rec: rec.update(hypotheses={"alpha": 0.05, "adjustment": "holm",
+                                                                          "members": [_member(sided=None)]}), False),
+    ("a family-wise alpha above 0.5", lambda rec: rec.update(hypotheses={"alpha": 0.6, "adjustment": "holm",
+                                                                         "members": [_member()]}), False),
+]
+
+
+@pytest.mark.parametrize(("case", "mutate", "valid"), FAMILIES, ids=[case for case, _, _ in FAMILIES])
+def test_the_freeze_records_hypotheses(clean_run: CleanRun, case: str, mutate: Mutate, valid: bool) -> None:
+    """A family (`hypotheses`) or an earlier record's one `hypothesis`, never both; one-sided only with a direction."""
+    record = copy.deepcopy(load(clean_run.freeze_path))
+    mutate(record)
+    assert (errors(record, "freeze") == []) is valid, (case, errors(record, "freeze"))

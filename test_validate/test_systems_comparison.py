@@ -1,6 +1,7 @@
 """The validator's check of a comparison between systems (docs/comparing-systems.md) on a genuine file: two real
-evaluations of the tiny corpus, the second's freeze declaring a hypothesis against the first's, compared on held-out
-and on calibration; the command line's dispatch on the file's schema; the pairing rule on its own."""
+evaluations of the tiny corpus, the second's freeze declaring a family of hypotheses against the first's, compared on
+held-out and on calibration; the command line's dispatch on the file's schema, and its refusal of the earlier format;
+the pairing rule on its own."""
 
 import json
 from pathlib import Path
@@ -29,14 +30,21 @@ def test_a_heldout_comparison_with_a_confirmatory_hypothesis_is_eligible(systems
     assert copy.path.name == "tiny-test-systems-heldout.json"
     assert [run["output_dir"] for run in document["runs"]] == ["../builtin", "."]
     assert [(c["a"], c["b"], c["status"]) for c in document["comparisons"]] == [
-        ("k1/fts_only", "builtin/fts_only", "exploratory"), ("k1/vector_only", "builtin/vector_only", "exploratory"),
-        ("k1/hybrid", "builtin/hybrid", "exploratory"), ("k1/hybrid", "builtin/fts_only", "confirmatory")]
-    [hypothesis] = document["hypotheses"]
-    assert (hypothesis["declared_by"], hypothesis["status"], hypothesis["pair"]) == (
-        "k1", "confirmatory", {"a": "k1/hybrid", "b": "builtin/fts_only"})
+        ("k1/fts_only", "builtin/fts_only", "confirmatory"), ("k1/vector_only", "builtin/vector_only", "exploratory"),
+        ("k1/hybrid", "builtin/hybrid", "exploratory"), ("k1/hybrid", "builtin/fts_only", "confirmatory"),
+        ("k1/vector_only", "builtin/fts_only", "confirmatory")]
+    [family] = document["hypotheses"]
+    assert (family["declared_by"], family["freeze_field"], family["alpha"], family["adjustment"]) == (
+        "k1", "hypotheses", 0.05, "holm")
+    assert [(h["status"], h["pair"], h["result"]["test_ran"]) for h in family["members"]] == [
+        ("confirmatory", {"a": "k1/hybrid", "b": "builtin/fts_only"},
+         "one-sided paired randomization test, H1: k1/hybrid > builtin/fts_only"),
+        ("confirmatory", {"a": "k1/fts_only", "b": "builtin/fts_only"},
+         "two-sided paired t-test, H1: k1/fts_only != builtin/fts_only"),
+        ("confirmatory", {"a": "k1/vector_only", "b": "builtin/fts_only"},
+         "one-sided paired t-test, H1: k1/vector_only < builtin/fts_only")]
     difference = document["comparisons"][3]["metrics"]["ndcg_at_10"]
-    assert hypothesis["result"]["mean_difference"] == difference["mean_difference"]
-    assert hypothesis["result"]["p_value"] == difference["randomization"]["p_value"]
+    assert family["members"][0]["result"]["mean_difference"] == difference["mean_difference"]
     assert validate_comparison(copy.path, known=systems_heldout.known).eligible  # dispatched on its schema
 
 
@@ -49,8 +57,9 @@ def test_the_command_line_dispatches_on_the_schema(systems_heldout: SystemsCompa
     document = json.loads(copy.path.read_text(encoding="utf-8"))
     assert [(c["a"], c["b"], c["status"]) for c in document["comparisons"]] == [
         ("k1/hybrid", "builtin/fts_only", "exploratory")]
-    assert [(h["status"], h["reason"], h["result"]) for h in document["hypotheses"]] == [
-        ("exploratory", "a hypothesis is tested on the held-out split only", None)]
+    [family] = document["hypotheses"]
+    assert [(h["status"], h["reason"], h["result"]) for h in family["members"]] == [
+        ("exploratory", "a hypothesis is tested on the held-out split only", None)] * 3
     assert validator_main(["--comparison", str(copy.path)]) == 0
     printed = capsys.readouterr().out
     assert "ELIGIBLE for a claim" in printed and "PASS         systems.hypothesis" in printed
@@ -60,6 +69,18 @@ def test_the_command_line_dispatches_on_the_schema(systems_heldout: SystemsCompa
     assert validator_main(["--comparison", str(copy.path), "--no-embedding-check"]) == 1
     printed = capsys.readouterr().out
     assert "FAIL         systems.statistics" in printed and "NOT ELIGIBLE" in printed
+
+
+@pytest.mark.real_model
+def test_a_comparison_of_the_earlier_format_is_refused_naming_the_fix(systems_heldout: SystemsCompared,
+                                                                      tmp_path: Path) -> None:
+    copy = systems_heldout.fresh(tmp_path)
+    document = json.loads(copy.path.read_text(encoding="utf-8"))
+    copy.path.write_text(json.dumps({**document, "schema": "scifact-systems-comparison-v1"}), encoding="utf-8")
+    report = validate_comparison(copy.path, known=systems_heldout.known)
+    [check] = report.checks
+    assert (check.name, check.status, report.eligible) == ("systems.schema", "fail", False)
+    assert "compare the runs again with this harness" in str(check.found), check.line()
 
 
 def test_the_pairing_rule() -> None:

@@ -1,7 +1,7 @@
 """Every check of a comparison between systems can fail, alone: for each `systems.*` name in the validator's catalog,
-a forgery of the session's genuine held-out comparison (two real evaluations, a confirmatory hypothesis) that violates
-that check, and the assertion that the validator fails it while every other check reports what it reports on the
-genuine comparison (isolation.py). test_check_coverage.py counts these names as covered.
+a forgery of the session's genuine held-out comparison (two real evaluations, a family of confirmatory hypotheses)
+that violates that check, and the assertion that the validator fails it while every other check reports what it
+reports on the genuine comparison (isolation.py). test_check_coverage.py counts these names as covered.
 
 Adding a check: add its violation to SYSTEMS_VIOLATIONS, declaring with `Expected(also=..., why=...)` any check the
 violation necessarily fails too, and `unreached`/`stops` for checks the validator then does not run.
@@ -37,9 +37,9 @@ def _document(change: Callable[[Json], object], expected: Expected = ISOLATED) -
 
 
 def _hypothesis_edited_after_heldout(copy: SystemsCopy) -> Path:
-    """k1's declared alpha raised after its held-out runs, the record's digest and the comparison resealed: the
-    receipts still name the digest of the hypothesis they ran under."""
-    freeze_edited(copy.k1, lambda record: record["hypothesis"].update(alpha=0.5), reseal=True)
+    """k1's family-wise alpha raised after its held-out runs, the record's digest and the comparison resealed: the
+    receipts still name the digest of the hypotheses they ran under."""
+    freeze_edited(copy.k1, lambda record: record["hypotheses"].update(alpha=0.5), reseal=True)
     return copy.rebuild()
 
 
@@ -57,7 +57,8 @@ def _holm(document: Json) -> None:
 
 
 def _relabelled(document: Json) -> None:
-    document["comparisons"][0]["status"] = "confirmatory"
+    """hybrid - hybrid, a pair no hypothesis names."""
+    document["comparisons"][2]["status"] = "confirmatory"
 
 
 def _ineligible_input(copy: SystemsCopy) -> Path:

@@ -14,7 +14,7 @@ from harness.cli.parsing.dataset import (
     fixture_contract,
     given_archive,
 )
-from harness.cli.parsing.hypothesis import declared_line, hypothesis_request
+from harness.cli.parsing.hypothesis import declared_lines, hypothesis_request
 from harness.cli.summary import (
     SystemChoice,
     after_freeze,
@@ -124,6 +124,7 @@ def run_freeze(args: argparse.Namespace) -> int:
     _evaluation_paths(args)
     if args.archive is not None:
         cli_paths.input_file("--archive", args.archive, "pass the dataset's zip")
+    hypotheses = hypothesis_request(args)  # a malformed declaration is named before anything is read
     choice = system_choice(args)
     fixture = load_fixture(args.corpus)
     contract = fixture_contract(fixture, args.dataset, args.contract)
@@ -135,7 +136,7 @@ def run_freeze(args: argparse.Namespace) -> int:
                                   modes=modes, output_dir=args.output_dir,
                                   argv=sys.argv, allow_dirty=args.allow_dirty, replace=args.replace,
                                   allow_failed_calibration=args.allow_failed_calibration,
-                                  hypothesis=hypothesis_request(args))
+                                  hypotheses=hypotheses)
     place_archive(args.output_dir, fixture, given_archive(args, contract))
     record = frozen.record
     print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
@@ -146,8 +147,8 @@ def run_freeze(args: argparse.Namespace) -> int:
     if failed:
         print("calibration: " + "; ".join(f"{m}: {what}" for m, what in failed.items()) + " (frozen with "
               "--allow-failed-calibration, recorded in the freeze record)")
-    if record.get("hypothesis"):
-        print(declared_line(record["hypothesis"]))
+    if record.get("hypotheses"):
+        print("\n".join(declared_lines(record["hypotheses"])))
     named = dataset_options(args, contract)
     beside = args.contract.parent / archive_name(contract) if args.contract is not None else None
     zip_name = shown(beside) if beside is not None and beside.is_file() else archive_name(contract)

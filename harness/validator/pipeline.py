@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .comparison.check_comparison import check_comparison
+from .comparison.check_systems import EARLIER as EARLIER_SYSTEMS_SCHEMAS
 from .comparison.check_systems import SCHEMA as SYSTEMS_SCHEMA
 from .comparison.check_systems import check_systems_comparison
 from .core.context import InputError, load
@@ -145,7 +146,7 @@ def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, 
     from `known`, keyed by the aggregate's sha256, when this process validated it already). A comparison between
     systems (its `schema` says so) goes to `validate_systems_comparison`: it finds its runs' files itself, so
     `artifacts_dir` is for a comparison of modes only."""
-    if comparison_schema(comparison) == SYSTEMS_SCHEMA:
+    if comparison_schema(comparison) in (SYSTEMS_SCHEMA, *EARLIER_SYSTEMS_SCHEMAS):
         if artifacts_dir is not None:
             raise ValueError("artifacts_dir is for a comparison of modes; a comparison between systems finds its "
                              "runs in runs/NAME/ beside it, else in each run's recorded output_dir")

@@ -1,5 +1,5 @@
-"""Hypotheses declared at the freeze, read in a comparison between systems: confirmatory or exploratory, and the
-declared test's result (docs/comparing-systems.md, "Hypotheses declared at the freeze")."""
+"""Hypotheses declared at the freeze, read in a comparison between systems: each declaring run's family, and each
+member confirmatory or exploratory, with its pair (docs/comparing-systems.md, "Hypotheses declared at the freeze")."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -7,17 +7,28 @@ from typing import Any
 
 from harness.evaluation.comparison.pairing import Arm
 from harness.evaluation.comparison.systems_inputs import RunInput
+from harness.evaluation.gates.hypothesis_family import declared_family
 
 
 @dataclass(frozen=True)
 class Reading:
-    """One declared hypothesis as this comparison reads it."""
+    """One declared hypothesis (a member of its run's family) as this comparison reads it."""
 
     declared_by: RunInput
     declaration: dict[str, Any]
     status: str
     reason: str
     pair: tuple[Arm, Arm] | None  # (a, b) when both arms are in the comparison
+
+
+@dataclass(frozen=True)
+class FamilyReading:
+    """The family one run's freeze record declares: the record's field, the family-wise alpha, each member read."""
+
+    declared_by: RunInput
+    field: str
+    alpha: float
+    members: list[Reading]
 
 
 CONFIRMATORY = ("declared at the freeze before either arm's run started, with no earlier held-out look at the dataset "
@@ -67,11 +78,11 @@ def _started(run: RunInput, mode: str) -> str:
     return str(_receipt(run, mode)["run"]["started_at"])
 
 
-def _read(declaring: RunInput, runs: Sequence[RunInput], split: str) -> Reading:
+def _read(declaring: RunInput, declared: dict[str, Any], runs: Sequence[RunInput], split: str) -> Reading:
     """The first failing condition of docs/comparing-systems.md as the reason, else confirmatory; the pair whenever
     both arms are in the comparison."""
     assert declaring.freeze is not None
-    declared, created = declaring.freeze.record["hypothesis"], declaring.freeze.record["created_at"]
+    created = declaring.freeze.record["created_at"]
     a_mode, b_mode, digest = declared["a"]["mode"], declared["b"]["mode"], declared["b"]["freeze_sha256"]
     a = _arm(declaring, a_mode)
     baseline = next((run for run in runs if run is not declaring and run.freeze is not None
@@ -93,17 +104,24 @@ def _read(declaring: RunInput, runs: Sequence[RunInput], split: str) -> Reading:
     return Reading(declaring, declared, "confirmatory" if reason == CONFIRMATORY else "exploratory", reason, pair)
 
 
-def read_hypotheses(runs: Sequence[RunInput], split: str) -> list[Reading]:
-    """One reading per run whose freeze record declares a hypothesis, in run order."""
-    return [_read(run, runs, split) for run in runs
-            if run.freeze is not None and run.freeze.record.get("hypothesis") is not None]
+def read_hypotheses(runs: Sequence[RunInput], split: str) -> list[FamilyReading]:
+    """One family per run whose freeze record declares hypotheses, in run order, its members in declared order."""
+    families = []
+    for run in runs:
+        found = None if run.freeze is None else declared_family(run.freeze.record)
+        if found is not None:
+            field, family = found
+            families.append(FamilyReading(run, field, family["alpha"],
+                                          [_read(run, member, runs, split) for member in family["members"]]))
+    return families
 
 
-def with_hypothesis_pairs(pairs: list[tuple[Arm, Arm]], readings: Sequence[Reading]) -> list[tuple[Arm, Arm]]:
+def with_hypothesis_pairs(pairs: list[tuple[Arm, Arm]],
+                          families: Sequence[FamilyReading]) -> list[tuple[Arm, Arm]]:
     """`pairs` with each hypothesis's pair (when both arms are here) oriented as declared (a = the declaring arm),
-    appended when absent."""
+    appended when absent (families in run order, members in declared order)."""
     result = list(pairs)
-    for reading in readings:
+    for reading in (member for family in families for member in family.members):
         if reading.pair is None:
             continue
         a, b = reading.pair
@@ -112,26 +130,3 @@ def with_hypothesis_pairs(pairs: list[tuple[Arm, Arm]], readings: Sequence[Readi
         elif (a, b) not in result:
             result.append((a, b))
     return result
-
-
-def result_of(reading: Reading, statistics: dict[str, Any]) -> dict[str, Any]:
-    """The declared test's reading of its pair's statistics on the declared metric (unadjusted, two-sided p)."""
-    declared = reading.declaration
-    metric = statistics[declared["metric"]]
-    p = metric["randomization"]["p_value"] if declared["test"] == "randomization" else metric["t_test"]["p_value"]
-    difference = metric["mean_difference"]
-    direction = {"a_greater": difference > 0, "a_less": difference < 0, "two_sided": True}[declared["direction"]]
-    significant = p is not None and p < declared["alpha"]
-    return {"metric": declared["metric"], "test": declared["test"], "alpha": declared["alpha"],
-            "mean_difference": difference, "p_value": p, "significant": significant,
-            "in_declared_direction": direction, "supported": significant and direction}
-
-
-def hypothesis_record(reading: Reading, statistics: dict[str, Any]) -> dict[str, Any]:
-    """The hypothesis entry; `statistics` are its pair's (empty without a pair), read only when confirmatory."""
-    assert reading.declared_by.freeze is not None
-    pair = None if reading.pair is None else {"a": reading.pair[0].label, "b": reading.pair[1].label}
-    return {"declared_by": reading.declared_by.spec.name,
-            "freeze_sha256": reading.declared_by.freeze.record["freeze_sha256"],
-            "declaration": reading.declaration, "status": reading.status, "reason": reading.reason, "pair": pair,
-            "result": result_of(reading, statistics) if reading.status == "confirmatory" else None}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.evaluation.comparison.student_t import two_sided_p
+from harness.evaluation.comparison.student_t import one_sided_p, two_sided_p
 
 CONFIDENCE = 0.95
 LOWER_QUANTILE, UPPER_QUANTILE = 0.025, 0.975
@@ -94,6 +94,18 @@ def randomization_test(differences: Sequence[float], signs: NDArray[np.float64])
     return extreme, (extreme + 1) / (len(signs) + 1)
 
 
+def one_sided_randomization_test(differences: Sequence[float], signs: NDArray[np.float64], *,
+                                 greater: bool) -> tuple[int, float]:
+    """(b, p) of the sign-flip test in one direction: b counts permutations whose sum is at least the observed one
+    (`greater`: H1 a > b) or at most it (H1 a < b), within the tie margin; p = (b + 1) / (permutations + 1)."""
+    array = np.asarray(differences, dtype=np.float64)
+    observed = math.fsum(differences)
+    permuted = (signs * array).sum(axis=1)
+    beyond = permuted >= observed - TIE_MARGIN if greater else permuted <= observed + TIE_MARGIN
+    extreme = int(np.count_nonzero(beyond))
+    return extreme, (extreme + 1) / (len(signs) + 1)
+
+
 def spread(differences: Sequence[float]) -> float | None:
     """The sample standard deviation (n - 1 degrees of freedom); None when n < 2."""
     n = len(differences)
@@ -110,6 +122,12 @@ def t_test(differences: Sequence[float]) -> tuple[float | None, float | None]:
         return None, None
     t = mean(differences) / (sd / math.sqrt(len(differences)))
     return t, two_sided_p(t, len(differences) - 1)
+
+
+def one_sided_t_test(differences: Sequence[float], *, greater: bool) -> float | None:
+    """The paired t-test's p in one direction (P(T >= t) for H1 a > b, P(T <= t) for H1 a < b); None when undefined."""
+    t, _ = t_test(differences)
+    return None if t is None else one_sided_p(t, len(differences) - 1, greater=greater)
 
 
 def effect_size(differences: Sequence[float]) -> float | None:

@@ -1,4 +1,5 @@
-"""Student's t distribution: the two-sided tail probability, through the regularized incomplete beta function.
+"""Student's t distribution: the two-sided and one-sided tail probabilities, through the regularized incomplete beta
+function.
 
 P(|T| >= |t|) for T with df degrees of freedom is I_x(df / 2, 1 / 2) with x = df / (df + t^2). The incomplete
 beta function is evaluated by its continued fraction (modified Lentz), on the side of the symmetry
@@ -55,3 +56,10 @@ def two_sided_p(t: float, df: int) -> float:
         return 0.0
     square = t * t
     return min(1.0, regularized_beta(df / 2.0, 0.5, df / (df + square), square / (df + square)))
+
+
+def one_sided_p(t: float, df: int, *, greater: bool) -> float:
+    """P(T >= t) when `greater`, else P(T <= t), for Student's t with `df` degrees of freedom: half the two-sided tail
+    on the side t lies, the rest of the distribution on the other."""
+    tail = two_sided_p(t, df) / 2.0
+    return tail if (t > 0.0) == greater or t == 0.0 else 1.0 - tail

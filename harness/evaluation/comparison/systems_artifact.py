@@ -17,12 +17,9 @@ from harness.evaluation.comparison.artifact import (
     clear_target,
     document_bytes,
 )
-from harness.evaluation.comparison.hypotheses import (
-    earlier_looks,
-    hypothesis_record,
-    read_hypotheses,
-    with_hypothesis_pairs,
-)
+from harness.evaluation.comparison.hypotheses import Reading, earlier_looks, read_hypotheses, with_hypothesis_pairs
+from harness.evaluation.comparison.hypothesis_results import PROCEDURES as HYPOTHESIS_PROCEDURES
+from harness.evaluation.comparison.hypothesis_results import family_record
 from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput
 from harness.evaluation.comparison.pairing import Arm, arm_pairs
 from harness.evaluation.comparison.run_specs import RunSpec, check_runs
@@ -32,10 +29,10 @@ from harness.hashing import sha256_canonical
 from harness.schema_check import validate as validate_schema
 from harness.typed_commands import validator_command
 
-SCHEMA = "scifact-systems-comparison-v1"
+SCHEMA = "scifact-systems-comparison-v2"
 HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split (the pairs the "
-               "pairing rule gives and the pair of any declared hypothesis); nDCG@10 is the primary metric, the others "
-               "secondary")
+               "pairing rule gives and the pair of any declared hypothesis), two-sided: an exploratory reading that "
+               "decides no hypothesis (hypothesis_family does); nDCG@10 is the primary metric, the others secondary")
 VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE, "
                    "each against its own run's freeze record; a calibration comparison may skip the validator with "
                    "--no-validate, and then says so here")
@@ -132,8 +129,8 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
     """The document for `runs`, which `comparable_runs` read and checked."""
     split, procedure = request.split, request.procedure
     by_label = {arm.label: entry for run in runs for arm, entry in zip(run.arms, run.inputs, strict=True)}
-    readings = read_hypotheses(runs, split)
-    pairs = with_hypothesis_pairs(arm_pairs([run.arms for run in runs], request.baseline), readings)
+    families = read_hypotheses(runs, split)
+    pairs = with_hypothesis_pairs(arm_pairs([run.arms for run in runs], request.baseline), families)
     if not pairs:
         raise ComparisonRefused("no two arms pair: arms of different runs pair when they share a mode, or when a run "
                                 "was given one mode (--run NAME:MODE=DIR); choose the modes to compare")
@@ -143,7 +140,8 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
                                      (stats.mean(entry.values(metric)),
                                       *stats.bootstrap_interval(entry.values(metric), sampled.indices)), strict=True))
                     for metric in METRICS} for label, entry in by_label.items()}
-    confirmatory = {reading.pair for reading in readings if reading.status == "confirmatory"}
+    confirmatory = {member.pair for family in families for member in family.members
+                    if member.status == "confirmatory"}
     compared: list[dict[str, Any]] = [
         {"a": a.label, "b": b.label, "status": "confirmatory" if (a, b) in confirmatory else "exploratory",
          "metrics": {metric: stats.paired_difference(by_label[a.label].values(metric), by_label[b.label].values(metric),
@@ -152,13 +150,15 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
         adjusted = stats.holm([c["metrics"][metric]["randomization"]["p_value"] for c in compared])
         for comparison, p in zip(compared, adjusted, strict=True):
             comparison["metrics"][metric].update(holm_p_value=p, significant_after_holm=p < stats.ALPHA)
-    by_pair = {(c["a"], c["b"]): c["metrics"] for c in compared}
-    hypotheses = [hypothesis_record(reading, {} if reading.pair is None
-                                    else by_pair[(reading.pair[0].label, reading.pair[1].label)])
-                  for reading in readings]
+
+    def differences_of(member: Reading) -> list[float]:
+        assert member.pair is not None
+        a, b, metric = member.pair[0].label, member.pair[1].label, member.declaration["metric"]
+        return [x - y for x, y in zip(by_label[a].values(metric), by_label[b].values(metric), strict=True)]
+    hypotheses = [family_record(family, differences_of, sampled.signs) for family in families]
     calibration_count = runs[0].inputs[0].aggregate["receipt"]["split"]["calibration_count"]
     record = procedure.record()
-    record["descriptions"] = {**record["descriptions"], "holm_family": HOLM_FAMILY}
+    record["descriptions"] = {**record["descriptions"], "holm_family": HOLM_FAMILY, **HYPOTHESIS_PROCEDURES}
     return {
         "schema": SCHEMA, "split": split, "scope": scope(split, len(query_ids), calibration_count, [
             (entry.aggregate["receipt"], None if run.freeze is None else run.freeze.record["created_at"])

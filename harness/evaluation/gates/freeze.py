@@ -26,7 +26,7 @@ from harness.evaluation.gates.calibration_gate import calibration_record
 from harness.evaluation.gates.dirty_trees import dirty_trees, refusal
 from harness.evaluation.gates.frozen_difference import first_difference, next_step
 from harness.evaluation.gates.hypothesis import declaration
-from harness.evaluation.gates.hypothesis_terms import HypothesisRequest
+from harness.evaluation.gates.hypothesis_terms import FamilyRequest
 from harness.evaluation.history import ledger
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifacts import AGGREGATE_SUFFIXES
@@ -46,7 +46,8 @@ SCHEMA = "scifact-freeze-v2"
 # Names are recorded for the reader; what a file is, its digest, is what is compared. A fixture renamed, or a store
 # or work dir moved with its bytes, is the same freeze. The record names no local place (see receipts/locations.py).
 NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy", "corpus.fixture_file",
-                "store.directory_name", "store.mapping_file", "system.source.root", "calibration", "hypothesis"}
+                "store.directory_name", "store.mapping_file", "system.source.root", "calibration", "hypothesis",
+                "hypotheses"}
 # A record made to compare a run against the freeze reads no calibration receipt (what the freeze saw is not compared).
 NOT_READ = {"policy": "not read: a record to compare a run with its freeze, not a freeze", "receipts": {}}
 
@@ -68,7 +69,7 @@ class Frozen:
 
 def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                    modes: tuple[str, ...], argv: list[str], allow_dirty: bool,
-                   calibration: dict[str, Any] | None = None, hypothesis: dict[str, Any] | None = None
+                   calibration: dict[str, Any] | None = None, hypotheses: dict[str, Any] | None = None
                    ) -> dict[str, Any]:
     source = provenance.harness_source()
     git = source["git"]
@@ -100,8 +101,8 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
         "command_line": command_in_words(argv),
         "host": {k: machine[k] for k in ("hostname", "cpu_model", "logical_cores", "os", "machine")},
     }
-    if hypothesis is not None:
-        body["hypothesis"] = hypothesis
+    if hypotheses is not None:
+        body["hypotheses"] = hypotheses
     body["freeze_sha256"] = sha256_canonical(body)
     return body
 
@@ -115,7 +116,7 @@ def _held_out_receipts(output_dir: Path) -> list[Path]:
 def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                          modes: tuple[str, ...], output_dir: Path, argv: list[str], allow_dirty: bool,
                          replace: bool, allow_failed_calibration: bool = False,
-                         hypothesis: HypothesisRequest | None = None) -> Frozen:
+                         hypotheses: FamilyRequest | None = None) -> Frozen:
     """Freeze the current configuration: the one entry point of the CLI and the tests. Refused when a frozen mode's
     calibration receipt in `output_dir` records failed queries, or is missing, unless `allow_failed_calibration`
     (`harness.evaluation.gates.calibration_gate`)."""
@@ -130,13 +131,13 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
     calibration = calibration_record(output_dir, artifact_dataset(contract.name), tuple(sorted(modes, key=MODES.index)),
                                      allow_failed=allow_failed_calibration)
     declared = None
-    if hypothesis is not None:
-        if hypothesis.baseline_dir.resolve() == output_dir.resolve():
+    if hypotheses is not None:
+        if any(member.baseline_dir.resolve() == output_dir.resolve() for member in hypotheses.members):
             raise FreezeError("--hypothesis-baseline names this freeze's own --output-dir; a hypothesis compares this "
                               "system with another frozen run: name that run's output directory")
-        declared = declaration(hypothesis, modes=tuple(m for m in MODES if m in modes), fixture_sha256=fixture.sha256)
+        declared = declaration(hypotheses, modes=tuple(m for m in MODES if m in modes), fixture_sha256=fixture.sha256)
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
-                            allow_dirty=allow_dirty, calibration=calibration, hypothesis=declared)
+                            allow_dirty=allow_dirty, calibration=calibration, hypotheses=declared)
     frozen = _write_freeze(output_dir, system, record, replace=replace)
     record_locations(output_dir, found_here(fixture, system))
     return frozen

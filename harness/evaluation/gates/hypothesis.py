@@ -1,46 +1,30 @@
-"""A hypothesis declared at the freeze: this freeze's system in one mode against another frozen run in one mode.
+"""Hypotheses declared at the freeze: this freeze's system in one mode against another frozen run in one mode, each
+hypothesis a member of one family that Holm's step-down adjustment decides at one family-wise alpha.
 
-`freeze --hypothesis "hybrid > fts_only" --hypothesis-baseline DIR` records, in the freeze record (and so in the
-digest every held-out receipt names), which arms are compared, on which metric, in which direction, by which test
-and at which alpha. The baseline is named by its own freeze record's digest, read from DIR/freeze.json, which must be
-a freeze of the same fixture. See docs/comparing-systems.md for how a comparison reads it.
+`freeze --hypothesis "hybrid > fts_only" --hypothesis-baseline DIR` (repeatable) records, in the freeze record's
+`hypotheses` (and so in the digest every held-out receipt names), which arms each hypothesis compares, on which metric,
+in which direction, by which test, one- or two-sided, and the family's alpha. Each baseline is named by its own freeze
+record's digest, read from DIR/freeze.json, which must be a freeze of the same fixture. See docs/comparing-systems.md
+for how a comparison reads them.
 """
 
-import re
 from pathlib import Path
 from typing import Any
 
 from harness.errors import RefusedError
 from harness.evaluation.gates.hypothesis_terms import (
-    METRICS,
-    TESTS,
+    ADJUSTMENT,
+    FamilyRequest,
     HypothesisError,
     HypothesisRequest,
+    checked_terms,
 )
 from harness.hashing import sha256_canonical
 from harness.json_input import read_document
-from harness.modes import MODES
-
-DIRECTIONS = {">": "a_greater", "<": "a_less", "!=": "two_sided"}
-_STATEMENT = re.compile(r"\s*(\w+)\s*(>|<|!=)\s*(\w+)\s*")
-FORM = ('"A > B", "A < B" or "A != B", A a mode of this system and B a mode of the baseline run, for example '
-        '"hybrid > fts_only"')
 
 
 class HypothesisRefused(RefusedError):
     """The baseline run a hypothesis names cannot be used: no freeze, another fixture, a mode it did not freeze."""
-
-
-def parse_statement(statement: str) -> tuple[str, str, str]:
-    """(a mode, direction, b mode) of `statement`, or a HypothesisError naming the form it takes."""
-    found = _STATEMENT.fullmatch(statement)
-    if found is None:
-        raise HypothesisError(f"--hypothesis {statement!r}: write {FORM}")
-    a, arrow, b = found.groups()
-    for mode in (a, b):
-        if mode not in MODES:
-            raise HypothesisError(f"--hypothesis {statement!r}: {mode!r} is not a mode ({', '.join(MODES)})")
-    return a, DIRECTIONS[arrow], b
 
 
 def _baseline_record(directory: Path) -> dict[str, Any]:
@@ -55,18 +39,16 @@ def _baseline_record(directory: Path) -> dict[str, Any]:
     return record
 
 
-def declaration(request: HypothesisRequest, *, modes: tuple[str, ...], fixture_sha256: str) -> dict[str, Any]:
-    """The freeze record's `hypothesis` field, or an error naming what is wrong and the fix."""
-    a, direction, b = parse_statement(request.statement)
-    if request.metric not in METRICS:
-        raise HypothesisError(f"--hypothesis-metric {request.metric!r}: one of {', '.join(METRICS)}")
-    if request.test not in TESTS:
-        raise HypothesisError(f"--hypothesis-test {request.test!r}: one of {', '.join(TESTS)}")
-    if not 0 < request.alpha <= 0.5:
-        raise HypothesisError(f"--hypothesis-alpha {request.alpha}: above 0 and at most 0.5")
+def _checked_terms(request: HypothesisRequest, modes: tuple[str, ...]) -> tuple[str, str, str]:
+    a, direction, b = checked_terms(request)
     if a not in modes:
         raise HypothesisError(f"--hypothesis {request.statement!r}: this freeze holds {', '.join(modes)}, not {a}; "
                               "declare a mode you freeze")
+    return a, direction, b
+
+
+def _member(request: HypothesisRequest, terms: tuple[str, str, str], fixture_sha256: str) -> dict[str, Any]:
+    a, direction, b = terms
     baseline = _baseline_record(request.baseline_dir)
     if baseline["corpus"]["fixture_sha256"] != fixture_sha256:
         raise HypothesisRefused(f"--hypothesis-baseline {request.baseline_dir}: frozen on fixture "
@@ -79,5 +61,30 @@ def declaration(request: HypothesisRequest, *, modes: tuple[str, ...], fixture_s
             "b": {"mode": b, "freeze_sha256": baseline["freeze_sha256"],
                   "system": {"name": baseline["system"]["name"], "version": baseline["system"]["version"]},
                   "output_dir": str(request.baseline_dir)},
-            "metric": request.metric, "direction": direction, "test": request.test, "alpha": request.alpha,
+            "metric": request.metric, "direction": direction, "test": request.test, "sided": request.sided,
             "statement": " ".join(request.statement.split())}
+
+
+def _twice(members: list[dict[str, Any]]) -> None:
+    """Refuses a family that tests one pair of arms on one metric twice (it would have two tries at one question)."""
+    seen: dict[tuple[str, str, str, str], str] = {}
+    for member in members:
+        key = (member["a"]["mode"], member["b"]["mode"], member["b"]["freeze_sha256"], member["metric"])
+        if key in seen:
+            raise HypothesisError(f"--hypothesis {member['statement']!r} and --hypothesis {seen[key]!r} both test "
+                                  f"this system's {key[0]} against {member['b']['output_dir']}'s {key[1]} on "
+                                  f"{key[3]}: declare each pair of modes once per metric")
+        seen[key] = member["statement"]
+
+
+def declaration(request: FamilyRequest, *, modes: tuple[str, ...], fixture_sha256: str) -> dict[str, Any]:
+    """The freeze record's `hypotheses` field, or an error naming what is wrong and the fix: every member's terms are
+    checked (usage) before any baseline is read."""
+    if not request.members:
+        raise HypothesisError("a family of hypotheses needs at least one --hypothesis")
+    if not 0 < request.alpha <= 0.5:
+        raise HypothesisError(f"--hypothesis-alpha {request.alpha}: above 0 and at most 0.5")
+    terms = [_checked_terms(member, modes) for member in request.members]
+    members = [_member(member, found, fixture_sha256) for member, found in zip(request.members, terms, strict=True)]
+    _twice(members)
+    return {"alpha": request.alpha, "adjustment": ADJUSTMENT, "members": members}

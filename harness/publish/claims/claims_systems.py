@@ -5,8 +5,14 @@ from typing import Any
 
 from harness.publish.claims.claims_comparisons import compared_dataset, difference_table
 from harness.publish.text.markdown_text import inert
-from harness.publish.text.report_text import SPLIT_LABELS, SPLIT_ORDER, verdict
-from harness.publish.text.systems_text import SYSTEMS_DOES_NOT, hypothesis_line, runs_line, superiority_claim
+from harness.publish.text.report_text import SPLIT_LABELS, SPLIT_ORDER
+from harness.publish.text.systems_text import (
+    SYSTEMS_DOES_NOT,
+    hypothesis_lines,
+    pair_verdict,
+    runs_line,
+    superiority_claims,
+)
 
 
 def systems_section(documents: Sequence[dict[str, Any]]) -> list[str]:
@@ -19,20 +25,23 @@ def systems_section(documents: Sequence[dict[str, Any]]) -> list[str]:
              "(each passed the validator, which recomputed every number and the reading of every hypothesis: "
              "`validation/comparisons/`). A pair is confirmatory only when a hypothesis declared at a freeze, before "
              "either held-out run, names it, and both arms' receipts date no held-out look at the dataset at or before "
-             "the declaration; every other pair is exploratory. That the held-out split was unseen rests on the "
-             "publisher's held-out record, which the receipts attest and a reader cannot recompute.", ""]
+             "the declaration; every other pair is exploratory. The hypotheses one freeze declares are one family: "
+             "each is decided by its declared test's p-value (one- or two-sided, as declared), Holm-adjusted over the "
+             "family, at the family's alpha; the bootstrap intervals describe and decide nothing. That the held-out "
+             "split was unseen rests on the publisher's held-out record, which the receipts attest and a reader "
+             "cannot recompute.", ""]
     claims = []
     for document in sorted(documents, key=lambda d: SPLIT_ORDER.index(d["split"])):
         split = document["split"]
         lines += [f"### {SPLIT_LABELS[split]} ({inert(document['query_count'])} queries)", "",
                   f"Runs: {inert(runs_line(document))}.", "", f"Scope: {inert(document['scope'])}.", ""]
-        lines += [f"- [{c['status']}] {inert(verdict(c, split))}" for c in document["comparisons"]]
+        lines += [f"- [{c['status']}] {inert(pair_verdict(document, c))}" for c in document["comparisons"]]
         lines += ["", *difference_table(document), ""]
         if document["hypotheses"]:
             lines += ["Hypotheses:", ""]
-            lines += [f"- {inert(hypothesis_line(h))}" for h in document["hypotheses"]]
+            lines += [f"- {inert(line)}" for line in hypothesis_lines(document)]
             lines.append("")
-        claims += [claim for h in document["hypotheses"] if (claim := superiority_claim(document, h))]
+        claims += superiority_claims(document)
     if claims:
         lines += ["The claim of superiority these runs support:", ""]
         lines += [f"- {inert(claim)}" for claim in claims]

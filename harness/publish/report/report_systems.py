@@ -1,5 +1,6 @@
 """The report's "Systems compared" section (Markdown and HTML), from the comparisons between systems beside the
-results: the runs, each pair with its status, the hypotheses and the one claim a confirmatory result allows."""
+results: the runs, each pair with its status, the hypotheses with what decides each, and the claim each confirmatory,
+supported one allows."""
 
 from html import escape
 from typing import Any
@@ -16,7 +17,11 @@ from harness.publish.text.report_text import (
     signed,
     wins_ties_losses,
 )
-from harness.publish.text.systems_text import SYSTEMS_DOES_NOT, hypothesis_line, runs_line, superiority_claim
+from harness.publish.text.systems_text import SYSTEMS_DOES_NOT, hypothesis_lines, runs_line, superiority_claims
+
+EXPLORATORY = ("Every pair not named by a confirmatory hypothesis is exploratory, and the table's Holm column, over "
+               "every pair of the file, is an exploratory reading of every pair: a hypothesis is decided by its "
+               "declared test, Holm-adjusted over its family, as its line says.")
 
 
 def systems_table(document: dict[str, Any]) -> Table:
@@ -28,16 +33,15 @@ def systems_table(document: dict[str, Any]) -> Table:
                      p_value(stats["randomization"]["p_value"]), p_value(stats["holm_p_value"]),
                      optional(stats["effect_size"]), wins_ties_losses(stats)])
     return Table(f"systems-{document['split']}", "nDCG@10 differences between systems, paired over the same queries",
-                 ["difference", "status", "mean", "95% CI", "p (randomization)", "p (Holm)", "effect size d_z",
+                 ["difference", "status", "mean", "95% CI", "p (randomization, two-sided)",
+                  "p (Holm over every pair: exploratory)", "effect size d_z",
                   "wins / ties / losses"], rows, text_columns=(1,))
 
 
 def _sentences(document: dict[str, Any]) -> tuple[str, list[str], list[str]]:
     head = (f"{SPLIT_LABELS[document['split']]}, {document['query_count']} queries. Runs: {runs_line(document)}. "
             f"Scope: {document['scope']}.")
-    hypotheses = [hypothesis_line(h) for h in document["hypotheses"]]
-    claims = [claim for h in document["hypotheses"] if (claim := superiority_claim(document, h))]
-    return head, hypotheses, claims
+    return head, hypothesis_lines(document), superiority_claims(document)
 
 
 def systems_markdown(files: list[SystemsFile], table_markdown: Any) -> list[str]:
@@ -50,7 +54,7 @@ def systems_markdown(files: list[SystemsFile], table_markdown: Any) -> list[str]
         lines += [f"- Hypothesis {inert(h)}" for h in hypotheses]
         lines += [f"- Claim: {inert(c)}" for c in claims]
         lines += [""] if hypotheses or claims else []
-    lines += ["Every pair not named by a confirmatory hypothesis is exploratory. It does not show:", ""]
+    lines += [f"{EXPLORATORY} It does not show:", ""]
     return [*lines, *[f"- {item}" for item in SYSTEMS_DOES_NOT], ""]
 
 
@@ -65,6 +69,6 @@ def systems_html(files: list[SystemsFile], table_html: Any) -> list[str]:
         items += [f"<li><strong>Claim:</strong> {escape(c)}</li>" for c in claims]
         if items:
             parts.append("<ul>" + "".join(items) + "</ul>")
-    parts.append("<p class=\"note\">Every pair not named by a confirmatory hypothesis is exploratory. It does not "
-                 "show:</p><ul>" + "".join(f"<li>{escape(item)}</li>" for item in SYSTEMS_DOES_NOT) + "</ul>")
+    parts.append(f"<p class=\"note\">{escape(EXPLORATORY)} It does not show:</p><ul>"
+                 + "".join(f"<li>{escape(item)}</li>" for item in SYSTEMS_DOES_NOT) + "</ul>")
     return parts

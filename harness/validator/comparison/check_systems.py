@@ -1,7 +1,9 @@
-"""A comparison between systems (`scifact-systems-comparison-v1`, docs/comparing-systems.md) checked from primary
+"""A comparison between systems (`scifact-systems-comparison-v2`, docs/comparing-systems.md) checked from primary
 data: each run's files and freeze record by digest, the rows' rankings and qrels, what the runs must share, every
-statistic and the pairs recomputed with the validator's own code, each declared hypothesis's status and result, and
-each input aggregate's own eligibility under the full validator against its run's freeze record."""
+statistic and the pairs recomputed with the validator's own code, each declared family of hypotheses with each
+member's status and result, and each input aggregate's own eligibility under the full validator against its run's
+freeze record. A comparison of the earlier format (v1: one two-sided hypothesis per freeze, read unadjusted) is
+refused, naming the fix: compare the runs again."""
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -9,6 +11,7 @@ from typing import Any
 
 from ..core.digests import sha256_file
 from ..core.report import Report
+from ..core.strict_json import StrictJSONError, load_file
 from ..dataset.named import established
 from .comparison_inputs import Values, count_problem, read_comparison, recompute
 from .inputs_verdict import judge_inputs
@@ -18,7 +21,8 @@ from .systems_inputs import Loaded, load_runs
 from .systems_pairs import hypotheses
 from .systems_statistics import check_systems_statistics, draws
 
-SCHEMA = "scifact-systems-comparison-v1"
+SCHEMA = "scifact-systems-comparison-v2"
+EARLIER = ("scifact-systems-comparison-v1",)
 EXACT_SPLITS = ("heldout", "all")
 VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE, "
                    "each against its own run's freeze record; a calibration comparison may skip the validator with "
@@ -61,10 +65,26 @@ def _eligibility(document: dict[str, Any], loaded: Loaded, judge: Judge, known: 
     report.notes["compared_datasets"] = sorted(established_here)
 
 
+def _earlier_format(path: Path) -> str | None:
+    """The earlier format a comparison file states, if it states one."""
+    try:
+        document = load_file(path)
+    except (OSError, StrictJSONError):
+        return None
+    stated = document.get("schema") if isinstance(document, dict) else None
+    return stated if stated in EARLIER else None
+
+
 def check_systems_comparison(path: Path, judge: Judge, *, known: Mapping[str, Report] | None = None) -> Report:
     """`judge` validates an aggregate against a freeze record; `known` maps aggregate sha256 to a report this process
     already made."""
     report = Report(str(path))
+    earlier = _earlier_format(path)
+    if earlier is not None:
+        report.fail("systems.schema", f"the comparison is {SCHEMA}", SCHEMA,
+                    f"{earlier}, the format before families of hypotheses and one-sided tests: compare the runs again "
+                    "with this harness (python -m harness compare --split SPLIT --run NAME=DIR ...)")
+        return report
     document = read_comparison(path, "systems-comparison", "systems.schema", report)
     if document is None:
         return report

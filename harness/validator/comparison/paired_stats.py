@@ -4,7 +4,8 @@ Draws: numpy's PCG64 bit generator, seeded as recorded, read through random_raw:
 bootstrap (each mod n), then permutations x n words for the signs (top bit set: -1). Everything after the
 draws is computed another way than the producer does: resample means through per-query counts, sign-flip
 sums as total - 2 x (sum of the flipped differences), Student's t from the closed-form finite series for
-integer degrees of freedom (Abramowitz and Stegun 26.7.3 and 26.7.4), Holm by an explicit step-down pass.
+integer degrees of freedom (Abramowitz and Stegun 26.7.3 and 26.7.4), its one-sided tails from the two-sided one by
+symmetry, Holm by an explicit step-down pass.
 """
 
 import math
@@ -58,6 +59,15 @@ def sign_flip(differences: list[float], drawn: Sample, margin: float) -> int:
     return int((np.abs(permuted) >= abs(total) - margin).sum())
 
 
+def sign_flip_directed(differences: list[float], drawn: Sample, margin: float, greater: bool) -> int:
+    """How many permutations reach at least the observed sum - margin (`greater`), or at most it + margin."""
+    vector = np.array(differences, dtype=np.float64)
+    total = math.fsum(differences)
+    permuted = total - 2.0 * np.einsum("ij,j->i", drawn.flipped, vector)
+    beyond = permuted >= total - margin if greater else permuted <= total + margin
+    return int(beyond.sum())
+
+
 def standard_deviation(values: list[float]) -> float | None:
     if len(values) < 2:
         return None
@@ -81,6 +91,13 @@ def student_two_sided(t: float, df: int) -> float:
             term *= c2 * (2 * k + 1) / (2 * k + 2)
         inside = s * series
     return min(1.0, max(0.0, 1.0 - inside))
+
+
+def student_one_sided(t: float, df: int, greater: bool) -> float:
+    """P(T >= t) when `greater`, else P(T <= t): the symmetric distribution's two-sided tail halved on t's side."""
+    half = student_two_sided(t, df) / 2.0
+    toward = t > 0.0 if greater else t < 0.0
+    return half if toward or t == 0.0 else 1.0 - half
 
 
 def t_test(differences: list[float]) -> tuple[float | None, float | None]:

@@ -2,6 +2,9 @@
 docs/comparing-systems.md states them, recomputed from the runs (their modes, chosen modes, freeze records) and the
 receipts' start times.
 
+A freeze record declares a family of hypotheses in `hypotheses`; a record frozen before families holds one in
+`hypothesis`, read here as a family of one: its alpha the family's, its member tested two-sided, as it was declared.
+
 Pairs: without a baseline, each later run's arms against each earlier run's, with the same mode or when either run
 was given a chosen mode; with one, each other run's arms against the baseline's. A declared hypothesis's pair (both
 arms in the comparison) is oriented as declared where the rule gives it, and appended after the rule's pairs where it
@@ -48,6 +51,29 @@ class Hypothesis:
     pair: Pair | None
 
 
+@dataclass(frozen=True)
+class Family:
+    """The hypotheses one run's freeze record declares: the field they were read from, the family-wise alpha."""
+
+    declared_by: Run
+    field: str
+    alpha: float
+    members: list[Hypothesis]
+
+
+def declared_family(record: dict[str, Any]) -> tuple[str, float, list[dict[str, Any]]] | None:
+    """(field, alpha, members) of what `record` declares; None when it declares nothing."""
+    family = record.get("hypotheses")
+    if isinstance(family, dict):
+        return "hypotheses", family["alpha"], list(family["members"])
+    single = record.get("hypothesis")
+    if not isinstance(single, dict):
+        return None
+    member = {key: value for key, value in single.items() if key != "alpha"}
+    member["sided"] = "two"
+    return "hypothesis", single["alpha"], [member]
+
+
 def _not_after(label: str, arm: Input, created_at: str) -> str | None:
     started = arm.receipt.get("run", {}).get("started_at")
     if isinstance(started, str) and TIMESTAMP.fullmatch(started) and started > created_at:
@@ -82,9 +108,9 @@ def _looked(arms: list[tuple[str, Input]], created_at: str) -> str | None:
             f"{created_at}, as the arms' receipts attest")
 
 
-def _hypothesis(run: Run, runs: list[Run], arms: dict[str, Input], split: str) -> Hypothesis:
+def _hypothesis(run: Run, declaration: dict[str, Any], runs: list[Run], arms: dict[str, Input],
+                split: str) -> Hypothesis:
     assert run.freeze is not None
-    declaration: dict[str, Any] = run.freeze["hypothesis"]
     a_label = f"{run.name}/{declaration['a']['mode']}"
     b_mode, b_digest = declaration["b"]["mode"], declaration["b"]["freeze_sha256"]
     b_run = next((other for other in runs if other is not run and other.freeze_sha256 == b_digest
@@ -106,15 +132,20 @@ def _hypothesis(run: Run, runs: list[Run], arms: dict[str, Input], split: str) -
     return Hypothesis(run, declaration, status, reason, pair)
 
 
-def hypotheses(runs: list[Run], arms: dict[str, Input], split: str) -> list[Hypothesis]:
-    """One per run whose freeze record declares a hypothesis, runs in order."""
-    return [_hypothesis(run, runs, arms, split) for run in runs
-            if run.freeze is not None and run.freeze.get("hypothesis") is not None]
+def hypotheses(runs: list[Run], arms: dict[str, Input], split: str) -> list[Family]:
+    """One family per run whose freeze record declares hypotheses, runs in order, members as declared."""
+    families = []
+    for run in runs:
+        declared = None if run.freeze is None else declared_family(run.freeze)
+        if declared is not None:
+            field, alpha, members = declared
+            families.append(Family(run, field, alpha, [_hypothesis(run, m, runs, arms, split) for m in members]))
+    return families
 
 
-def expected_pairs(runs: list[dict[str, Any]], baseline: str | None, declared: list[Hypothesis]) -> list[Pair]:
+def expected_pairs(runs: list[dict[str, Any]], baseline: str | None, declared: list[Family]) -> list[Pair]:
     pairs = rule_pairs(runs, baseline)
-    for hypothesis in declared:
+    for hypothesis in (member for family in declared for member in family.members):
         if hypothesis.pair is None:
             continue
         a, b = hypothesis.pair

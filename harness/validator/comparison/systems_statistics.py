@@ -9,12 +9,27 @@ from ..core.report import Report
 from . import paired_stats
 from .comparison_inputs import Input, Values
 from .comparison_stats import DESCRIPTIONS, difference_problems, holm_problems, mean_problems, procedure_problems
-from .systems_pairs import Hypothesis, expected_pairs
+from .systems_pairs import Family, expected_pairs
 
 HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split (the pairs the "
-               "pairing rule gives and the pair of any declared hypothesis); nDCG@10 is the primary metric, the others "
-               "secondary")
-SYSTEMS_DESCRIPTIONS = {**DESCRIPTIONS, "holm_family": HOLM_FAMILY}
+               "pairing rule gives and the pair of any declared hypothesis), two-sided: an exploratory reading that "
+               "decides no hypothesis (hypothesis_family does); nDCG@10 is the primary metric, the others secondary")
+HYPOTHESIS_DESCRIPTIONS = {
+    "one_sided_randomization_test": "a hypothesis declared one-sided and tested by randomization is tested in its "
+                                    "direction with the same sign flips: for H1 a > b, b counts permutations with "
+                                    "S* >= S - 1e-9; for H1 a < b, with S* <= S + 1e-9; p = (b + 1) / (permutations "
+                                    "+ 1)",
+    "one_sided_t_test": "a hypothesis declared one-sided and tested by the t-test: t as above, p = P(T >= t) for H1 "
+                        "a > b, P(T <= t) for H1 a < b, Student's t with n - 1 degrees of freedom; null when t is",
+    "hypothesis_family": "the hypotheses one freeze record declares are one family, decided by Holm's step-down "
+                         "adjustment at the family's declared alpha: each member's p is its declared test's p-value "
+                         "on its declared metric and pair, one- or two-sided as declared; a member not confirmatory "
+                         "here, or whose p is undefined, counts as p = 1, so the family keeps its declared size m; "
+                         "sort the m p-values ascending (ties by declaration order), adjusted p_(j) = max over i <= j "
+                         "of min(1, (m - i + 1) p_(i)); a member is supported when its adjusted p < alpha and its "
+                         "mean difference lies in the declared direction (either, for A != B)",
+}
+SYSTEMS_DESCRIPTIONS = {**DESCRIPTIONS, "holm_family": HOLM_FAMILY, **HYPOTHESIS_DESCRIPTIONS}
 
 
 def draws(document: dict[str, Any]) -> paired_stats.Sample:
@@ -23,7 +38,7 @@ def draws(document: dict[str, Any]) -> paired_stats.Sample:
                                procedure["permutations"])
 
 
-def _problems(document: dict[str, Any], values: Values, arms: dict[str, Input], declared: list[Hypothesis],
+def _problems(document: dict[str, Any], values: Values, arms: dict[str, Input], declared: list[Family],
               drawn: paired_stats.Sample) -> list[str]:
     problems = []
     procedure = procedure_problems(document["procedure"], SYSTEMS_DESCRIPTIONS)
@@ -50,7 +65,7 @@ def _problems(document: dict[str, Any], values: Values, arms: dict[str, Input], 
 
 
 def check_systems_statistics(document: dict[str, Any], values: Values, arms: dict[str, Input],
-                             declared: list[Hypothesis], drawn: paired_stats.Sample, report: Report) -> None:
+                             declared: list[Family], drawn: paired_stats.Sample, report: Report) -> None:
     problems = _problems(document, values, arms, declared, drawn)
     report.expect("systems.statistics", not problems, "the procedure is the validator's; every arm's means and "
                   "intervals, the pairs the rule gives in its order, every pair's statistics and Holm's adjustment "

@@ -151,9 +151,10 @@ CHECKS: dict[str, str] = {
     "systems.statistics": "the stated procedure is not the validator's, or an arm's mean or interval, the pairs the "
                           "rule gives or their order, a pair's statistics or a Holm-adjusted p-value does not "
                           "recompute",
-    "systems.hypothesis": "a hypothesis a freeze record declares is not listed as declared, or its status, reason, "
-                          "pair or result is not what the rules give; or a pair is labelled confirmatory that is not "
-                          "a confirmatory hypothesis's pair, or the reverse",
+    "systems.hypothesis": "a family of hypotheses a freeze record declares is not listed as declared, or a member's "
+                          "status, reason, pair or result (its declared test's one- or two-sided p, its Holm-adjusted "
+                          "p over the family, the call at the family's alpha) is not what the rules give; or a pair "
+                          "is labelled confirmatory that is not a confirmatory hypothesis's pair, or the reverse",
     "systems.inputs_eligible": "an input aggregate is not ELIGIBLE under the validator against its run's freeze "
                                "record, a held-out or all-query comparison records that its inputs were not validated, "
                                "or the recorded rule or verdicts are not the validator's",
