@@ -30,7 +30,7 @@ from harness.fixture.corpus_fixture import load_fixture
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.plugin.location import locate
 from harness.systems.registry.select import make_builder
-from harness.typed_commands import shown
+from harness.typed_commands import harness_command, shown
 from harness.validator.stored import Options, Subject, validate_stored
 
 
@@ -71,7 +71,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def _evaluation_paths(args: argparse.Namespace) -> None:
-    cli_paths.input_file("--corpus", args.corpus, "pass the fixture `python -m harness build` wrote")
+    cli_paths.input_file("--corpus", args.corpus, f"pass the fixture `{harness_command('build')}` wrote")
     cli_paths.directory("--store-dir", args.store_dir)
     cli_paths.directory("--output-dir", args.output_dir)
 
