@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from harness.cli.freeze_line import frozen_line
 from harness.cli.parsing import paths as cli_paths
 from harness.cli.parsing.dataset import build_contract, dataset_options, default_archive, fixture_contract
 from harness.cli.parsing.hypothesis import declared_line, hypothesis_request
@@ -127,9 +128,7 @@ def run_freeze(args: argparse.Namespace) -> int:
                                   allow_failed_calibration=args.allow_failed_calibration,
                                   hypothesis=hypothesis_request(args))
     record = frozen.record
-    print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
-          f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
-          f"run ledger position {frozen.event.position}")
+    print(frozen_line(frozen.path, record, frozen.event.position))
     failed = {mode: "no receipt" if seen is None else f"{seen['failures']} of {seen['row_count']} queries failed"
               for mode, seen in record["calibration"]["receipts"].items() if seen is None or seen["failures"]}
     if failed:
