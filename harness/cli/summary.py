@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the pytest plugin imports this module for SystemChoice at e
 
 BUILTIN = "builtin"  # the default system, named on no command line
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
+COMPARISON_PROPERTY = "scifact_comparison"  # the user property a comparison test records its lines under
 SPEND_HELDOUT = "--scifact-spend-heldout"  # the pytest opt-in without which held-out tests are held back
 
 def verdict(report: Report) -> str:

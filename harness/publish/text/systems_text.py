@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.publish.text.report_text import METRIC_LABELS, SPLIT_LABELS, interval, p_value, signed, verdict
-from harness.typed_commands import validator_command
+from harness.typed_commands import shown, validator_command
 
 DIRECTION_WORDS = {"a_greater": "higher", "a_less": "lower", "two_sided": "different"}
 TEST_WORDS = {"randomization": "two-sided sign-flip randomization test", "t_test": "two-sided paired t-test"}
@@ -64,13 +64,13 @@ def systems_summary(path: Path, document: dict[str, Any], moved: Path | None) ->
     """What `compare --run` prints."""
     checked = ("inputs ELIGIBLE under the validator" if document["inputs_validation"]["validated"]
                else "inputs NOT validated (--no-validate)")
-    lines = [f"comparison between systems {path}: {SPLIT_LABELS[document['split']]}, {document['query_count']} "
+    lines = [f"comparison between systems {shown(path)}: {SPLIT_LABELS[document['split']]}, {document['query_count']} "
              f"queries, {checked}", f"  runs: {runs_line(document)}", f"  scope: {document['scope']}"]
     lines += [f"  [{c['status']}] {verdict(c, document['split'])}" for c in document["comparisons"]]
     lines += [f"  hypothesis {hypothesis_line(h)}" for h in document["hypotheses"]]
     claims = [claim for h in document["hypotheses"] if (claim := superiority_claim(document, h))]
     lines += [f"  claim: {claim}" for claim in claims]
     if moved is not None:
-        lines.append(f"  the earlier comparison was moved to {moved}")
-    lines.append(f"check it independently: {validator_command('--comparison', path)}")
+        lines.append(f"  the earlier comparison was moved to {shown(moved)}")
+    lines.append(f"check it independently: {validator_command('--comparison', shown(path))}")
     return lines
