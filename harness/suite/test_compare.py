@@ -23,6 +23,7 @@ from harness.suite import options
 from harness.suite.fixtures import failed
 
 RecordProperty = Any  # pytest's record_property fixture
+SPLIT_WORDS = {"calibration": "calibration", "heldout": "held-out", "all": "all-query"}
 
 
 def _not_yet(config: pytest.Config, missing: str) -> None:
@@ -67,7 +68,8 @@ def test_compare_modes(split: str, output_dir: Path, pytestconfig: pytest.Config
     except HarnessError as exc:  # a frozen mode without its run: the split is not complete
         _not_yet(pytestconfig, str(exc))
     if not modes:
-        _not_yet(pytestconfig, f"no {split} aggregate in {output_dir} yet: evaluate the {split} split first")
+        _not_yet(pytestconfig, f"no {split} aggregate in {output_dir} yet: evaluate the {SPLIT_WORDS[split]} split "
+                 "first")
     if len(modes) < 2:
         pytest.skip(f"{output_dir} holds one {split} mode ({modes[0]}): a comparison of modes needs two or more; "
                     f"compare it with another system's run with {options.COMPARE_RUN}=NAME=DIR, twice or more")
