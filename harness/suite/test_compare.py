@@ -63,10 +63,14 @@ def test_compare_modes(split: str, output_dir: Path, pytestconfig: pytest.Config
     from harness.publish.text.comparison_lines import modes_summary
     from harness.publish.verdicts import validator_judgement
 
+    incomplete: str | None = None
+    modes: tuple[str, ...] = ()
     try:
         modes = split_modes(output_dir, split) if output_dir.is_dir() else ()
     except HarnessError as exc:  # a frozen mode without its run: the split is not complete
-        _not_yet(pytestconfig, str(exc))
+        incomplete = str(exc)
+    if incomplete is not None:
+        _not_yet(pytestconfig, incomplete)
     if not modes:
         _not_yet(pytestconfig, f"no {split} aggregate in {output_dir} yet: evaluate the {SPLIT_WORDS[split]} split "
                  "first")
@@ -113,7 +117,7 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
     try:
         runs = [parse_run(value) for value in given]
     except HarnessError as exc:  # a malformed value is an error, never a skip
-        pytest.fail(f"{options.COMPARE_RUN}: {exc}", pytrace=False)
+        raise pytest.fail.Exception(f"{options.COMPARE_RUN}: {exc}", pytrace=False) from None
     absent = [f"{spec.name}={spec.output_dir}" for spec in runs if not spec.output_dir.is_dir()]
     if absent:  # a mistyped run is an error, never a skip
         pytest.fail(f"{options.COMPARE_RUN} {', '.join(absent)}: not a directory", pytrace=False)
@@ -137,5 +141,6 @@ def test_compare_systems(split: str, output_dir: Path, pytestconfig: pytest.Conf
             output_dir.mkdir(parents=True, exist_ok=True)
             target, document, _ = compare_systems(request, validator_judgement)
     except HarnessError as exc:  # there, tampered or mismatched
-        pytest.fail(f"the {split} runs are there but cannot be compared: {exc}", pytrace=False)
+        raise pytest.fail.Exception(f"the {split} runs are there but cannot be compared: {exc}",
+                                    pytrace=False) from None
     _validated(target, systems_summary(target, document, None), split, record_property)
