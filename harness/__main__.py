@@ -2,4 +2,4 @@ import sys
 
 from harness.cli.app import main
 
-sys.exit(main(prog="python -m harness"))
+sys.exit(main())

@@ -59,8 +59,9 @@ def test_the_suite_evaluates_a_collection_of_ones_own_under_its_contract(tmp_pat
 @pytest.mark.parametrize(("options", "message"), [
     (("--scifact-dataset=nfcorpus", "--scifact-contract=mine.json"),
      "--scifact-dataset and --scifact-contract both name a dataset: pass one"),
-    (("--scifact-contract=missing.json",), "--scifact-contract missing.json is not a file; write one with `python -m "
-                                           "harness contract --dataset-dir DIR --name NAME --out FILE`"),
+    (("--scifact-contract=missing.json",), f"--scifact-contract missing.json is not a file; write one with "
+                                           f"`{sys.executable} -m harness contract --dataset-dir DIR --name NAME "
+                                           "--out FILE`"),
     (("--scifact-dataset=nfcorpus", "--scifact-archive=nothere.zip"),
      "--scifact-archive nothere.zip is not a file; name the dataset's zip"),
 ])

@@ -27,7 +27,8 @@ def test_every_parsed_command_has_a_handler_that_imports() -> None:
 def test_help_imports_only_the_parser() -> None:
     probe = ("import sys\nfrom harness.cli.app import main\n"
              "for argv in (['--help'], *([c, '--help'] for c in sys.argv[1:])):\n"
-             "    try:\n        main(argv)\n    except SystemExit as done:\n        assert done.code == 0, argv\n"
+             "    try:\n        main(argv, prog='scifact-harness')\n"
+             "    except SystemExit as done:\n        assert done.code == 0, argv\n"
              f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", probe, *sorted(HANDLERS)], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, check=False)

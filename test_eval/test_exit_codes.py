@@ -3,6 +3,7 @@ the table's, each command answers --help with 0 and an unknown option or a missi
 and positional argument of both tools says what it is for."""
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -106,10 +107,11 @@ def test_the_validator_s_usage_codes(argv: list[str], tmp_path: Path, capsys: py
 
 @pytest.mark.parametrize("module", ["harness", "harness.validator"])
 def test_the_processes_exit_with_those_codes(module: str) -> None:
-    """The same, as a process: `python -m` hands main's code to the shell."""
+    """The same, as a process: `python -m` hands main's code to the shell, and names itself as it was started."""
     assert _run("-m", module, "--help").returncode == 0
     done = _run("-m", module, "--no-such-option")
-    assert done.returncode == 2 and not done.stdout and done.stderr.startswith(f"error: python -m {module}"), done
+    typed = os.path.relpath(sys.executable, ROOT) if Path(sys.executable).is_relative_to(ROOT) else sys.executable
+    assert done.returncode == 2 and not done.stdout and done.stderr.startswith(f"error: {typed} -m {module}: "), done
 
 
 def _actions(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.Action]]:

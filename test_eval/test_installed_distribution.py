@@ -7,13 +7,12 @@ directory of its own, run from outside this clone."""
 import json
 import shutil
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fixtures.installed_wheel import install_wheel, site_packages
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.validator.pipeline import validate
 
@@ -30,27 +29,11 @@ print(json.dumps({"harness": provenance.harness_source(), "validator": here and 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv holding the wheel installed the usual way; the libraries it needs are this interpreter's (a .pth)."""
-    base = tmp_path_factory.mktemp("installed")
-    source = base / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    for package in ("harness", "scifact_harness"):
-        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(base / "dist"), str(source)],
-                   check=True, capture_output=True, timeout=300)
-    [wheel] = (base / "dist").glob("scifact_harness-*.whl")
-    venv = base / "repository" / ".venv"  # inside a repository of the user's own, as a venv usually is
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
-    (_site(venv) / "libraries.pth").write_text(sysconfig.get_path("purelib") + "\n", encoding="utf-8")
-    subprocess.run([*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps", str(wheel)], check=True,
-                   capture_output=True, timeout=300)
-    return venv
+    return install_wheel(tmp_path_factory.mktemp("installed"))
 
 
 def _site(venv: Path) -> Path:
-    return next((venv / "lib").glob("python3*/site-packages"))
+    return site_packages(venv)
 
 
 def _python(venv: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:

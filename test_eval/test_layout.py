@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "publish": {"evaluation", "validator"},
     "cli": {"corpus", "embedding", "fixture", "systems", "evaluation", "publish", "validator"},
     "validator": set(),
-    "suite": {"corpus", "embedding", "fixture", "systems", "evaluation", "cli", "validator"},
+    "suite": {"corpus", "embedding", "fixture", "systems", "evaluation", "publish", "cli", "validator"},
 }
 # modules that speak to the system under test through its interface only, never to the built-in system
 INTERFACE_ONLY = ("harness.evaluation.runner", "harness.evaluation.receipts.receipt", "harness.evaluation.gates.freeze",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.cli import as_module
 from harness.cli.app import main
 from harness.cli.scaffold.skeleton import Skeleton
 from harness.corpus.contract import Contract
@@ -26,7 +27,8 @@ RUFF_RULES = "E,F,W,I,B,UP,SIM,RUF"  # the project's own selection (pyproject.to
 
 
 def new_system(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["new-system", *argv], prog="scifact-harness")
+    with as_module():
+        code = main(["new-system", *argv], prog="scifact-harness")
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -21,7 +21,7 @@ def _compare(builtin: Path, k1: Path, out: Path) -> tuple[int, str]:
     env[RECORD_VARIABLE] = str(builtin.parent / "heldout-looks.sqlite3")  # the record the two runs were made under
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-m", "compare", "-p", "no:cacheprovider", "-q", "-p", "no:xdist",
-         str(ROOT / "test_eval" / "test_compare_systems.py"), "-k", "heldout",
+         str(ROOT / "harness" / "suite" / "test_compare.py"), "-k", "systems and heldout",
          f"--scifact-compare-run=builtin={builtin}", f"--scifact-compare-run=k1={k1}",
          f"--scifact-output-dir={out}"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)

@@ -6,6 +6,7 @@ holds itself.
 """
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import asdict
@@ -213,4 +214,5 @@ def test_the_command_line_re_derives_from_the_archive_it_is_given(clean_run: Cle
 def test_archive_and_embedding_options_are_checked_before_any_work(args: tuple[str, ...]) -> None:
     done = _validator("some.aggregate.json", *args)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert done.stderr.startswith("error: python -m harness.validator: ") and not done.stdout, done.stderr
+    typed = os.path.relpath(sys.executable, ROOT) if Path(sys.executable).is_relative_to(ROOT) else sys.executable
+    assert done.stderr.startswith(f"error: {typed} -m harness.validator: ") and not done.stdout, done.stderr

@@ -9,6 +9,7 @@ from typing import Any
 from harness.cli.parser import build_parser
 from harness.cli.parsing.errors import report_failure
 from harness.signals import sigterm_raises
+from harness.typed_commands import harness_command
 
 __all__ = ["build_parser", "main"]
 
@@ -25,8 +26,9 @@ def handler(command: str) -> Callable[[Any], int]:
     return found
 
 
-def main(argv: list[str] | None = None, prog: str = "scifact-harness") -> int:
-    args = build_parser(prog).parse_args(argv)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """`prog`: the command's name in its usage and errors (default: as this process was started, typed_commands)."""
+    args = build_parser(prog or harness_command()).parse_args(argv)
     try:
         with sigterm_raises():
             return handler(args.command)(args)

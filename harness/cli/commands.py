@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from harness.cli.freeze_line import frozen_line
 from harness.cli.parsing import paths as cli_paths
 from harness.cli.parsing.dataset import (
     build_contract,
@@ -37,7 +38,7 @@ from harness.fixture.corpus_fixture import load_fixture
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.plugin.location import locate
 from harness.systems.registry.select import make_builder
-from harness.typed_commands import shown
+from harness.typed_commands import harness_command, shown
 from harness.validator.stored import Options, Subject, validate_stored
 
 
@@ -78,7 +79,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def _evaluation_paths(args: argparse.Namespace) -> None:
-    cli_paths.input_file("--corpus", args.corpus, "pass the fixture `python -m harness build` wrote")
+    cli_paths.input_file("--corpus", args.corpus, f"pass the fixture `{harness_command('build')}` wrote")
     cli_paths.directory("--store-dir", args.store_dir)
     cli_paths.directory("--output-dir", args.output_dir)
 
@@ -139,9 +140,7 @@ def run_freeze(args: argparse.Namespace) -> int:
                                   hypotheses=hypotheses)
     place_archive(args.output_dir, fixture, given_archive(args, contract))
     record = frozen.record
-    print(f"frozen: {frozen.path} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
-          f"source {record['source']['git'].get('commit')} ({record['source']['dirty_state_policy']}); "
-          f"run ledger position {frozen.event.position}")
+    print(frozen_line(frozen.path, record, frozen.event.position))
     failed = {mode: "no receipt" if seen is None else f"{seen['failures']} of {seen['row_count']} queries failed"
               for mode, seen in record["calibration"]["receipts"].items() if seen is None or seen["failures"]}
     if failed:

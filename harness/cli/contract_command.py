@@ -1,4 +1,4 @@
-"""`python -m harness contract` (options: harness.cli.parser): declare a collection of the user's own (a BEIR-layout
+"""`scifact-harness contract` (options: harness.cli.parser): declare a collection of the user's own (a BEIR-layout
 directory or zip) as a contract file to commit, with the archive it pins beside it."""
 
 import argparse
@@ -10,7 +10,7 @@ from pathlib import Path
 from harness.atomic import write_bytes_atomic
 from harness.cli.parsing import paths as cli_paths
 from harness.corpus.declared import declare, pack_directory
-from harness.typed_commands import shown
+from harness.typed_commands import harness_command, shown
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"contract {args.out}: {contract['name']}, {shape['documents']} documents, {shape['test_queries']} judged "
           f"queries, {shape['test_qrel_pairs']} judgements; calibration {contract['calibration_count']}; archive "
           f"{archive} ({contract['source_archive']['sha256']})")
-    print(f"commit the contract and keep the archive; then: python -m harness build --contract {shown(args.out)} "
-          f"--archive {shown(archive)} --out FIXTURE.json --work-dir DIR")
+    build = harness_command("build", "--contract", shown(args.out), "--archive", shown(archive), "--out",
+                            "FIXTURE.json", "--work-dir", "DIR")
+    print(f"commit the contract and keep the archive; then: {build}")
     return 0

@@ -2,6 +2,7 @@
 a usage error import no corpus, embedder, system or statistics (the handlers are imported once a command is parsed:
 harness.cli.app)."""
 
+import argparse
 
 from harness.cli import publish_parsers
 from harness.cli.parsing.dataset import add_dataset_option
@@ -17,6 +18,30 @@ from harness.corpus.split import SPLITS
 from harness.embedding.embedders.backends import BACKENDS
 from harness.embedding.profiles import PROFILES
 from harness.modes import MODES
+from harness.typed_commands import validator_command
+
+DESCRIPTION = """\
+Measure how well a retrieval system (the built-in one, or one of your own given
+to --system) finds the abstracts that answer SciFact's claims (or another
+BEIR-layout dataset's queries), with receipts that bind every number to its
+inputs, and held-out queries looked at only after the configuration is frozen.
+
+The order of a publishable result (each step refuses to run out of turn, and
+ends by printing the next command):
+  build                    the corpus fixture: documents, queries, vectors
+  run --split calibration  choose the configuration on calibration queries
+  freeze                   record it (commit first); held-out runs match it
+  run --split heldout      the held-out queries, once per mode and store
+  compare                  paired statistics of the modes, or of systems
+  bundle                   everything validated again, with CLAIMS.md
+report and export write an HTML report and files for other tools, new-system
+a system of your own to start from, contract a collection of your own
+declared. Each command's options: COMMAND --help.
+
+The independent validator, which shares no code with the rest, checks any
+result and says whether it is eligible for a claim:
+  {validator} AGGREGATE ...
+  (or --comparison FILE, --bundle DIR; its --help says more)"""
 
 
 def add_build_parser(commands: Commands) -> None:
@@ -117,7 +142,8 @@ def add_contract_parser(commands: Commands) -> None:
 
 
 def build_parser(prog: str = "scifact-harness") -> Parser:
-    parser = Parser(prog=prog, description=__doc__)
+    parser = Parser(prog=prog, description=DESCRIPTION.format(validator=validator_command()),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",

@@ -17,10 +17,11 @@ from harness.evaluation.receipts.artifacts import output_dataset
 from harness.modes import MODES
 from harness.publish.bundle import make_bundle
 from harness.publish.exports.exports import export
-from harness.publish.text.report_text import p_value, pair_label, signed, verdict
+from harness.publish.text.comparison_lines import modes_summary
+from harness.publish.text.report_text import p_value, pair_label, signed
 from harness.publish.text.systems_text import systems_summary
 from harness.publish.verdicts import validator_judgement
-from harness.typed_commands import shown, validator_command
+from harness.typed_commands import shown
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -34,15 +35,8 @@ def run_compare(args: argparse.Namespace) -> int:
                              procedure=Procedure(args.seed, args.resamples, args.permutations),
                              validate_inputs=not args.no_validate, replace=args.replace)
     path, document, moved = compare(request, validator_judgement)
-    checked = ("inputs ELIGIBLE under the validator" if document["inputs_validation"]["validated"]
-               else "inputs NOT validated (--no-validate)")
-    print(f"comparison {path}: {document['query_count']} queries, {checked}; seed {args.seed}, "
-          f"{args.resamples} resamples, {args.permutations} permutations")
-    for comparison in document["comparisons"]:
-        print(f"  {verdict(comparison, args.split)}")
-    if moved is not None:
-        print(f"  the earlier comparison was moved to {moved}")
-    print(f"check it independently: {validator_command('--comparison', path)}")
+    for line in modes_summary(path, document, moved):
+        print(line)
     return 0
 
 

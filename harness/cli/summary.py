@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import CHECK_FAILED, INTERNAL, NOT_VERIFIED, SYSTEM_FAILED
 from harness.evaluation.measures.contention import contention_note
-from harness.typed_commands import command, python, shown
+from harness.typed_commands import harness_command, pytest_command, shown, validator_command
 
 if TYPE_CHECKING:  # the pytest plugin imports this module for SystemChoice at every session's start
     from harness.evaluation.runner import ModeRun
@@ -16,6 +17,7 @@ if TYPE_CHECKING:  # the pytest plugin imports this module for SystemChoice at e
 
 BUILTIN = "builtin"  # the default system, named on no command line
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
+COMPARISON_PROPERTY = "scifact_comparison"  # the user property a comparison test records its lines under
 SPEND_HELDOUT = "--scifact-spend-heldout"  # the pytest opt-in without which held-out tests are held back
 
 def verdict(report: Report) -> str:
@@ -79,7 +81,7 @@ def validation_lines(judged: list[tuple[ModeRun, Report]]) -> tuple[list[str], i
     for run, report in judged:
         if report.eligible:
             continue
-        check = command(python(), "-m", "harness.validator", shown(run.aggregate_path))
+        check = validator_command(shown(run.aggregate_path))
         if report.failed:
             named = "; ".join(c.line().removeprefix("FAIL").strip() for c in report.failed[:3])
             more = f" (and {len(report.failed) - 3} more)" if len(report.failed) > 3 else ""
@@ -117,6 +119,15 @@ class SystemChoice:
                 *([f"--scifact-system-path={shown(self.directory)}"] if self.directory else [])]
 
 
+def bundle_directory(output_dir: Path) -> Path:
+    """The bundle an output directory's next step suggests, beside it and named after it, so that two systems'
+    output directories never suggest the same one: results -> bundle, results-my_search-SYSTEM ->
+    bundle-my_search-SYSTEM, any other name NAME -> NAME-bundle."""
+    name = Path(os.path.abspath(output_dir)).name
+    bundled = "bundle" + name.removeprefix("results") if name.startswith("results") else f"{name}-bundle"
+    return Path(os.path.abspath(output_dir)).parent / bundled
+
+
 def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, output_dir: Path,
               system: SystemChoice = SystemChoice(), dataset: tuple[str, ...] = (),
               archive: tuple[str, ...] = ()) -> str:
@@ -124,14 +135,14 @@ def next_step(split: str, *, work_dir: Path, corpus: Path, store_dir: Path, outp
     other than SciFact (--contract FILE), `archive`: --archive ZIP, both carried into the next command; the pytest
     suite's next step for another dataset is the command line's, which names it."""
     if split == "calibration":
-        return "next, after committing: freeze the configuration:\n  " + command(
-            python(), "-m", "harness", "freeze", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
-            "--output-dir", shown(output_dir), *system.cli(), *dataset)
-    bundle = command(python(), "-m", "harness", "bundle", "--output-dir", shown(output_dir), "--bundle-dir",
-                     shown(work_dir / "bundle"), *archive)
+        return "next, after committing: freeze the configuration:\n  " + harness_command(
+            "freeze", "--corpus", shown(corpus), "--store-dir", shown(store_dir), "--output-dir", shown(output_dir),
+            *system.cli(), *dataset)
+    bundle = harness_command("bundle", "--output-dir", shown(output_dir), "--bundle-dir",
+                             shown(bundle_directory(output_dir)), *archive)
     if split == "heldout" and not dataset and not archive:
-        final = command(python(), "-m", "pytest", "-m", "final", SPEND_HELDOUT,
-                        *pytest_options(work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
+        final = pytest_command("-m", "final", SPEND_HELDOUT, *pytest_options(
+            work_dir=work_dir, store_dir=store_dir, output_dir=output_dir, system=system))
         bars = "" if system.spec == BUILTIN else (" (add --scifact-quality-bar=MODE=VALUE for each bar your system "
                                                   "must reach)")
         return (f"next: optionally the all-query receipts and quality bars{bars}:\n  {final}\nthen the bundle:\n  "
@@ -155,11 +166,10 @@ def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path, system: Sys
                  dataset: tuple[str, ...] = (), archive: tuple[str, ...] = ()) -> str:
     """The held-out step; the work dir is taken to be the fixture's directory, where the builder puts it. `dataset`
     and `archive` as for next_step."""
-    pytest_form = command(python(), "-m", "pytest", "-m", "heldout", SPEND_HELDOUT,
-                          *pytest_options(work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir,
-                                          system=system))
-    cli_form = command(python(), "-m", "harness", "run", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
-                       "--output-dir", shown(output_dir), "--split", "heldout", *system.cli(), *dataset, *archive)
+    pytest_form = pytest_command("-m", "heldout", SPEND_HELDOUT, *pytest_options(
+        work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir, system=system))
+    cli_form = harness_command("run", "--corpus", shown(corpus), "--store-dir", shown(store_dir), "--output-dir",
+                               shown(output_dir), "--split", "heldout", *system.cli(), *dataset, *archive)
     if dataset or archive:
         return (f"next: the held-out run (once per mode and store; each look is counted in this machine's held-out "
                 f"record):\n  {cli_form}")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.typed_commands import harness_command
 
 
 @dataclass(frozen=True)
@@ -175,5 +176,5 @@ def contract_of(name: str) -> tuple[str, Contract]:
     if dataset is not None:
         return dataset, contract_named(dataset)
     raise HarnessError(f"the fixture was built under a contract named {name!r}, which the harness does not ship "
-                       f"({', '.join(dataset_names())}); build the fixture with `python -m harness build --dataset "
-                       "NAME`")
+                       f"({', '.join(dataset_names())}); build the fixture with `"
+                       f"{harness_command('build', '--dataset', 'NAME')}`")

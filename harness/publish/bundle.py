@@ -38,7 +38,7 @@ from harness.publish.report.plotting import require_plotting
 from harness.publish.source.system_source import stage_system_source
 from harness.publish.staging import publish, remove_dead_staging, staging_directory
 from harness.schema_check import validator
-from harness.typed_commands import validator_command
+from harness.typed_commands import harness_command, validator_command
 from harness.validator.core.report import Report
 from harness.validator.stored import Options, Subject, validate_all
 
@@ -49,7 +49,7 @@ ARTIFACTS = "artifacts"
 def _copy(source: Path, target: Path) -> None:
     """One read of `source`, written to `target`: what is staged is what the bundle uses from then on."""
     if not source.is_file():
-        raise BundleError(f"{source} is missing; rerun its split (`python -m harness run`) into {source.parent}")
+        raise BundleError(f"{source} is missing; rerun its split (`{harness_command('run')}`) into {source.parent}")
     target.write_bytes(source.read_bytes())
 
 
@@ -57,8 +57,8 @@ def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
     """Copy the freeze record, then every frozen mode's calibration and held-out receipts and rows (and its all-query
     ones when every frozen mode has them) and the comparisons of those splits; the staged aggregates and rows."""
     if not (output_dir / FREEZE_NAME).is_file():
-        raise BundleError(f"{output_dir} holds no {FREEZE_NAME}: a bundle publishes frozen runs; run `python -m "
-                          "harness freeze` after calibration, then the held-out split")
+        raise BundleError(f"{output_dir} holds no {FREEZE_NAME}: a bundle publishes frozen runs; run "
+                          f"`{harness_command('freeze')}` after calibration, then the held-out split")
     _copy(output_dir / FREEZE_NAME, staging / FREEZE_NAME)
     modes = frozen_modes(staging)
     assert modes is not None

@@ -23,6 +23,7 @@ from harness.publish.exports.exports import all_texts
 from harness.publish.exports.summary_table import Verdict, split_comparison
 from harness.publish.report.report import with_verification, write_files
 from harness.publish.report.report_data import load_report_data
+from harness.typed_commands import harness_command
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
 
@@ -40,7 +41,8 @@ def _comparison(staging: Path, output_dir: Path, split: str, modes: tuple[str, .
     name = comparison_name(dataset_of(artifacts, split), split)
     target, source = artifacts / name, output_dir / name  # where the staged copy came from, for the messages
     if target.is_file():
-        fix = f"rerun `python -m harness compare --split {split} --replace`, or remove it to let the bundle compute one"
+        fix = (f"rerun `{harness_command('compare', '--split', split, '--replace')}`, or remove it to let the bundle "
+               "compute one")
         document = parse_document(target.read_bytes(), source, "comparison", "comparison", fix, PublicationRefused)
         compared = tuple(entry["mode"] for entry in document["inputs"])
         if compared != modes:
@@ -71,9 +73,10 @@ def add_comparisons(staging: Path, output_dir: Path, splits: Sequence[str],
             refused.append(f"{path.name} ({origin}): {report.verdict()}\n    " + "\n    ".join(failing[:6]))
         documents.append(json.loads(path.read_bytes()))
     if refused:
-        raise PublicationRefused("not every comparison is eligible, so nothing was bundled; rerun `python -m harness "
-                                 "compare --replace` on the bundled artifacts' output directory, or remove the stale "
-                                 "comparison to let the bundle compute one\n" + "\n".join(refused))
+        raise PublicationRefused(f"not every comparison is eligible, so nothing was bundled; rerun `"
+                                 f"{harness_command('compare', '--replace')}` on the bundled artifacts' output "
+                                 "directory, or remove the stale comparison to let the bundle compute one\n"
+                                 + "\n".join(refused))
     return documents
 
 

@@ -13,6 +13,7 @@ from harness.evaluation.receipts.artifacts import output_dataset
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.publish.report.systems_files import stage_runs, validate_staged_runs
+from harness.typed_commands import harness_command
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
 
@@ -36,7 +37,8 @@ def stage_systems(output_dir: Path, staging: Path, splits: Sequence[str], freeze
         if not source.is_file():
             continue
         raw = source.read_bytes()
-        fix = f"compare again: python -m harness compare --split {split} --run ... --output-dir {output_dir} --replace"
+        fix = "compare again: " + harness_command("compare", "--split", split, "--run", "...", "--output-dir",
+                                                  output_dir, "--replace")
         document = parse_document(raw, source, "comparison between systems", "systems-comparison", fix,
                                   SystemsPublicationRefused)
         bundled = {entry["aggregate_sha256"] for entry in document["inputs"]} & {

@@ -1,11 +1,12 @@
 """The pytest plugin `scifact_harness`: registered by installing the project (entry point `pytest11`), or named with
 `pytest -p scifact_harness`. It adds the --scifact-* options, the suite's markers and session fixtures, the held-out
 gate and the quality bars, and brings the suite's own tests (this package's test_scifact.py) into a session that
-selects them by marker (`-m calibration`, `heldout`, `final`, `parity`) without naming test paths, so another
+selects them by marker (`-m calibration`, `heldout`, `final`, `parity`, `compare`) without naming test paths, so another
 repository runs `pytest -p scifact_harness -m calibration --scifact-system mypkg:System` as this one does."""
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,8 @@ SUITE_MARKERS = {
     "final": "the all-query receipts, after the held-out ones, and the quality bars (run with -m final "
              f"{options.SPEND_HELDOUT})",
     "parity": f"the mteb-parity profile on all 300 queries, against MTEB's published score ({options.SPEND_HELDOUT})",
+    "compare": "the comparison of each split's modes already evaluated in the output dir, and with "
+               f"{options.COMPARE_RUN} of different systems' runs, written and validated (run with -m compare)",
 }
 
 
@@ -61,24 +64,25 @@ def pytest_report_header(config: pytest.Config) -> str:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
                             config: pytest.Config) -> None:
     """One line per mode and split with its metrics, latency, failures, the validator's verdict and the
-    artifact path, then the next step. The lines come from the tests' recorded properties, which xdist
-    carries from its workers to this process."""
-    from harness.cli.summary import SUMMARY_PROPERTY, next_step
+    artifact path, then the next step; then each comparison's lines. The lines come from the tests' recorded
+    properties, which xdist carries from its workers to this process."""
+    from harness.cli.summary import COMPARISON_PROPERTY, SUMMARY_PROPERTY, next_step
     from harness.modes import MODES
     from harness.suite.session import fixture_name
 
-    recorded: list[dict[str, str]] = []
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            recorded += [value for name, value in getattr(report, "user_properties", ())
-                         if name == SUMMARY_PROPERTY and getattr(report, "when", "call") == "call"]
-    if not recorded:
+    recorded: list[dict[str, str]] = _recorded(terminalreporter, SUMMARY_PROPERTY)
+    compared: list[dict[str, Any]] = _recorded(terminalreporter, COMPARISON_PROPERTY)
+    if not recorded and not compared:
         return
     contract = options.session_contract(config)
     terminalreporter.section(f"{contract.title or contract.name} results")
     splits = ("calibration", "heldout", "all")
     for entry in sorted(recorded, key=lambda e: (splits.index(e["split"]), MODES.index(e["mode"]))):
         terminalreporter.write_line(entry["line"])
+    for entry in sorted(compared, key=lambda e: splits.index(e["split"])):
+        terminalreporter.write_line("\n".join(entry["lines"]))
+    if not recorded:
+        return
     work_dir = options.work_dir(config)
     last = max((e["split"] for e in recorded), key=splits.index)
     terminalreporter.write_line("")
@@ -88,3 +92,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
             output_dir=options.output_dir(config), system=config.stash[CHOICE], **options.dataset_arguments(config)))
     else:
         terminalreporter.write_line("not every test passed: fix what failed above before the next step")
+
+
+def _recorded(terminalreporter: pytest.TerminalReporter, name: str) -> list[Any]:
+    """The values the tests' reports recorded under the user property `name`, from their call phase."""
+    found: list[Any] = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            found += [value for key, value in getattr(report, "user_properties", ())
+                      if key == name and getattr(report, "when", "call") == "call"]
+    return found

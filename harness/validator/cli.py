@@ -1,5 +1,4 @@
-"""python -m harness.validator AGGREGATE [ROWS] [AGGREGATE [ROWS] ...] | --comparison COMPARISON | --bundle DIR |
---self-test"""
+"""The validator's command line: one or many aggregates, a comparison, or a bundle as its reader, in one process."""
 
 import argparse
 import json
@@ -25,14 +24,31 @@ from .options import (
 )
 from .pipeline import validate_comparison
 from .self_test import run_self_test
+from .started import validator_name
 from .stored import Options, Subject, validate_all
 from .version import VersionAction
 
 EXIT_ORDER = (ELIGIBLE, NOT_VERIFIED, FAILED)  # eligible, not verified, failed: several aggregates exit with the worst
+DESCRIPTION = """\
+The independent validator of scifact-harness's results: it shares no code with
+the harness, recomputes every ranking, metric and digest of a run from its
+primary data (the fixture, the store, the rows, the dataset's archive), and
+says whether each result is ELIGIBLE for a claim (exit 0), NOT ELIGIBLE (1) or
+NOT VERIFIED (7), naming each check.
+
+What it validates:
+  AGGREGATE [ROWS] ...  runs, by their .aggregate.json files
+  --comparison FILE     a comparison, and every run it read
+  --bundle DIR          a publication bundle, as its reader
+  --self-test           a generated tiny run, then tampered copies
+e.g. {prog} work-dir/results/scifact-*-heldout.aggregate.json"""
 
 
-def build_parser(prog: str = "scifact-validate") -> Parser:
-    parser = Parser(prog=prog, description=__doc__)
+def build_parser(prog: str | None = None) -> Parser:
+    """`prog`: the validator's name in its usage and errors (default: as this process was started)."""
+    prog = prog or validator_name()
+    parser = Parser(prog=prog, description=DESCRIPTION.format(prog=prog),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action=VersionAction, help="print the version and the validator's source digest")
     parser.add_argument("inputs", type=path_argument, nargs="*", metavar="AGGREGATE [ROWS]",
                         help="aggregates to validate, each optionally followed by its rows (a .jsonl file); several "
@@ -120,7 +136,7 @@ def _bundle(parser: Parser, args: argparse.Namespace) -> int:
     return code
 
 
-def main(argv: list[str] | None = None, prog: str = "scifact-validate") -> int:
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.self_test:
@@ -182,4 +198,4 @@ def console() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(prog="python -m harness.validator"))
+    sys.exit(main())

@@ -18,7 +18,7 @@ from harness.corpus.contract import (
     shipped_datasets,
 )
 from harness.errors import HarnessError
-from harness.typed_commands import shown
+from harness.typed_commands import harness_command, shown
 
 if TYPE_CHECKING:  # the parser imports this module; --help loads no fixture code
     from harness.fixture.corpus_fixture import CorpusFixture
@@ -40,8 +40,8 @@ def own_contract(path: Path, option: str = "--contract", dataset_option: str = "
     """The contract of a collection of one's own at `path`, as `option` names it (the suite's is
     --scifact-contract); a shipped dataset's name is refused, pointing at `dataset_option`."""
     if not path.is_file():
-        raise HarnessError(f"{option} {path} is not a file; write one with `python -m harness contract "
-                           "--dataset-dir DIR --name NAME --out FILE`")
+        write = harness_command("contract", "--dataset-dir", "DIR", "--name", "NAME", "--out", "FILE")
+        raise HarnessError(f"{option} {path} is not a file; write one with `{write}`")
     try:
         contract = Contract.from_file(path)
     except ValueError as exc:

@@ -15,7 +15,7 @@ from harness.cli.parsing import subcommands
 from harness.cli.parsing.paths import path_argument, text_argument
 from harness.cli.scaffold.skeleton import Skeleton
 from harness.errors import HarnessError, RefusedError
-from harness.typed_commands import command, shown
+from harness.typed_commands import command, shown, tool
 
 CONFIGURATIONS = ("pyproject.toml", "pytest.ini")  # a file that makes a directory pytest's rootdir
 IGNORED = ("work-dir/", "__pycache__/", ".pytest_cache/", ".venv/")  # .venv/: a venv inside the repository
@@ -116,10 +116,10 @@ def next_steps(skeleton: Skeleton, directory: Path) -> str:
     """What was written, then what to add (printed for the user to add, never written) and the commands to run."""
     module = skeleton.module
     here = Path(os.path.abspath(Path.cwd())) == directory
-    interpreter = shown(sys.executable) if here else os.path.abspath(sys.executable)
+    pytest = tool("pytest", absolute=not here)  # after a `cd`, a path relative to here would name nothing
     system = f"--scifact-system={module}:SYSTEM"
-    own_tests = command(interpreter, "-m", "pytest", "-p", "scifact_harness", system, f"test_{module}.py")
-    calibration = command(interpreter, "-m", "pytest", "-p", "scifact_harness", "-m", "calibration", system)
+    own_tests = command(*pytest, "-p", "scifact_harness", system, f"test_{module}.py")
+    calibration = command(*pytest, "-p", "scifact_harness", "-m", "calibration", system)
     where = "this directory" if here else shown(directory)
     config = [name for name in CONFIGURATIONS if (directory / name).is_file()]
 

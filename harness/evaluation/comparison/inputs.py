@@ -16,6 +16,7 @@ from harness.evaluation.receipts.artifacts import aggregate_name, named_dataset,
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.schema_check import SchemaViolation, validate
+from harness.typed_commands import harness_command
 
 METRICS = ("ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10", "map_at_10",
            "success_at_1", "success_at_5", "success_at_10")
@@ -71,7 +72,7 @@ def _read(path: Path, what: str, fix: str) -> bytes:
 
 
 def _rows(path: Path, data: bytes, mode: str, split: str) -> list[dict[str, Any]]:
-    fix = f"rerun `python -m harness run --split {split} --mode {mode} --replace` to write it again"
+    fix = f"rerun `{harness_command('run', '--split', split, '--mode', mode, '--replace')}` to write it again"
     if data and not data.endswith(b"\n"):
         raise ComparisonInputError(f"rows {path} do not end with a newline (a torn last row); {fix}")
     rows = []
@@ -94,13 +95,13 @@ def dataset_of(output_dir: Path, split: str) -> str:
     """The dataset whose runs `output_dir` holds (the name its artifacts carry); none is refused."""
     dataset = output_dataset(output_dir)
     if dataset is None:
-        raise ComparisonInputError(f"{output_dir} holds no {split} aggregate; run `python -m harness run --split "
-                                   f"{split} --output-dir {output_dir}` first")
+        raise ComparisonInputError(f"{output_dir} holds no {split} aggregate; run `"
+                                   f"{harness_command('run', '--split', split, '--output-dir', output_dir)}` first")
     return dataset
 
 
 def load_input(output_dir: Path, mode: str, split: str) -> ModeInput:
-    fix = f"run `python -m harness run --split {split} --mode {mode}` into {output_dir} first"
+    fix = f"run `{harness_command('run', '--split', split, '--mode', mode)}` into {output_dir} first"
     dataset = dataset_of(output_dir, split)
     path = output_dir / aggregate_name(dataset, mode, split)
     raw = _read(path, "aggregate", fix)
@@ -131,8 +132,8 @@ def load_input(output_dir: Path, mode: str, split: str) -> ModeInput:
 
 def load_inputs(output_dir: Path, split: str, modes: Sequence[str]) -> list[ModeInput]:
     if not modes:
-        raise ComparisonInputError(f"{output_dir} holds no {split} aggregate; run `python -m harness run --split "
-                                   f"{split} --output-dir {output_dir}` first")
+        raise ComparisonInputError(f"{output_dir} holds no {split} aggregate; run `"
+                                   f"{harness_command('run', '--split', split, '--output-dir', output_dir)}` first")
     inputs = [load_input(output_dir, mode, split) for mode in modes]
     first = inputs[0]
     for other in inputs[1:]:

@@ -16,6 +16,7 @@ from harness.errors import RefusedError
 from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.hashing import sha256_file
 from harness.json_input import read_document
+from harness.typed_commands import harness_command
 
 OPTION = "--allow-failed-calibration"
 REQUIRED = "every frozen mode's calibration receipt present, without failed queries"
@@ -46,9 +47,9 @@ def _receipt(output_dir: Path, dataset: str, mode: str) -> tuple[dict[str, Any] 
     if not path.is_file():
         return None, (f"{mode} has no calibration receipt ({path.name}) in {output_dir}: run its calibration into "
                       "this output directory first")
+    again = harness_command("run", "--split", "calibration", "--replace")
     aggregate = read_document(path, "calibration receipt", "aggregate", "run the calibration again (`make "
-                              "calibration`, or `python -m harness run --split calibration --replace`)",
-                              CalibrationGateError)
+                              f"calibration`, or `{again}`)", CalibrationGateError)
     failures, rows = aggregate["metrics"]["failures"], aggregate["row_count"]
     seen = {"aggregate": path.name, "sha256": sha256_file(path), "row_count": rows, "failures": failures}
     if not failures:

@@ -16,6 +16,7 @@ from harness.evaluation.gates.freeze import FREEZE_NAME, FreezeRecordError
 from harness.evaluation.receipts.artifacts import aggregate_name, output_dataset
 from harness.json_input import parse_document
 from harness.modes import MODES
+from harness.typed_commands import harness_command
 
 
 class MissingModeError(HarnessError):
@@ -40,7 +41,7 @@ def read_freeze(output_dir: Path) -> FreezeFile | None:
     if not path.exists():
         return None
     raw = path.read_bytes()
-    record = parse_document(raw, path, "freeze record", "freeze", "freeze again with `python -m harness freeze "
+    record = parse_document(raw, path, "freeze record", "freeze", f"freeze again with `{harness_command('freeze')} "
                             "--replace` (possible until the first held-out run)", FreezeRecordError)
     return FreezeFile(raw, record)
 
@@ -74,8 +75,8 @@ def modes_of_split(output_dir: Path, split: str, frozen: tuple[str, ...] | None)
                if mode not in present]
     if missing:
         raise MissingModeError(f"{output_dir} lacks {', '.join(missing)}: the freeze names the modes "
-                               f"{', '.join(frozen)}, and each needs its {split} run (`python -m harness run --split "
-                               f"{split} --output-dir {output_dir}`)")
+                               f"{', '.join(frozen)}, and each needs its {split} run (`"
+                               f"{harness_command('run', '--split', split, '--output-dir', output_dir)}`)")
     return frozen
 
 

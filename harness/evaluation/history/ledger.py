@@ -39,6 +39,7 @@ from harness.errors import RefusedError
 from harness.evaluation.history.ledger_db import LEDGER as LEDGER
 from harness.evaluation.history.ledger_db import reading, transaction
 from harness.hashing import CANONICAL_JSON_RULE, canonical_json, sha256_bytes
+from harness.typed_commands import harness_command
 
 GENESIS = "sha256:" + "0" * 64
 CHAIN_RULE = ('digest = "sha256:" + hex(sha256(UTF-8 of previous_digest + "\\n" + event_json)); event_json is '
@@ -139,8 +140,8 @@ def _check_turn(connection: sqlite3.Connection, store_dir: Path, mode: str, spli
     if not any(e.event.get("freeze_sha256") == freeze_sha256 for e in freezes):
         raise HistoryError(
             f"the run ledger {store_dir / LEDGER} records no freeze {freeze_sha256}: that freeze record was not "
-            f"written by `python -m harness freeze` on this store, so it cannot gate {_a(split)} run here. "
-            "Freeze with `python -m harness freeze` on this store first.")
+            f"written by a freeze on this store, so it cannot gate {_a(split)} run here. Freeze with "
+            f"`{harness_command('freeze')}` on this store first.")
     latest = freezes[-1]
     if latest.event.get("freeze_sha256") != freeze_sha256:
         raise HistoryError(

@@ -45,6 +45,7 @@ from harness.publish.exports.trec_export import (
     scores_name,
     scores_text,
 )
+from harness.typed_commands import harness_command
 
 
 class ExportRefused(RefusedError):
@@ -97,8 +98,8 @@ def export(output_dir: Path, export_dir: Path, splits: Sequence[str] | None = No
               else complete_splits(output_dir))
     if not chosen:
         raise NothingToExport(f"{output_dir} holds no split with its modes' aggregates (every frozen mode, when "
-                              "there is a freeze); run `python -m harness run --split calibration` (or heldout) "
-                              "into it first")
+                              f"there is a freeze); run `{harness_command('run', '--split', 'calibration')}` (or "
+                              "heldout) into it first")
     runs = {split: load_inputs(output_dir, split, modes) for split, modes in chosen.items()}
     comparisons = {split: split_comparison(output_dir, split, inputs) for split, inputs in runs.items()}
     files = all_texts(runs, comparisons, verdict_of_comparison)

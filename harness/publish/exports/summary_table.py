@@ -20,6 +20,7 @@ from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.comparison.inputs import METRICS, ModeInput
 from harness.evaluation.measures.metrics import DEPTH_METRIC_KEYS
 from harness.json_input import parse_document
+from harness.typed_commands import harness_command
 
 SUMMARY_CSV = "summary.csv"
 SUMMARY_JSON = "summary.json"
@@ -48,8 +49,8 @@ def split_comparison(directory: Path, split: str, inputs: Sequence[ModeInput]) -
     path = directory / comparison_name(inputs[0].dataset, split)
     if not path.is_file():
         return None
-    fix = (f"rerun `python -m harness compare --split {split} --replace` on {directory}, or remove {path.name} to "
-           "export without intervals")
+    fix = (f"rerun `{harness_command('compare', '--split', split, '--replace')}` on {directory}, or remove "
+           f"{path.name} to export without intervals")
     document = parse_document(path.read_bytes(), path, "comparison", "comparison", fix, StaleComparison)
     compared = {entry["mode"]: entry["aggregate_sha256"] for entry in document["inputs"]}
     exported = {entry.mode: entry.aggregate_sha256 for entry in inputs}

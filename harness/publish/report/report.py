@@ -21,6 +21,7 @@ from harness.publish.report.report_data import ReportData, load_report_data
 from harness.publish.report.report_html import render_html
 from harness.publish.report.report_markdown import render_markdown
 from harness.publish.report.systems_files import stage_runs, validate_staged_runs
+from harness.typed_commands import validator_command
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
 from harness.validator.stored import Subject, validate_all
@@ -65,7 +66,7 @@ def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = No
                 problems.append(f"{shown.path.name}: {report.verdict()} ({failing})")
     if problems:
         raise ReportRefused(f"{len(problems)} artifact(s) are not ELIGIBLE under the validator, and the report shows "
-                            "validated artifacts only: fix what `python -m harness.validator` reports, or pass "
+                            f"validated artifacts only: fix what `{validator_command()}` reports, or pass "
                             "--unvalidated for a report stamped UNVALIDATED\n" + "\n".join(problems))
     return reports
 

@@ -19,6 +19,7 @@ from harness.json_input import parse_document
 from harness.publish.report.systems_files import SystemsFile, load_systems
 from harness.publish.text.heldout_looks import looks_statement
 from harness.publish.text.report_text import SPLIT_ORDER
+from harness.typed_commands import harness_command
 
 CUTOFFS = tuple(range(1, 11))
 LANE_KINDS = ("lexical only", "dense only", "both", "neither")
@@ -88,11 +89,11 @@ def load_report_data(directory: Path, *, validated: bool, freeze: FreezeFile | N
     splits = splits_with_modes(directory, None if freeze is None else freeze.modes)
     if not splits:
         raise ReportInputError(f"{directory} holds no split with its modes' aggregates; run the evaluation "
-                               "(`make calibration`, or `python -m harness run`) into it first")
+                               f"(`make calibration`, or `{harness_command('run')}`) into it first")
     loaded = []
     for split in sorted(splits, key=SPLIT_ORDER.index):
         path = directory / comparison_name(dataset_of(directory, split), split)
-        fix = f"rerun `python -m harness compare --split {split} --replace`"
+        fix = f"rerun `{harness_command('compare', '--split', split, '--replace')}`"
         raw = path.read_bytes() if path.is_file() else None
         comparison = (parse_document(raw, path, "comparison", "comparison", fix, ReportInputError)
                       if raw is not None else None)

@@ -13,6 +13,7 @@ from harness.evaluation.receipts.artifacts import output_dataset
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
 from harness.publish.text.report_text import SPLIT_ORDER
+from harness.typed_commands import harness_command
 from harness.validator.core.report import Report
 from harness.validator.stored import Subject, validate_all
 
@@ -46,7 +47,7 @@ def load_systems(directory: Path, splits: list[str]) -> list[SystemsFile]:
 def _copy_checked(source: Path, target: Path, digest: str, comparison: Path, error: type[HarnessError]) -> None:
     if not source.is_file():
         raise error(f"{source}, which {comparison} read, is missing; restore it or compare again "
-                    "(python -m harness compare --run ... --replace)")
+                    f"({harness_command('compare', '--run', '...', '--replace')})")
     data = source.read_bytes()
     found = sha256_bytes(data)
     if found != digest:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.publish.text.report_text import METRIC_LABELS, SPLIT_LABELS, interval, p_value, signed, verdict
-from harness.typed_commands import validator_command
+from harness.typed_commands import shown, validator_command
 
 DIRECTION_WORDS = {"a_greater": "higher", "a_less": "lower", "two_sided": "different"}
 TEST_WORDS = {"randomization": "paired randomization test", "t_test": "paired t-test"}
@@ -120,12 +120,12 @@ def systems_summary(path: Path, document: dict[str, Any], moved: Path | None) ->
     """What `compare --run` prints."""
     checked = ("inputs ELIGIBLE under the validator" if document["inputs_validation"]["validated"]
                else "inputs NOT validated (--no-validate)")
-    lines = [f"comparison between systems {path}: {SPLIT_LABELS[document['split']]}, {document['query_count']} "
+    lines = [f"comparison between systems {shown(path)}: {SPLIT_LABELS[document['split']]}, {document['query_count']} "
              f"queries, {checked}", f"  runs: {runs_line(document)}", f"  scope: {document['scope']}"]
     lines += [f"  [{c['status']}] {pair_verdict(document, c)}" for c in document["comparisons"]]
     lines += [f"  hypothesis {line}" for line in hypothesis_lines(document)]
     lines += [f"  claim: {claim}" for claim in superiority_claims(document)]
     if moved is not None:
-        lines.append(f"  the earlier comparison was moved to {moved}")
-    lines.append(f"check it independently: {validator_command('--comparison', path)}")
+        lines.append(f"  the earlier comparison was moved to {shown(moved)}")
+    lines.append(f"check it independently: {validator_command('--comparison', shown(path))}")
     return lines

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from harness import BUILDER_VERSION, modes
+from harness import modes
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_canonical
 from harness.source_digest import PACKAGE_ROOT, source_files
@@ -23,6 +23,7 @@ from harness.systems.protocol import DENSE_EXACT, Hit, SearchOutcome, SystemIden
 from harness.systems.source import source_record
 
 NAME = BUILTIN
+VERSION = "2"  # the built-in system's own version, as receipts, freezes and reports name it beside its name
 
 
 def engine() -> dict[str, str]:
@@ -71,7 +72,7 @@ class BuiltinSystem:
     def identity(self) -> SystemIdentity:
         config = self.config
         return SystemIdentity(
-            name=NAME, spec=NAME, version=BUILDER_VERSION, package=None, configuration=config.to_dict(),
+            name=NAME, spec=NAME, version=VERSION, package=None, configuration=config.to_dict(),
             configuration_sha256=config.sha256(), source=self._source_record(),
             engine=engine(),
             declarations={"dense": DENSE_EXACT, "lexical": "bm25 (Lucene IDF) from the store's tokenizer record",

@@ -16,6 +16,7 @@ from harness.systems.plugin.adapter import Loaded, PluginSystem, corpus_of, corp
 from harness.systems.plugin.api import Corpus
 from harness.systems.plugin.client import PluginError, Worker
 from harness.systems.plugin.loading import OPTION
+from harness.typed_commands import harness_command
 
 
 def search_path(directory: Path | None = None) -> list[str]:
@@ -80,7 +81,8 @@ class PluginBuilder:
 
     def open(self, fixture: CorpusFixture, directory: Path) -> PluginSystem:
         if not directory.is_dir():
-            raise HarnessError(f"--store-dir {directory} holds no built system: run `python -m harness run` first")
+            raise HarnessError(f"--store-dir {directory} holds no built system: run `{harness_command('run')}` "
+                               "first")
         return self._opened(corpus_of(fixture, self.namespace), directory)
 
     def _opened(self, corpus: Corpus, directory: Path) -> PluginSystem:
