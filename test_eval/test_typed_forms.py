@@ -90,7 +90,7 @@ def test_contract_and_new_system_print_their_next_commands_as_typed(form: Form, 
     assert declared.returncode == 0, declared.stderr
     assert declared.stdout.splitlines()[-1] == (
         f"commit the contract and keep the archive; then: {form.printed('harness')} build --contract "
-        "contracts/mine.json --archive contracts/mine.zip --out FIXTURE.json --work-dir DIR")
+        "contracts/mine.json --out work-dir/mine-corpus.json --work-dir work-dir")  # the zip beside it is found
     written = form.run(here, "harness", "new-system", "my_search")
     assert written.returncode == 0, written.stderr
     pytest_form = form.printed("pytest")

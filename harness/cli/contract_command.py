@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"contract {args.out}: {contract['name']}, {shape['documents']} documents, {shape['test_queries']} judged "
           f"queries, {shape['test_qrel_pairs']} judgements; calibration {contract['calibration_count']}; archive "
           f"{archive} ({contract['source_archive']['sha256']})")
-    build = harness_command("build", "--contract", shown(args.out), "--archive", shown(archive), "--out",
-                            "FIXTURE.json", "--work-dir", "DIR")
+    beside = archive.parent == args.out.parent and archive.name == f"{args.name}.zip"  # found there by every command
+    build = harness_command("build", "--contract", shown(args.out), *(() if beside else ("--archive", shown(archive))),
+                            "--out", f"work-dir/{args.name}-corpus.json", "--work-dir", "work-dir")
     print(f"commit the contract and keep the archive; then: {build}")
     return 0
