@@ -31,12 +31,29 @@ def test_the_archive_is_placed_where_the_runs_declare_it_and_another_is_refused(
     place_archive_option(archive, [mine, theirs])
     placed = json.loads((mine / LOCATIONS_NAME).read_text(encoding="utf-8"))[ARCHIVES]
     assert placed == {declared: str(archive)} and not (theirs / LOCATIONS_NAME).exists()
-    with pytest.raises(PathArgumentError, match=rf"--archive {other} has sha256 {sha256_file(other)}, and the runs "
-                                                rf"in {mine} were built from {declared}: pass the archive"):
-        place_archive_option(other, [mine])
-    with pytest.raises(PathArgumentError, match=r"--archive .*absent\.zip does not exist"):
+    with pytest.raises(PathArgumentError) as refused:
+        place_archive_option(other, [mine, _output_dir(tmp_path / "third", "sha256:" + "1" * 64)])
+    assert str(refused.value) == (
+        f"--archive {other} has sha256 {sha256_file(other)}, and the runs in {mine}, {tmp_path / 'third'} were built "
+        f"from {', '.join(sorted([declared, 'sha256:' + '1' * 64]))}: pass the archive their fixture was built from (a "
+        "collection's own zip lies beside its contract)")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(PathArgumentError, match=r"were built from no archive \(no aggregate there\): pass"):
+        place_archive_option(other, [empty])
+    with pytest.raises(PathArgumentError, match=r"--archive .*absent\.zip does not exist; pass the dataset's zip$"):
         place_archive_option(tmp_path / "absent.zip", [mine])
     place_archive_option(None, [mine])  # nothing named, nothing placed
+
+
+def test_an_unreadable_aggregate_is_passed_over_and_the_others_read(tmp_path: Path) -> None:
+    archive = tmp_path / "mine.zip"
+    archive.write_bytes(b"the collection")
+    mine = _output_dir(tmp_path / "mine", sha256_file(archive))
+    (mine / "a-first-hybrid-calibration.aggregate.json").write_text("not JSON", encoding="utf-8")  # sorted first
+    place_archive_option(archive, [mine])  # the validator names what is wrong with the unreadable one
+    assert json.loads((mine / LOCATIONS_NAME).read_text(encoding="utf-8"))[ARCHIVES] == {
+        sha256_file(archive): str(archive)}
 
 
 @pytest.mark.parametrize("command", [["compare", "--split", "heldout"], ["report", "--out", "R.html"],

@@ -20,9 +20,12 @@ from harness.publish.claims.claims_reader import reader_section
 from harness.publish.environment.environment_lock import (
     TORCH_CPU_INDEX,
     Installed,
+    _origin,
     check_unchanged,
     installed_here,
     lock_text,
+    normalized,
+    stage_lock,
     torch_command,
 )
 from harness.publish.environment.harness_wheel import _repacked, wheel_files_sha256, wheel_name
@@ -69,7 +72,60 @@ def test_the_lock_pins_every_distribution_here_but_the_harness_and_pip() -> None
         local, "scifact-harness", None)
 
 
+def test_the_lock_reads_exactly_this(tmp_path: Path) -> None:
+    installed = {"numpy": Installed("numpy", "2.4.6", None), "pip": Installed("pip", "26.0", None),
+                 "scifact-harness": Installed("scifact-harness", "0.1.0", None),
+                 "typing-extensions": Installed("typing_extensions", "4.16.0", None),
+                 "mine": Installed("mine", "1.0", "installed editable from file:///home/me/mine")}
+    header = ("# The environment the bundled runs were made in, every distribution at its exact version. From the\n"
+              "# bundle's directory, after torch (CLAIMS.md, \"Check it yourself\"): pip install -r\n")
+    assert lock_text(installed, "scifact-harness", "w.whl") == (
+        header + "# environment/requirements.txt environment/w.whl\nnumpy==2.4.6\ntyping_extensions==4.16.0\n"
+        "# scifact-harness: the wheel beside this file (w.whl)\n"
+        "# mine 1.0: installed editable from file:///home/me/mine; no index gives it\n")
+    assert lock_text({"numpy": installed["numpy"]}, "scifact-harness", None) == (
+        header + "# environment/requirements.txt\nnumpy==2.4.6\n"
+        "# scifact-harness: a clone at the commit the receipts name (no wheel made these runs)\n")
+    staging = tmp_path / "staging"
+    for _ in range(2):  # environment/ made once, then found
+        lock = stage_lock(staging, [], "scifact-harness", None, {"numpy": installed["numpy"]})
+        assert lock == staging / "environment" / "requirements.txt"
+        assert lock.read_bytes() == lock_text({"numpy": installed["numpy"]}, "scifact-harness", None).encode("utf-8")
+
+
+def _distribution(site: Path, name: str, direct_url: str | None) -> importlib.metadata.Distribution:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8")
+    if direct_url is not None:
+        (info / "direct_url.json").write_text(direct_url, encoding="utf-8")
+    return importlib.metadata.PathDistribution(info)
+
+
+@pytest.mark.parametrize(("direct_url", "origin"), [
+    (None, None),
+    ('{"url": "file:///home/me/mine", "dir_info": {"editable": true}}', "installed editable from file:///home/me/mine"),
+    ('{"url": "file:///home/me/mine", "dir_info": {}}', "installed from file:///home/me/mine"),
+    ('{"url": "https://git.example/mine.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}',
+     "installed from https://git.example/mine.git at abc123"),
+    ('{"url": "file:///tmp/mine-1.0-py3-none-any.whl", "archive_info": {}}',
+     "installed from file:///tmp/mine-1.0-py3-none-any.whl"),
+    ("not JSON", "installed from a place its direct_url.json does not say"),
+    ("null", None),
+])
+def test_what_no_index_gives_is_told_by_its_direct_url(tmp_path: Path, direct_url: str | None,
+                                                       origin: str | None) -> None:
+    assert _origin(_distribution(tmp_path / "site", "mine", direct_url)) == origin
+
+
+def test_distributions_are_keyed_by_their_normalized_names() -> None:
+    installed = installed_here()
+    assert installed["pystemmer"].name == "PyStemmer" and installed["typing-extensions"].local is None
+    assert normalized("Typing_Extensions.x") == "typing-extensions-x"
+
+
 def test_torch_is_installed_first_its_cpu_build_from_its_own_index() -> None:
+    assert TORCH_CPU_INDEX == "https://download.pytorch.org/whl/cpu"
     cpu = {"torch": Installed("torch", "2.13.0+cpu", None)}
     assert torch_command("pip", cpu) == f"pip install --no-deps --index-url {TORCH_CPU_INDEX} torch==2.13.0+cpu"
     assert torch_command("pip", {"torch": Installed("torch", "2.13.0", None)}) == "pip install --no-deps torch==2.13.0"
@@ -82,9 +138,15 @@ def test_an_environment_changed_since_the_runs_refuses_the_lock_naming_the_distr
     record = importlib.metadata.distribution("numpy").read_text("RECORD") or ""
     check_unchanged([_aggregate({"numpy": numpy, "absent-thing": None}, {"numpy": numpy},
                                 {"numpy": files_sha256(record)})], installed)
-    with pytest.raises(EnvironmentRefused, match=r"numpy 0\.0\.1 \(bound by the hybrid heldout receipt; here "):
-        check_unchanged([_aggregate({"numpy": "0.0.1"}, {}, {})], installed)
-    with pytest.raises(EnvironmentRefused, match=r"numpy's files \(RECORD digest sha256:00"):
+    with pytest.raises(EnvironmentRefused) as refused:
+        check_unchanged([_aggregate({"numpy": "0.0.1"}, {"bm25s": "0.0.2"}, {})] * 2, installed)
+    assert str(refused.value) == (
+        "the environment here is not the one the runs were made in, and the bundle locks this one: bm25s 0.0.2 (bound "
+        f"by the hybrid heldout receipt; here {importlib.metadata.version('bm25s')}); numpy 0.0.1 (bound by the "
+        f"hybrid heldout receipt; here {numpy}). Reinstall what the runs used (pip install NAME==VERSION), or bundle "
+        "from the environment that ran")
+    with pytest.raises(EnvironmentRefused, match=rf"one: numpy's files \(RECORD digest sha256:0{{64}} at the hybrid "
+                                                 rf"heldout run, {files_sha256(record)} here\)\. Reinstall"):
         check_unchanged([_aggregate({}, {"numpy": numpy}, {"numpy": "sha256:" + "0" * 64})], installed)
     with pytest.raises(EnvironmentRefused, match=r"not-installed-anywhere 1\.0 .*here not installed"):
         check_unchanged([_aggregate({}, {"not-installed-anywhere": "1.0"}, {})], installed)
