@@ -16,7 +16,7 @@ from harness.evaluation.receipts.locations import ARCHIVES, record_locations
 from harness.hashing import sha256_file
 from harness.publish.bundle_archive import stage_archive
 from harness.publish.bundle_error import BundleError
-from harness.publish.claims.claims_reader import reader_section
+from harness.publish.claims.claims_reader import reader_archive, reader_section
 from harness.publish.environment.environment_lock import (
     TORCH_CPU_INDEX,
     Installed,
@@ -190,15 +190,66 @@ def test_a_collection_of_ones_own_travels_with_its_archive_and_a_public_one_does
         written.writestr("mine/corpus.jsonl", "{}\n")
     declared, out = sha256_file(archive), tmp_path / "out"
     out.mkdir()
-    with pytest.raises(BundleError, match=r"does not place it .*: pass --archive mine\.zip"):
+    with pytest.raises(BundleError) as refused:
         stage_archive(tmp_path / "staging", out, _corpus(declared), None)
+    assert str(refused.value) == (f"'mine' is a collection of your own, and the bundle carries its archive for its "
+                                  f"reader; {out / 'locations.json'} does not place it (sha256 {declared}): pass "
+                                  "--archive mine.zip, the zip its contract packed")
     other = tmp_path / "other.zip"
     other.write_bytes(b"not the archive")
-    with pytest.raises(BundleError, match=r"not the one the fixture was built from"):
+    with pytest.raises(BundleError) as refused:
         stage_archive(tmp_path / "staging", out, _corpus(declared), other)
+    assert str(refused.value) == (f"the archive {other} is not the one the fixture was built from (it declares "
+                                  f"{declared}; this file is {sha256_file(other)}): pass --archive mine.zip, the zip "
+                                  "its contract packed")
+    with pytest.raises(BundleError) as refused:
+        stage_archive(tmp_path / "staging", out, _corpus(declared), tmp_path)  # a directory: unreadable
+    assert str(refused.value) == (f"the collection's archive {tmp_path} cannot be read (Is a directory): pass "
+                                  "--archive mine.zip")
     record_locations(out, {ARCHIVES: {declared: str(archive)}})  # where `run` placed it
     staged = stage_archive(tmp_path / "staging", out, _corpus(declared), None)
     assert staged == tmp_path / "staging" / "inputs" / "archive" / "mine.zip"
     assert staged.read_bytes() == archive.read_bytes()
     public = {"contract": {"name": "beir-scifact", "namespace": "scifact"}, "source": {"archive_sha256": declared}}
     assert stage_archive(tmp_path / "staging-public", out, public, None) is None
+
+
+def test_the_reader_is_told_what_each_command_installs_and_what_the_verdict_exits() -> None:
+    wheel = StagedEnvironment("h.whl", "environment/requirements.txt", None, "{pip} install torch==2.13.0+cpu")
+    own = reader_section(_receipt("mine"), {}, wheel, "inputs/archive/mine.zip")
+    assert own[:3] == ["## Check it yourself", "", (
+        "From a bare machine with Python 3.11 and a package index, in this bundle's directory, the reader installs "
+        "torch as the runs had it (its CPU build from PyTorch's CPU index, never a CUDA build of several GB), then the "
+        "harness wheel that made the runs (`environment/h.whl`) with the lock of the environment they ran in "
+        "(`environment/requirements.txt`: every distribution at its version), then validates everything (the "
+        "collection's archive is carried, `inputs/archive/mine.zip`: the collection is the publisher's own, "
+        "identified by the digest its fixture declares), with these commands.")]
+    assert own[-2:] == ["It exits 0 when every artifact is eligible, 1 when a check failed, 7 when something could "
+                        "not be verified (nothing failed), and prints one verdict per artifact and one for the "
+                        "bundle.", ""]
+    clone = reader_section(_receipt("beir-scifact"), {"archive_is": "the public BEIR SciFact archive"},
+                           StagedEnvironment(None, "environment/requirements.txt", "c0ffee", None), None)
+    assert clone[2] == (
+        "From a bare machine with Python 3.11 and a package index, in this bundle's directory, the reader installs a "
+        "clone of the harness at the commit that made the runs (`c0ffee`; no wheel made them), set up as its README "
+        "says (`environment/requirements.txt` locks the environment they ran in), then validates everything "
+        "(`scifact.zip`: the public BEIR SciFact archive; any copy with the pinned content will do), with these "
+        "commands.")
+    assert _commands(clone)[:3] == ["git clone <the harness's repository> ../scifact-harness",
+                                    "git -C ../scifact-harness checkout c0ffee", "make -C ../scifact-harness setup"]
+    unknown = _commands(reader_section({**_receipt("mine"), "source": {"git": {"commit": "c0ffee"}}}, {"archive":
+                                       "mine.zip"}, None, None))
+    assert unknown[-2:] == ["# put the dataset's archive at ../mine.zip",
+                            "../scifact-harness/.venv/bin/scifact-validate --bundle . --archive ../mine.zip"]
+
+
+def test_the_archive_the_reader_names_comes_from_the_validators_pins_or_is_carried() -> None:
+    assert reader_archive(_receipt("beir-scifact"), {}, None) == "scifact.zip"
+    assert reader_archive(_receipt("beir-scifact"), {}, "inputs/archive/x.zip") is None
+    assert reader_archive(_receipt("mine"), {"archive": "mine.zip"}, None) == "mine.zip"
+    wheel = StagedEnvironment("h.whl", "environment/requirements.txt", None, None)
+    lines = reader_section(_receipt("mine"), {"archive": "mine.zip"}, wheel, None)
+    assert lines[3:5] == ["", "```bash"] and lines[-4:-2] == ["```", ""]
+    assert "(`mine.zip`: the public archive; any copy with the pinned content will do)" in lines[2]
+    without = _commands(reader_section(_receipt("beir-scifact"), {}, None, None))  # no environment staged
+    assert f"git -C ../scifact-harness checkout {'ab' * 20}" in without
