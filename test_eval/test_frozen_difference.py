@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.evaluation.gates.frozen_difference import AGAIN, first_difference, next_step
+from harness.evaluation.gates.frozen_difference import AGAIN, Difference, first_difference, next_step
 
 AT_COMMIT = "at the harness's commit {0}: git checkout {0} in its clone"
 COMMIT = "0123abcd"
@@ -87,6 +87,14 @@ INSTALLED = {"available": True, "name": "scifact-harness", "version": "0.1.0", "
                                                  "git": {"commit": SYSTEM_COMMIT}}},
      "source.system_tree.git.commit", f"restore the system's own work tree as it was frozen (at the system's commit "
                                       f"{SYSTEM_COMMIT}: git checkout {SYSTEM_COMMIT} in its work tree)"),
+    # a system's source under no git: bound by its files' digests, which no commit holds
+    ({"git": {"commit": COMMIT}, "system_tree": {"kind": "no git work tree: bound by the sha256 of its files only",
+                                                 "git": None}},
+     "search_config.rrf_k", "set rrf_k back to 60 (the configuration frozen, as the freeze bound it: no git work tree "
+                            "holds the system's source, whose files it binds by sha256)"),
+    # nothing recorded of where the code came from: said as such
+    ({"git": {"available": False}}, "search_config.rrf_k",
+     "set rrf_k back to 60 (the configuration frozen, as it was at the freeze)"),
     # an installed harness has no commit: it is named by its distribution, never "commit unknown"
     ({"git": {"available": False}, "distribution": INSTALLED,
       "system_tree": {"kind": "the harness itself", "git": None}},
@@ -94,6 +102,7 @@ INSTALLED = {"available": True, "name": "scifact-harness", "version": "0.1.0", "
                             "the freeze (files sha256:ff): pip install that wheel, unchanged)"),
 ])
 def test_the_advice_names_the_code_that_was_frozen(source: dict[str, Any], path: str, advice: str) -> None:
+    """(The source blocks, the paths and the advice are listed above.)"""
     frozen = {"source": source, "search_config": {"rrf_k": 60}}
     changed = {"source.system_tree.git.commit": {"source": {**source, "system_tree": {
         "kind": "a git work tree of its own", "git": {"commit": "feed"}}}, "search_config": {"rrf_k": 60}},
@@ -102,3 +111,12 @@ def test_the_advice_names_the_code_that_was_frozen(source: dict[str, Any], path:
     assert difference is not None and difference.path == path
     said = next_step(difference, frozen)
     assert said.startswith(advice) and said.endswith(AGAIN) and "unknown" not in said, said
+
+
+def test_a_systems_own_fields_point_at_its_own_commit_and_the_harnesss_at_the_harnesss() -> None:
+    frozen = {"source": {"git": {"commit": COMMIT}, "system_tree": {"kind": "a git work tree of its own",
+                                                                    "git": {"commit": SYSTEM_COMMIT}}}}
+    system = next_step(Difference("system.version", "1.0.0", "1.1.0"), frozen)
+    assert f"at the system's commit {SYSTEM_COMMIT}" in system and COMMIT not in system
+    split = next_step(Difference("split.calibration_count", 100, 50), frozen)
+    assert AT_COMMIT.format(COMMIT) in split and SYSTEM_COMMIT not in split

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from harness.validator.bundle_reader import Verdict, bundle_lines
+from harness.validator.comparison.inputs_verdict import judge_inputs
 from harness.validator.core.locations import INTERPRETERS
-from harness.validator.core.report import FAIL, NOT_VERIFIED, Report
+from harness.validator.core.report import FAIL, NOT_VERIFIED, Check, Report
 from harness.validator.options import NOT_VERIFIED as NOT_VERIFIED_EXIT
 from harness.validator.pipeline import validate, validate_comparison, validate_systems_comparison
 
@@ -92,3 +93,36 @@ def test_the_runs_interpreter_is_attested_where_no_output_directory_places_it(ru
     assert "executable.interpreter" not in {c.name for c in elsewhere.checks}, describe(elsewhere)
     [attested] = [a for a in elsewhere.attestations if a.name == "executable"]
     assert other in attested.detail and "the run's statement" in attested.detail
+
+
+def _checks(report: Report, status: str, names: list[str]) -> Report:
+    for name in names:
+        report.checks.append(Check(name, status, "a check"))
+    return report
+
+
+def test_a_comparisons_inputs_are_judged_by_what_failed_first_then_what_was_not_verified() -> None:
+    names = [f"aggregate.metrics{'' if i == 0 else i}" for i in range(8)]
+    failing = _checks(Report("f"), FAIL, names)
+    unverified = _checks(Report("u"), NOT_VERIFIED, names)
+    fine = _checks(Report("e"), "pass", ["json.strict"])
+
+    said = Report("comparison")
+    judge_inputs(said, "comparison.inputs_eligible", "every input eligible", [], [("a", "a.json", fine)])
+    assert [(c.status, c.detail) for c in said.checks] == [("pass", "every input eligible")]
+
+    said = Report("comparison")
+    judge_inputs(said, "comparison.inputs_eligible", "every input eligible", [],
+                 [(f"u{i}", f"u{i}.json", unverified) for i in range(5)] + [("a", "a.json", fine)])
+    [check] = said.checks
+    assert check.status == NOT_VERIFIED and check.detail == (
+        "every input eligible: no input failed, and these could not be verified here, so neither can the comparison: "
+        + "; ".join(f"u{i}: u{i}.json ({', '.join(names[:6])} not verified)" for i in range(4)))
+
+    said = Report("comparison")
+    judge_inputs(said, "comparison.inputs_eligible", "every input eligible", ["the recorded verdicts are {}"],
+                 [("u", "u.json", unverified), *[(f"f{i}", f"f{i}.json", failing) for i in range(4)]])
+    [check] = said.checks
+    assert check.status == FAIL and check.expected == "eligible inputs" and check.found == [
+        "the recorded verdicts are {}",
+        *[f"f{i}: f{i}.json is not eligible ({', '.join(names[:6])} failed)" for i in range(3)]]
