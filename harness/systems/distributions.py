@@ -28,6 +28,7 @@ class _Installed:
     distribution: importlib.metadata.Distribution
     declared: tuple[str, ...]  # the modules its top_level.txt declares
     heads: frozenset[str] | None  # every name stdlib could infer a module from its RECORD by; None: no RECORD
+    record: str  # its RECORD as written ("" without one)
 
 
 def _heads(record: str) -> frozenset[str]:
@@ -48,7 +49,7 @@ def _installed() -> tuple[_Installed, ...]:
     listed: list[_Installed] = []
     for found in importlib.metadata.distributions():
         declared, record = tuple(_DECLARED(found)), found.read_text("RECORD")
-        listed.append(_Installed(found, declared, None if declared or not record else _heads(record)))
+        listed.append(_Installed(found, declared, None if declared or not record else _heads(record), record or ""))
     return tuple(listed)
 
 
@@ -116,18 +117,21 @@ def _resolved_files(distribution: str) -> frozenset[Path]:
     return frozenset(Path(str(file.locate())).resolve() for file in (found.files or [] if found else []))
 
 
+def _listed_as_written(path: Path, distribution: str) -> bool:
+    listed = _listed(distribution)
+    if listed is None:
+        return False
+    base, entries = listed
+    return path.is_relative_to(base) and path.relative_to(base).as_posix() in entries
+
+
 def installed_by(path: Path, distribution: str) -> bool:
     """Whether the resolved `path` is a file the distribution's file list names (RECORD, installed-files.txt).
 
     The entry written as the path's place below the distribution's base answers at once; only otherwise is every
     entry resolved (an entry reaching outside with '..', a link), which is what a whole resolved list would say."""
-    listed = _listed(distribution)
-    if listed is None:
-        return False
-    base, entries = listed
-    if path.is_relative_to(base) and path.relative_to(base).as_posix() in entries:
-        return True
-    return path in _resolved_files(distribution)
+    return _listed_as_written(path, distribution) or (_listed(distribution) is not None
+                                                      and path in _resolved_files(distribution))
 
 
 @cache
@@ -152,7 +156,8 @@ def owners_of_file(path: Path, module: str, site_roots: Iterable[Path]) -> tuple
     A module's name does not always say its distribution (a compiled extension may register itself under a short
     top-level name, `_csparsetools` for a file of scipy's), so the distributions providing the module's top-level name
     are asked first, then those providing the top-level name its place under a site directory gives, then, for a file
-    under a site directory, every distribution."""
+    under a site directory, every distribution that lists it where it lies (its entry as written: resolving every
+    entry of every distribution would cost a worker seconds)."""
     roots = tuple(site_roots)
     tops = [module.partition(".")[0], *sorted(_heads_below(path, roots))]
     asked: list[str] = []
@@ -161,5 +166,12 @@ def owners_of_file(path: Path, module: str, site_roots: Iterable[Path]) -> tuple
     owners = tuple(name for name in asked if installed_by(path, name))
     if owners or not any(path.is_relative_to(root) for root in roots):
         return owners
-    return tuple(name for index in range(len(_installed())) if (name := _name(index)) not in asked
-                 and installed_by(path, name))
+    places = [path.relative_to(root).as_posix() for root in roots if path.is_relative_to(root)]
+    recorded = [index for index, installed in enumerate(_installed())
+                if any(_recorded(installed.record, place) for place in places)]
+    return tuple(name for index in recorded if (name := _name(index)) not in asked and _listed_as_written(path, name))
+
+
+def _recorded(record: str, place: str) -> bool:
+    """Whether a RECORD holds an entry written `place` (a cheap look before its file list is parsed)."""
+    return f"\n{place}," in f"\n{record}" or f'\n"{place}",' in f"\n{record}"
