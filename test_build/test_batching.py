@@ -72,10 +72,18 @@ def requests(tmp_path_factory: pytest.TempPathFactory) -> list[EmbeddingRequest]
 
 @pytest.fixture(scope="module")
 def alone(requests: list[EmbeddingRequest], local_embedder: LocalEmbedder) -> dict[str, np.ndarray]:
-    """Each prompt's vector from a forward pass of its own (batch size 1), made once for the module's tests."""
+    """Each prompt's vector from sentence-transformers' `encode` of it alone (batch size 1) on one thread, made once for
+    the module's tests."""
+    import torch
+
     model = local_embedder._load()
-    return {r.prompt: np.asarray(model.encode([r.prompt], batch_size=1, convert_to_numpy=True,
-                                              show_progress_bar=False)[0]) for r in requests}
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return {r.prompt: np.asarray(model.encode([r.prompt], batch_size=1, convert_to_numpy=True,
+                                                  show_progress_bar=False)[0]) for r in requests}
+    finally:
+        torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from harness.systems import distributions
 def _clear() -> None:
     for kept in (distributions._installed, distributions._inferred, distributions._name, distributions._whole,
                  distributions.providers, distributions.version, distributions._distribution, distributions._listed,
-                 distributions._resolved_files):
+                 distributions._listed_at, distributions._resolved_files):
         kept.cache_clear()
 
 
@@ -106,5 +106,34 @@ def test_a_distributions_own_files_are_told_without_resolving_its_whole_list() -
     try:
         assert distributions.installed_by(Path(numpy.__file__).resolve(), "numpy")
         assert distributions._resolved_files.cache_info().currsize == 0
+    finally:
+        _clear()
+
+
+def test_a_file_under_a_site_directory_is_its_distributions_even_behind_an_egg_info_of_its_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editable install leaves `NAME.egg-info` in the project's directory, which comes first on sys.path when
+    Python runs there: asked by name, importlib.metadata answers with it. A file the installed distribution's RECORD
+    lists under the site directory (an editable install's finder module) is still that distribution's."""
+    site = tmp_path / "site"
+    info = site / "toypkg-1.0.dist-info"
+    info.mkdir(parents=True)
+    (site / "__editable___toypkg_finder.py").write_text("", encoding="utf-8")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toypkg\nVersion: 1.0\n", encoding="utf-8")
+    (info / "top_level.txt").write_text("toypkg\n", encoding="utf-8")
+    (info / "RECORD").write_text("__editable___toypkg_finder.py,,\ntoypkg-1.0.dist-info/RECORD,,\n", encoding="utf-8")
+    project = tmp_path / "project"
+    shadow = project / "toypkg.egg-info"
+    shadow.mkdir(parents=True)
+    (shadow / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: toypkg\nVersion: 1.0\n", encoding="utf-8")
+    (shadow / "top_level.txt").write_text("toypkg\n", encoding="utf-8")
+    (shadow / "SOURCES.txt").write_text("toypkg/__init__.py\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(project))
+    _clear()
+    try:
+        finder = (site / "__editable___toypkg_finder.py").resolve()
+        assert Path(str(importlib.metadata.distribution("toypkg")._path)).name == "toypkg.egg-info"  # type: ignore[attr-defined]
+        assert distributions.owners_of_file(finder, "__editable___toypkg_finder", [site.resolve()]) == ("toypkg",)
     finally:
         _clear()

@@ -361,7 +361,8 @@ MUTATIONS = [
              ("freeze.match", "rows.search_receipts", "rows.fusion", "heldout.record"),
              frozenset({"replay.depth"})),  # the depth-100 lists were fused at the run's rrf_k, not the edited one
     Mutation("config-unknown-field", unknown_config_field, ("aggregate.schema",)),
-    Mutation("store-stale", stale_store, ("store.parts", "store.live"), frozenset({"store.vectors"})),
+    # one changed bit of a stored vector may or may not change a float32 score, by the vectors this machine embedded
+    Mutation("store-stale", stale_store, ("store.parts", "store.live"), frozenset({"store.vectors", "replay.dense"})),
     Mutation("freeze-edited", freeze_record_edited, ("freeze.digest",), frozenset({"freeze.match"})),
     Mutation("heldout-without-freeze", heldout_without_freeze, ("freeze", "freeze.history", "heldout.record")),
     Mutation("vector-sidecar-tampered", vector_sidecar_tampered, ("corpus.vectors",),

@@ -102,13 +102,22 @@ def _distribution(name: str) -> importlib.metadata.Distribution | None:
         return None
 
 
+def _entries(found: importlib.metadata.Distribution) -> tuple[Path, frozenset[str]]:
+    return Path(str(found.locate_file(""))).resolve(), frozenset(str(file) for file in found.files or [])
+
+
 @cache
 def _listed(distribution: str) -> tuple[Path, frozenset[str]] | None:
     """Where the distribution's files are listed from (resolved) and the entries of its file list, as written."""
     found = _distribution(distribution)
-    if found is None:
-        return None
-    return Path(str(found.locate_file(""))).resolve(), frozenset(str(file) for file in found.files or [])
+    return None if found is None else _entries(found)
+
+
+@cache
+def _listed_at(index: int) -> tuple[Path, frozenset[str]]:
+    """The same, of the installed distribution at `index`: itself, not the first of its name on sys.path (an
+    editable install's `NAME.egg-info` in the working directory comes first by name)."""
+    return _entries(_installed()[index].distribution)
 
 
 @cache
@@ -117,12 +126,15 @@ def _resolved_files(distribution: str) -> frozenset[Path]:
     return frozenset(Path(str(file.locate())).resolve() for file in (found.files or [] if found else []))
 
 
-def _listed_as_written(path: Path, distribution: str) -> bool:
-    listed = _listed(distribution)
+def _written_in(path: Path, listed: tuple[Path, frozenset[str]] | None) -> bool:
     if listed is None:
         return False
     base, entries = listed
     return path.is_relative_to(base) and path.relative_to(base).as_posix() in entries
+
+
+def _listed_as_written(path: Path, distribution: str) -> bool:
+    return _written_in(path, _listed(distribution))
 
 
 def installed_by(path: Path, distribution: str) -> bool:
@@ -169,7 +181,8 @@ def owners_of_file(path: Path, module: str, site_roots: Iterable[Path]) -> tuple
     places = [path.relative_to(root).as_posix() for root in roots if path.is_relative_to(root)]
     recorded = [index for index, installed in enumerate(_installed())
                 if any(_recorded(installed.record, place) for place in places)]
-    return tuple(name for index in recorded if (name := _name(index)) not in asked and _listed_as_written(path, name))
+    # by the very distribution whose RECORD names it: a name can be shadowed by an egg-info in the working directory
+    return tuple(dict.fromkeys(_name(index) for index in recorded if _written_in(path, _listed_at(index))))
 
 
 def _recorded(record: str, place: str) -> bool:

