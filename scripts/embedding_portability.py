@@ -203,7 +203,8 @@ def fixture_prompts(data: dict[str, Any]) -> Prompts:
 def token_counts(prompts: list[str]) -> list[int]:
     from tokenizers import Tokenizer
 
-    from harness.embedding.embedders.local import DEFAULT_MODEL, resolve_model_dir
+    from harness.embedding.embedders.local import resolve_model_dir
+    from harness.embedding.embedders.model_source import DEFAULT_MODEL
 
     tokenizer = Tokenizer.from_file(str(resolve_model_dir(DEFAULT_MODEL) / "tokenizer.json"))
     tokenizer.no_truncation()

@@ -31,9 +31,9 @@ def _model_asked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     asked: list[int] = []
     real = embedders._local
 
-    def counted(identity: dict[str, object]) -> embedders.Embed:
+    def counted(identity: dict[str, object], hinted: tuple[Path, ...] = ()) -> embedders.Embed:
         asked.append(1)
-        return real(identity)
+        return real(identity, hinted)
     monkeypatch.setattr(embedders, "_local", counted)
     return asked
 

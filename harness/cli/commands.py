@@ -29,7 +29,7 @@ from harness.corpus.deadline import deadline_seconds
 from harness.embedding.embedders.select import make_embedder
 from harness.embedding.profiles import text_profile
 from harness.evaluation.gates.freeze import freeze_configuration
-from harness.evaluation.receipts.locations import place_archive
+from harness.evaluation.receipts.locations import place_archive, place_model
 from harness.evaluation.run_split import Evaluation, offered_modes, run_split
 from harness.evaluation.runner import check_fixture_contract
 from harness.evaluation.system_replay import replay, replay_all
@@ -63,11 +63,13 @@ def run_build(args: argparse.Namespace) -> int:
         cli_paths.input_file("--archive" if args.archive else "$SCIFACT_ARCHIVE", archive,
                              f"pass the path of the dataset's BEIR zip ({archive_name(contract)})")
     deadline = deadline_seconds(args.download_deadline)
+    embedder = make_embedder(args.embedder, args.model, name=args.model_name)
     report = build_fixture(
-        contract, out=args.out, work_dir=args.work_dir, archive=archive,
-        embedder=make_embedder(args.embedder, args.model), allow_unpinned=args.allow_unpinned,
-        progress=not args.no_progress, profile=text_profile(args.profile, contract), download_deadline=deadline,
+        contract, out=args.out, work_dir=args.work_dir, archive=archive, embedder=embedder,
+        allow_unpinned=args.allow_unpinned, progress=not args.no_progress, profile=text_profile(args.profile, contract),
+        download_deadline=deadline,
     )
+    place_model(args.out.parent, embedder)
     rate = report.embedded / report.seconds if report.embedded else 0.0
     print(
         f"fixture {report.fixture}: {report.documents} documents, {report.queries} queries, "

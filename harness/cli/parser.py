@@ -57,7 +57,12 @@ def add_build_parser(commands: Commands) -> None:
     build.add_argument("--embedder", choices=BACKENDS, default="local",
                        help="local: the packaged all-MiniLM-L6-v2 (default); ollama: an Ollama server")
     build.add_argument("--model", type=text_argument, default=None,
-                       help="model name (default: $SCIFACT_EMBED_MODEL, else the backend's default)")
+                       help="local: a sentence-transformers directory, or a Hub id at a commit (org/name@<commit>, "
+                            "from the Hugging Face cache); ollama: the model's name (default: $SCIFACT_EMBED_MODEL, "
+                            "else the backend's default)")
+    build.add_argument("--model-name", type=text_argument, default=None, metavar="NAME",
+                       help="the name a local model is declared under in every receipt (default: a directory's own "
+                            "name, or the Hub id); never a path")
     build.add_argument("--allow-unpinned", action="store_true",
                        help="accept payload digests that differ from the pins; recorded as unpinned")
     build.add_argument("--profile", choices=PROFILES, default="scifact-contract",

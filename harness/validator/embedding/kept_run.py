@@ -1,7 +1,7 @@
 """A re-embedding (the full one, or the first sample drawn) kept across processes: its outcome recalled for the same
 scope, fixture, vectors, verifier and embedding code (`verdicts.re_embedding`), else recorded after it is made. The
-verifier is the model's own files (every file of the packaged model's directory, by digest) and libraries, or the
-Ollama server and the model's digest."""
+verifier is the model's own files (every file of the packaged model's directory, by digest; for a model of one's own,
+the declared digest its every file was held to) and libraries, or the Ollama server and the model's digest."""
 
 import contextlib
 from collections.abc import Iterator
@@ -35,6 +35,8 @@ def verifier_identity(verification: dict[str, Any]) -> dict[str, Any] | None:
         return {"server": verification["server"], "model_digest": verification.get("model_digest")}
     if "libraries" not in verification:
         return None
+    if "model_files_sha256" in verification:  # a model of one's own: every file it loads was held to this digest
+        return {"model_files_sha256": verification["model_files_sha256"], "libraries": verification["libraries"]}
     directory = model_directory()
     note_tree(directory)
     files = directory_digest(directory, settled_digest)  # the model's 90 MB hashed once per process while it stands

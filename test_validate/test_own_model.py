@@ -1,0 +1,119 @@
+"""A model of one's own (the packaged model cut to 3 layers, saved as a sentence-transformers directory): named, not
+placed, in every receipt; found by the validator where the build placed it; held to every file it declares."""
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixtures.archives import tiny_archive
+from fixtures.cli import run_tiny_cli
+from fixtures.cut_model import cut_model
+from harness.validator.core.report import FAIL, NOT_VERIFIED, PASS
+from harness.validator.embedding import check_embeddings, model_at_hand
+from harness.validator.embedding.kept_run import fresh_only
+from harness.validator.pipeline import validate
+
+pytestmark = pytest.mark.real_model
+
+
+@pytest.fixture(scope="module")
+def own_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return cut_model(tmp_path_factory.mktemp("models") / "minilm-3")
+
+
+@pytest.fixture(scope="module")
+def own_run(own_model: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("own-model-run")
+    archive = tiny_archive(base / "tiny.zip")
+    capsys = _Capture()
+    fixture = base / "work" / "tiny-corpus.json"
+    built = run_tiny_cli(["build", "--archive", str(archive), "--work-dir", str(base / "work"), "--out", str(fixture),
+                          "--model", str(own_model), "--no-progress"], capsys)  # type: ignore[arg-type]
+    assert built.code == 0, built.err
+    ran = run_tiny_cli(["run", "--corpus", str(fixture), "--store-dir", str(base / "store"), "--output-dir",
+                        str(base / "out"), "--split", "calibration", "--mode", "vector_only", "--no-validate"],
+                       capsys)  # type: ignore[arg-type]
+    assert ran.code == 0, ran.err
+    [aggregate] = (base / "out").glob("*vector_only-calibration.aggregate.json")
+    return {"fixture": fixture, "aggregate": aggregate, "base": base, "archive": archive}
+
+
+class _Capture:
+    """capsys's two calls, for a module-scoped fixture (the CLI's output is read from its Outcome)."""
+
+    def readouterr(self) -> tuple[str, str]:
+        return "", ""
+
+
+def _check(report: Any, name: str) -> Any:
+    [check] = [check for check in report.checks if check.name == name]
+    return check
+
+
+def test_the_fixture_names_the_model_and_lists_its_files_never_its_place(own_run: dict[str, Path],
+                                                                          own_model: Path) -> None:
+    fixture = json.loads(own_run["fixture"].read_text(encoding="utf-8"))
+    identity = fixture["embedding"]["identity"]
+    assert fixture["embedding"]["model"] == identity["model"] == "minilm-3"
+    assert set(identity["files"]) >= {"model.safetensors", "modules.json", "tokenizer.json", "1_Pooling/config.json"}
+    assert "README.md" not in identity["files"] and identity["revision"] is None
+    assert [module["type"].rsplit(".", 1)[-1] for module in identity["vector_shape"]["modules"]] == [
+        "Transformer", "Pooling", "Normalize"]
+    assert str(own_model) not in own_run["fixture"].read_text(encoding="utf-8")
+    assert str(own_model) not in own_run["aggregate"].read_text(encoding="utf-8")
+    placed = json.loads((own_run["fixture"].parent / "locations.json").read_text(encoding="utf-8"))
+    assert placed["models"] == {identity["model_files_sha256"]: str(own_model)}
+
+
+def test_the_validator_finds_the_model_where_the_build_placed_it_and_verifies_every_vector(
+        own_run: dict[str, Path]) -> None:
+    report = validate(own_run["aggregate"], full_embedding=True, archive=own_run["archive"])
+    check = _check(report, "embeddings.model")
+    assert check.status == PASS, check.detail
+    assert "minilm-3" in check.detail and "every file as declared" in check.detail
+
+
+@pytest.fixture
+def another_host(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Nothing this process re-embedded or kept before, and no model offered: as a reader's machine."""
+    monkeypatch.setattr(check_embeddings, "_FULL_RUNS", {})
+    monkeypatch.setattr(model_at_hand, "_OFFERED", [])
+    with fresh_only():
+        yield
+
+
+def test_without_the_model_at_hand_it_is_not_verified_and_says_what_to_fetch(own_run: dict[str, Path],
+                                                                             tmp_path: Path, another_host: Any) -> None:
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(own_run["base"], moved)
+    for hint in moved.rglob("locations.json"):
+        hint.unlink()
+    [aggregate] = (moved / "out").glob("*vector_only-calibration.aggregate.json")
+    report = validate(aggregate, full_embedding=True, archive=own_run["archive"],
+                      fixture=moved / "work" / "tiny-corpus.json", store_dir=moved / "store")
+    check = _check(report, "embeddings.model")
+    assert check.status == NOT_VERIFIED
+    identity = json.loads((moved / "work" / "tiny-corpus.json").read_text(encoding="utf-8"))["embedding"]["identity"]
+    assert f"whose files hash to {identity['model_files_sha256']} with --model DIR" in check.detail
+
+
+def test_a_copy_with_one_weight_changed_fails_naming_the_file(own_run: dict[str, Path], own_model: Path,
+                                                             tmp_path: Path, another_host: Any) -> None:
+    copy = shutil.copytree(own_model, tmp_path / "minilm-3")
+    weights = bytearray((copy / "model.safetensors").read_bytes())
+    weights[-7] ^= 0x01
+    (copy / "model.safetensors").write_bytes(bytes(weights))
+    model_at_hand.offer_models([copy])
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(own_run["base"], moved)
+    for hint in moved.rglob("locations.json"):
+        hint.unlink()
+    [aggregate] = (moved / "out").glob("*vector_only-calibration.aggregate.json")
+    report = validate(aggregate, full_embedding=True, archive=own_run["archive"],
+                      fixture=moved / "work" / "tiny-corpus.json", store_dir=moved / "store")
+    check = _check(report, "embeddings.model")
+    assert check.status == FAIL
+    assert "its file 'model.safetensors' differs" in str(check.found)
