@@ -37,9 +37,12 @@ CAPABILITIES = {"sparse": "sparse_weight", "dense_derived_sparse": "dense_derive
                 "late_interaction": "late_interaction_weight", "matryoshka": "candidate_dims", "recency": "recency",
                 "derived_vector_backend": "derived_vector_backend", "graph": None}
 ARCHIVE = b"self-test archive"
+_MODEL_FILES = {"model.safetensors": sha256_bytes(b"weights"), "modules.json": sha256_bytes(b"modules")}
 IDENTITY = {"backend": "sentence-transformers", "model": "self-test", "weights_sha256": sha256_bytes(b"weights"),
-            "model_files_sha256": sha256_bytes(b"model files"), "max_seq_length": 256, "libraries": {},
-            "device": "cpu", "batch_size": 1}
+            "model_files_sha256": sha256_canonical(_MODEL_FILES), "max_seq_length": 256, "libraries": {},
+            "device": "cpu", "batch_size": 1, "revision": None, "files": _MODEL_FILES,
+            "vector_shape": {"modules": [], "max_seq_length": 256, "prompts": {}, "default_prompt_name": None,
+                             "similarity_fn_name": None}}
 TIMESTAMP = "2020-01-01T00:00:00Z"
 
 
