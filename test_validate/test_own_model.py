@@ -116,4 +116,4 @@ def test_a_copy_with_one_weight_changed_fails_naming_the_file(own_run: dict[str,
                       fixture=moved / "work" / "tiny-corpus.json", store_dir=moved / "store")
     check = _check(report, "embeddings.model")
     assert check.status == FAIL
-    assert "its file 'model.safetensors' differs" in str(check.found)
+    assert "its file 'model.safetensors' differs" in check.detail

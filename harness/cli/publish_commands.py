@@ -106,7 +106,7 @@ def run_bundle(args: argparse.Namespace) -> int:
         raise PathArgumentError(f"--dataset {args.dataset}: {args.output_dir} holds "
                                 + (f"runs of {held}" if held else "no run") + "; name the output directory of "
                                 f"{args.dataset}'s evaluation, or leave --dataset out")
-    path = make_bundle(args.output_dir, args.bundle_dir, args.archive)
+    path = make_bundle(args.output_dir, args.bundle_dir, args.archive, carry_model=args.carry_model)
     for report in sorted(path.glob("validation/*.validation.json")):
         validated = json.loads(report.read_text(encoding="utf-8"))
         aggregate_path = path / "artifacts" / (report.name.removesuffix(".validation.json") + ".aggregate.json")

@@ -98,6 +98,9 @@ def add_bundle(commands: Commands) -> None:
                         help="the dataset's zip, for the validator to re-derive the fixture from (SciFact's is also "
                              "found through $SCIFACT_ARCHIVE; a collection of your own's wherever `run` placed it); "
                              "the bundle carries a collection of your own's zip for its reader")
+    bundle.add_argument("--carry-model", action="store_true",
+                        help="copy the runs' own embedding model (every file it loads) into the bundle, for a reader "
+                             "who could not fetch it; its size is stated in CLAIMS.md")
     bundle.add_argument("--dataset", default=None, metavar="NAME",
                         help="the dataset the output directory's runs must be of, by the name their files carry "
                              "(scifact, nfcorpus, a collection's own name); refused before any work otherwise")

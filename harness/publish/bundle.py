@@ -31,6 +31,7 @@ from harness.publish.bundle_inputs import stage_inputs
 from harness.publish.bundle_publications import add_comparisons, add_exports_and_reports
 from harness.publish.bundle_systems import stage_systems, validate_systems
 from harness.publish.claims.claims_document import claims_markdown
+from harness.publish.environment.carried_model import stage_model
 from harness.publish.environment.stage import stage_environment
 from harness.publish.local_paths import local_places, where_it_ran, written_in_words
 from harness.publish.progress import Stages
@@ -136,7 +137,7 @@ def _receipts(staged: list[tuple[Path, Path]]) -> list[dict[str, Any]]:
         raise BundleError(f"a staged aggregate is not JSON ({exc}): rerun its split") from None
 
 
-def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None) -> Path:
+def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None, carry_model: bool = False) -> Path:
     """`archive`: the dataset's zip, for the validator to re-derive the fixture from (a dataset pinned by its archive
     alone, or a collection of your own, is eligible only so; SciFact's is also found through $SCIFACT_ARCHIVE)."""
     require_plotting("bundle")  # its report is drawn after minutes of validation: ask first
@@ -156,6 +157,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None)
         early = all(validator("aggregate").is_valid(receipt) for receipt in receipts)
         environment = stage_environment(staging, receipts) if early else None
         carried = stage_archive(staging, output_dir, first["corpus"], archive) if early else None
+        model = stage_model(staging, output_dir, first["embedding"]) if carry_model else None
         stages.next(f"validating {len(staged)} aggregates with every text re-embedded")
         reports, known = _validated(staged, staging, output_dir, archive)
         _write(staging / "fixture-metadata.json", _fixture_metadata(output_dir, first["corpus"]))
@@ -178,7 +180,8 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None)
         stages.next("writing CLAIMS.md and MANIFEST.json")
         claims = claims_markdown(receipts, freeze, reports, comparisons, source=source, systems=compared_systems,
                                  environment=environment,
-                                 carried=None if carried is None else carried.relative_to(staging).as_posix())
+                                 carried=None if carried is None else carried.relative_to(staging).as_posix(),
+                                 model=model)
         (staging / "CLAIMS.md").write_text(claims, encoding="utf-8")
         written_in_words(staging, local_places(staging, output_dir, receipts))
         files = sorted(p for p in staging.rglob("*") if p.is_file())

@@ -30,6 +30,7 @@ from .core.digests import sha256_file
 from .core.report import Report
 from .dataset.named import check_named
 from .embedding.kept_run import fresh_only
+from .embedding.model_at_hand import offer_models
 from .options import ELIGIBLE, FAILED, NOT_VERIFIED
 from .pipeline import Inputs, validate, validate_comparison
 from .system.check_through_system import shared_replays
@@ -42,6 +43,7 @@ OWN_STORE = "inputs/store"  # the bundle's own run's store
 RUNS = "inputs/runs"  # RUNS/NAME/store: the store of the compared run artifacts/runs/NAME/
 SYSTEM_SOURCE = "system-source"
 ARCHIVE_DIR = "inputs/archive"  # a collection of the publisher's own: its archive, NAME.zip
+MODEL_DIR = "inputs/model"  # a model of the publisher's own, carried: inputs/model/NAME/
 RECOMPUTED = ("MANIFEST.json's digest of every file; every row's metrics, every aggregate's means, every ranking "
               "replayed from the fixture and the live store (those the bundle carries, unless named), every statistic "
               "of every comparison; every document and query text of the fixture re-embedded by this validator's "
@@ -129,10 +131,18 @@ def carried_archive(bundle: Path, options: BundleOptions) -> Path | None:
     return options.archive or (carried[0] if len(carried) == 1 else None)
 
 
+def carried_models(bundle: Path) -> list[Path]:
+    """The models of the publisher's own a bundle made with --carry-model carries (each held to the declared files
+    when it is used, like any model the reader supplies; the reader's --model ones are tried first)."""
+    folder = bundle / MODEL_DIR
+    return sorted(path for path in folder.iterdir() if path.is_dir()) if folder.is_dir() else []
+
+
 def validate_bundle_artifacts(bundle: Path, options: BundleOptions, say: Say) -> list[Verdict]:
     """Every aggregate, then every comparison, each validated afresh with every text re-embedded, from the inputs the
     bundle carries unless the reader named others."""
     archive = carried_archive(bundle, options)
+    offer_models(carried_models(bundle))
     verdicts: list[Verdict] = []
     known: dict[str, Report] = {}
     freeze = bundle / FREEZE

@@ -10,6 +10,7 @@ from pathlib import Path
 from .bundle_reader import BundleOptions, bundle_problem, validate_bundle
 from .core.report import Report
 from .dataset.named import check_named
+from .embedding.model_at_hand import offer_models
 from .options import (
     ELIGIBLE,
     FAILED,
@@ -73,6 +74,11 @@ def build_parser(prog: str | None = None) -> Parser:
     parser.add_argument("--ollama-url", metavar="URL",
                         help="the Ollama server to re-embed through, for a fixture embedded by Ollama (default: "
                              "$OLLAMA_HOST); the endpoint written in the fixture is never asked")
+    parser.add_argument("--model", type=path_argument, action="append", metavar="DIR",
+                        help="a sentence-transformers model directory to re-embed with, for a fixture embedded by a "
+                             "model other than the packaged one (several allowed); it is held to every file the "
+                             "fixture declares (default: where the run placed it, a bundle's carried copy, or the "
+                             "Hugging Face cache at the declared commit)")
     embedding = parser.add_mutually_exclusive_group()
     embedding.add_argument("--full-embedding", action="store_true",
                            help="re-embed every document and query text (the bundle always does; kept once per "
@@ -141,6 +147,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     args = parser.parse_args(argv)
     if args.self_test:
         return run_self_test()
+    for model in args.model or ():
+        if not (model / "modules.json").is_file():
+            parser.error(f"--model {model} is not a sentence-transformers model directory (no modules.json); name the "
+                         "directory the model was saved to")
+    offer_models(args.model or ())
     if args.bundle is not None:
         return _bundle(parser, args)
     if args.comparison is not None and (args.inputs or args.fixture or args.freeze or args.store_dir):
@@ -158,7 +169,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     if problem is not None:
         parser.error(problem)
     options = Options(embeddings=not args.no_embedding_check, full_embedding=args.full_embedding,
-                      fixture=args.fixture, store_dir=args.store_dir, archive=args.archive, ollama_url=args.ollama_url)
+                      fixture=args.fixture, store_dir=args.store_dir, archive=args.archive, ollama_url=args.ollama_url,
+                      models=tuple(args.model or ()))
     try:
         if args.comparison is not None:
             reports = [validate_comparison(args.comparison, embeddings=options.embeddings,

@@ -17,6 +17,7 @@ from .core.reading import recording
 from .core.report import Report
 from .dataset.check_dataset import ARCHIVE_VARIABLE
 from .embedding.embedders import ollama_server
+from .embedding.model_at_hand import offer_models
 from .pipeline import validate
 from .system.replay_groups import replays_shared
 from .verdicts.inputs import subject_roles, taken
@@ -45,6 +46,7 @@ class Options:
     store_dir: Path | None = None
     archive: Path | None = None
     ollama_url: str | None = None
+    models: tuple[Path, ...] = ()  # the models the verifier supplies (--model), tried before any hint
 
     def record(self) -> dict[str, Any]:
         """The options that change a verdict, as stored with it."""
@@ -53,7 +55,8 @@ class Options:
                 "archive": None if archive is None else os.path.abspath(archive),
                 "archive_named": self.archive is not None, "ollama": ollama_server(self.ollama_url),
                 "fixture": None if self.fixture is None else str(self.fixture),
-                "store_dir": None if self.store_dir is None else str(self.store_dir)}
+                "store_dir": None if self.store_dir is None else str(self.store_dir),
+                **({"models": [os.path.abspath(model) for model in self.models]} if self.models else {})}
 
 
 def _stderr(line: str) -> None:
@@ -61,6 +64,7 @@ def _stderr(line: str) -> None:
 
 
 def _validate(subject: Subject, options: Options) -> Report:
+    offer_models(options.models)
     return validate(subject.aggregate, subject.rows, fixture=options.fixture, freeze=subject.freeze,
                     embeddings=options.embeddings, full_embedding=options.full_embedding,
                     store_dir=options.store_dir, archive=options.archive, ollama_url=options.ollama_url,

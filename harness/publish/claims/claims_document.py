@@ -5,9 +5,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.publish.claims.claims_comparisons import comparisons_section
-from harness.publish.claims.claims_reader import reader_archive, reader_command, reader_section
+from harness.publish.claims.claims_reader import model_steps, reader_archive, reader_command, reader_section
 from harness.publish.claims.claims_source import harness_origin, source_lines
 from harness.publish.claims.claims_systems import systems_section
+from harness.publish.environment.carried_model import CarriedModel
 from harness.publish.environment.stage import StagedEnvironment
 from harness.publish.source.system_source import StagedSource
 from harness.publish.text.heldout_looks import looks_statement
@@ -118,19 +119,28 @@ def _system_line(system: dict[str, Any]) -> str:
             f"{code(json.dumps(system['declarations'], sort_keys=True, ensure_ascii=False))}")
 
 
+def _model_files(embedding: dict[str, Any]) -> str:
+    identity = embedding["identity"]
+    if "files" not in identity:
+        return ""
+    revision = f", revision {code(identity['revision'])}" if identity.get("revision") else ""
+    return f"{revision}, files {code(identity['model_files_sha256'])}"
+
+
 def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
                     comparisons: Sequence[dict[str, Any]] = (), *, source: StagedSource | None = None,
                     systems: Sequence[dict[str, Any]] = (), environment: StagedEnvironment | None = None,
-                    carried: str | None = None) -> str:
+                    carried: str | None = None, model: CarriedModel | None = None) -> str:
     """`environment`: the wheel and lock the bundle carries for its reader; `carried`: the collection's archive's
-    path in the bundle, for a collection of the publisher's own."""
+    path in the bundle, for a collection of the publisher's own; `model`: the model of one's own it carries."""
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
     dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them
     heldout_start = min(a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout")
     boundary = receipt["claim_boundary"]
     machine = receipt["machine"]
-    command = reader_command(reader_archive(receipt, dataset, carried))
+    named_model = model_steps(receipt["embedding"], model, "")[1]
+    command = reader_command(reader_archive(receipt, dataset, carried)) + named_model
     lines = [
         f"# Claims: retrieval evaluation on {inert(dataset['title'])}",
         "",
@@ -155,7 +165,8 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         f"- Corpus: fixture {code(receipt['corpus']['fixture_sha256'])}; payload hashes documents "
         f"{code(payload['documents'])}, queries {code(payload['queries'])}, qrels {code(payload['qrels'])}",
         f"- Embedding: {code(receipt['embedding']['model'])} ({inert(receipt['embedding']['dimensions'])} dimensions, "
-        f"identity {code(receipt['embedding']['identity_sha256'])}), profile {code(receipt['profile']['name'])}",
+        f"identity {code(receipt['embedding']['identity_sha256'])}{_model_files(receipt['embedding'])}), profile "
+        f"{code(receipt['profile']['name'])}",
         _system_line(receipt["system"]),
         *source_lines(source, freeze),
         f"- Store: {code(receipt['store']['store_sha256'])} ({inert(receipt['store']['document_count'])} documents), "
@@ -196,5 +207,5 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     lines += [f"- {inert(name)}: {inert(c['reason'])}" for name, c in capabilities.items()]
     lines += ["", f"Latency scope: {inert(latency_scope(receipt))}; measured on the machine above only.",
               *latency_lines(aggregates), "", inert(boundary["statement"]), ""]
-    lines += reader_section(receipt, dataset, environment, carried)
+    lines += reader_section(receipt, dataset, environment, carried, model)
     return "\n".join(lines)

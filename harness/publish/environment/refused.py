@@ -1,4 +1,5 @@
-"""The refusal of a bundle's environment: the harness or the distributions here are not the ones the runs bound."""
+"""The refusal of a bundle's environment: the harness, the distributions or the model here are not the ones the runs
+bound."""
 
 from harness.errors import RefusedError
 

@@ -142,8 +142,7 @@ def check_embeddings(ctx: Context, report: Report, embedder: Embed | None = None
         report.unverified("embeddings.model", str(exc))
         return
     except ModelDiffers as exc:
-        report.fail("embeddings.model", "the model the verifier supplied holds every file the fixture declares",
-                    embedding["identity"].get("model_files_sha256"), str(exc))
+        report.fail("embeddings.model", f"a model supplied to this verifier for the declared one is not it: {exc}")
         return
     except Unavailable as exc:
         report.unverified("embeddings.model", f"declared model {embedding['model']!r} unavailable here: {exc}")

@@ -95,7 +95,7 @@ def model_directory(identity: dict[str, Any], hinted: Iterable[Path]) -> Path:
         problem = _difference(declared, files_of(candidate))
         if problem is None:
             return candidate
-        differing.append(f"the model at {candidate}: {problem}")
+        differing.append(f"{problem}, in {candidate}")
     if differing:
-        raise ModelDiffers(f"model {identity.get('model')!r} is not the declared one: {differing[0]}")
+        raise ModelDiffers(differing[0])
     raise LookupError(what_to_fetch(identity))
