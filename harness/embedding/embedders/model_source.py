@@ -113,6 +113,14 @@ def _json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
+def _flat(value: Any) -> Any:
+    """A configuration value as recorded: a scalar or a list of scalars as it is, anything nested as canonical JSON."""
+    scalar = (str, int, float, bool, type(None))
+    if isinstance(value, scalar) or (isinstance(value, list) and all(isinstance(item, scalar) for item in value)):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
 def vector_shape(directory: Path) -> dict[str, Any]:
     """What shapes the model's vectors, as its configuration states it: the module pipeline, each module's own
     configuration (pooling, normalisation, dense layers), the sequence limit and the model's prompts."""
@@ -122,7 +130,8 @@ def vector_shape(directory: Path) -> dict[str, Any]:
     for module in modules:
         config = _json(directory / module.get("path", "") / "config.json") if module.get("path") else None
         pipeline.append({"type": module.get("type"), "path": module.get("path", ""),
-                         **({"config": config} if isinstance(config, dict) else {})})
+                         **({"config": {key: _flat(value) for key, value in config.items()}}
+                            if isinstance(config, dict) else {})})
     return {"modules": pipeline,
             "max_seq_length": (_json(directory / "sentence_bert_config.json") or {}).get("max_seq_length"),
             "prompts": settings.get("prompts") or {}, "default_prompt_name": settings.get("default_prompt_name"),
