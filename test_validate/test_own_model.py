@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fixtures.archives import tiny_archive
-from fixtures.cli import run_tiny_cli
+from fixtures.cli import Uncaptured, run_tiny_cli
 from fixtures.cut_model import cut_model
 from harness.validator.core.report import FAIL, NOT_VERIFIED, PASS
 from harness.validator.embedding import check_embeddings, model_at_hand
@@ -28,24 +28,17 @@ def own_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def own_run(own_model: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("own-model-run")
     archive = tiny_archive(base / "tiny.zip")
-    capsys = _Capture()
+    capsys = Uncaptured()
     fixture = base / "work" / "tiny-corpus.json"
     built = run_tiny_cli(["build", "--archive", str(archive), "--work-dir", str(base / "work"), "--out", str(fixture),
-                          "--model", str(own_model), "--no-progress"], capsys)  # type: ignore[arg-type]
+                          "--model", str(own_model), "--no-progress"], capsys)
     assert built.code == 0, built.err
     ran = run_tiny_cli(["run", "--corpus", str(fixture), "--store-dir", str(base / "store"), "--output-dir",
                         str(base / "out"), "--split", "calibration", "--mode", "vector_only", "--no-validate"],
-                       capsys)  # type: ignore[arg-type]
+                       capsys)
     assert ran.code == 0, ran.err
     [aggregate] = (base / "out").glob("*vector_only-calibration.aggregate.json")
     return {"fixture": fixture, "aggregate": aggregate, "base": base, "archive": archive}
-
-
-class _Capture:
-    """capsys's two calls, for a module-scoped fixture (the CLI's output is read from its Outcome)."""
-
-    def readouterr(self) -> tuple[str, str]:
-        return "", ""
 
 
 def _check(report: Any, name: str) -> Any:

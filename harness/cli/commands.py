@@ -26,7 +26,7 @@ from harness.cli.summary import (
     verdict,
 )
 from harness.corpus.deadline import deadline_seconds
-from harness.embedding.embedders.select import make_embedder
+from harness.embedding.embedders.select import make_embedder, model_prompts
 from harness.embedding.profiles import text_profile
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.receipts.locations import place_archive, place_model
@@ -66,7 +66,8 @@ def run_build(args: argparse.Namespace) -> int:
     embedder = make_embedder(args.embedder, args.model, name=args.model_name)
     report = build_fixture(
         contract, out=args.out, work_dir=args.work_dir, archive=archive, embedder=embedder,
-        allow_unpinned=args.allow_unpinned, progress=not args.no_progress, profile=text_profile(args.profile, contract),
+        allow_unpinned=args.allow_unpinned, progress=not args.no_progress,
+        profile=text_profile(args.profile, contract, model_prompts(embedder)),
         download_deadline=deadline,
     )
     place_model(args.out.parent, embedder)

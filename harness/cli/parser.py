@@ -66,7 +66,8 @@ def add_build_parser(commands: Commands) -> None:
     build.add_argument("--allow-unpinned", action="store_true",
                        help="accept payload digests that differ from the pins; recorded as unpinned")
     build.add_argument("--profile", choices=PROFILES, default="scifact-contract",
-                       help="text profile; mteb-parity reproduces MTEB's encoding and is never a contract result")
+                       help="text profile; model-prompts asks each role with the model's own prompts (e5's 'query: "
+                            "'); mteb-parity reproduces MTEB's encoding and is never a contract result")
     build.add_argument("--no-progress", action="store_true",
                        help="no progress on stderr (a bar on a terminal, lines in a log)")
 

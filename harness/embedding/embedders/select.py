@@ -24,3 +24,10 @@ def make_embedder(backend: str = "local", model: str | None = None, host: str | 
             raise HarnessError("--model-name declares a local model's name; an Ollama model is named by the server")
         return OllamaEmbedder(chosen or OLLAMA_DEFAULT, host=host)
     raise HarnessError(f"unknown embedder {backend!r}; choose one of {', '.join(BACKENDS)}")
+
+
+def model_prompts(embedder: Embedder) -> dict[str, str]:
+    """The prompts a local model of one's own declares by name (none for the packaged model or an Ollama model)."""
+    shape = embedder.identity().get("vector_shape") or {}
+    prompts = shape.get("prompts") or {}
+    return {str(name): str(text) for name, text in prompts.items()}

@@ -9,6 +9,7 @@ differ (a changed weight, a missing tokenizer) is a failure naming the file, sin
 not; none at hand is 'not verified', with one sentence saying what to fetch.
 """
 
+import json
 import os
 import re
 from collections.abc import Iterable
@@ -68,6 +69,22 @@ def _difference(declared: dict[str, str], found: dict[str, str]) -> str | None:
     return None
 
 
+def _prompts_problem(identity: dict[str, Any], directory: Path) -> str | None:
+    """The prompts the identity declares are the ones the model's own settings hold (a profile's prefixes are held to
+    the declared ones)."""
+    try:
+        settings = json.loads((directory / "config_sentence_transformers.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        settings = {}
+    except (OSError, ValueError) as exc:
+        return f"its config_sentence_transformers.json cannot be read ({exc})"
+    own = (settings.get("prompts") if isinstance(settings, dict) else None) or {}
+    declared = (identity.get("vector_shape") or {}).get("prompts") or {}
+    if own != declared:
+        return f"the prompts the fixture declares ({declared}) are not the model's own ({own})"
+    return None
+
+
 def what_to_fetch(identity: dict[str, Any]) -> str:
     """One sentence: what the reader needs, and how to get it."""
     name, revision = identity.get("model"), identity.get("revision")
@@ -92,7 +109,7 @@ def model_directory(identity: dict[str, Any], hinted: Iterable[Path]) -> Path:
     for candidate in candidates:
         if not (candidate / "modules.json").is_file():
             continue
-        problem = _difference(declared, files_of(candidate))
+        problem = _difference(declared, files_of(candidate)) or _prompts_problem(identity, candidate)
         if problem is None:
             return candidate
         differing.append(f"{problem}, in {candidate}")
