@@ -17,6 +17,7 @@ from harness.hashing import sha256_file
 from harness.publish.bundle_archive import stage_archive
 from harness.publish.bundle_error import BundleError
 from harness.publish.claims.claims_reader import reader_archive, reader_section
+from harness.publish.environment.carried_model import CarriedModel
 from harness.publish.environment.environment_lock import (
     TORCH_CPU_INDEX,
     Installed,
@@ -154,7 +155,32 @@ def test_an_environment_changed_since_the_runs_refuses_the_lock_naming_the_distr
 
 def _receipt(contract: str) -> dict[str, Any]:
     return {"executable": {"python_version": "3.11.7"}, "corpus": {"contract": {"name": contract}},
-            "source": {"git": {"commit": "ab" * 20}}}
+            "source": {"git": {"commit": "ab" * 20}},
+            "embedding": {"model": PACKAGED, "identity": {"model": PACKAGED}}}
+
+
+PACKAGED = "sentence-transformers/all-MiniLM-L6-v2"
+OWN = {"model": "intfloat/e5-small-v2", "revision": "f" * 40, "files": {"model.safetensors": "sha256:" + "1" * 64},
+       "model_files_sha256": "sha256:" + "2" * 64}
+
+
+def test_the_reader_is_told_how_to_get_a_model_of_the_publishers_own() -> None:
+    hub = {"model": OWN["model"], "identity": OWN}
+    fetched = _commands(reader_section({**_receipt("beir-scifact"), "embedding": hub}, {}, None, None))
+    assert fetched[-2:] == [f"../scifact-harness/.venv/bin/huggingface-cli download intfloat/e5-small-v2 --revision "
+                            f"{'f' * 40}", "../scifact-harness/.venv/bin/scifact-validate --bundle . --archive "
+                            "../scifact.zip"]
+    directory = {"model": "minilm-3", "identity": {**OWN, "model": "minilm-3", "revision": None}}
+    named = _commands(reader_section({**_receipt("beir-scifact"), "embedding": directory}, {}, None, None))
+    assert named[-2] == (f"# put the model 'minilm-3' (files sha256 sha256:{'2' * 64}) at ../minilm-3: ask the "
+                         "publisher for it")
+    assert named[-1].endswith("--bundle . --archive ../scifact.zip --model ../minilm-3")
+    carried = reader_section({**_receipt("beir-scifact"), "embedding": directory}, {}, None, None,
+                             CarriedModel("inputs/model/minilm-3", 9, 2_500_000))
+    assert "the embedding model `minilm-3` is carried, `inputs/model/minilm-3/` (9 files, 2.5 MB)" in "\n".join(carried)
+    assert _commands(carried)[-1].endswith("--bundle . --archive ../scifact.zip")
+    assert not [line for line in _commands(reader_section(_receipt("beir-scifact"), {}, None, None))
+                if "model" in line]
 
 
 def _commands(lines: list[str]) -> list[str]:

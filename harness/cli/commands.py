@@ -64,10 +64,12 @@ def run_build(args: argparse.Namespace) -> int:
                              f"pass the path of the dataset's BEIR zip ({archive_name(contract)})")
     deadline = deadline_seconds(args.download_deadline)
     embedder = make_embedder(args.embedder, args.model, name=args.model_name)
+    # the model's prompts only for the profile that asks with them (an Ollama server is asked nothing before)
+    prompts = model_prompts(embedder) if args.profile == "model-prompts" else None
     report = build_fixture(
         contract, out=args.out, work_dir=args.work_dir, archive=archive, embedder=embedder,
         allow_unpinned=args.allow_unpinned, progress=not args.no_progress,
-        profile=text_profile(args.profile, contract, model_prompts(embedder)),
+        profile=text_profile(args.profile, contract, prompts),
         download_deadline=deadline,
     )
     place_model(args.out.parent, embedder)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.embedding.embedders.base import EmbeddingRequest, RawEmbedding
-from harness.embedding.embedders.batching import DEFAULT_MAX_BATCH, batches, order
+from harness.embedding.embedders.batching import DEFAULT_MAX_BATCH, MAX_BATCH_TOKENS, MIN_BATCHED_LENGTH, batches, order
 from harness.embedding.embedders.forward import forward_passes
 from harness.embedding.embedders.model_source import DEFAULT_MODEL, model_files, resolve_model, vector_shape
 from harness.errors import USAGE, EmbeddingError
@@ -89,6 +89,14 @@ class LocalEmbedder:
                              "vector_shape": vector_shape(self.model_dir)}
             self._identity = identity
         return self._identity
+
+    def computation(self) -> dict[str, Any]:
+        """How the vectors are computed here: on this device, in this precision, one thread per forward pass, in
+        batches of equal token count (each vector is its prompt's alone)."""
+        return {"device": "cpu", "dtype": "float32", "threads_per_pass": 1,
+                "batches": f"prompts of equal token count share an unpadded forward pass, at most {self.max_batch} "
+                           f"prompts and {MAX_BATCH_TOKENS} word pieces; a prompt under {MIN_BATCHED_LENGTH} word "
+                           "pieces alone"}
 
     def endpoint(self) -> str | None:
         return None

@@ -40,6 +40,7 @@ def embedding_receipt(fixture: CorpusFixture) -> dict[str, Any]:
     return {**{key: embedding[key] for key in ("backend", "model", "identity", "identity_sha256", "endpoint",
                                                "dimensions", "normalization", "truncation_policy",
                                                "retried_prompts", "prompts_truncated_by_model")},
+            **({"computation": embedding["computation"]} if "computation" in embedding else {}),
             "semantic_text": fixture.data["semantic_text"], "profile": fixture.data["profile"]}
 
 
