@@ -2,6 +2,7 @@
 placed, in every receipt; found by the validator where the build placed it; held to every file it declares."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -110,3 +111,57 @@ def test_a_copy_with_one_weight_changed_fails_naming_the_file(own_run: dict[str,
     check = _check(report, "embeddings.model")
     assert check.status == FAIL
     assert "its file 'model.safetensors' differs" in check.detail
+
+
+def _hub_snapshot(cache: Path, model: Path, name: str, revision: str) -> Path:
+    """The model laid out as the Hugging Face cache keeps a snapshot: each file a link to its blob."""
+    org, short = name.split("/")
+    snapshot = cache / f"models--{org}--{short}" / "snapshots" / revision
+    blobs = cache / f"models--{org}--{short}" / "blobs"
+    blobs.mkdir(parents=True)
+    for path in sorted(p for p in model.rglob("*") if p.is_file()):
+        blob = blobs / f"{len(list(blobs.iterdir()))}"
+        shutil.copy(path, blob)
+        link = snapshot / path.relative_to(model)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(os.path.relpath(blob, link.parent))
+    return snapshot
+
+
+def test_a_hub_model_at_a_commit_is_read_from_the_cache_and_found_there_by_the_validator(
+        own_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        another_host: Any) -> None:
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    missing = run_tiny_cli(["build", "--archive", str(tiny_archive(tmp_path / "tiny.zip")), "--work-dir",
+                            str(tmp_path / "work"), "--out", str(tmp_path / "work" / "f.json"), "--model",
+                            f"example/minilm-3@{revision}"], capsys)
+    assert missing.code == 2 and "is not in the Hugging Face cache" in missing.err
+    assert f"huggingface-cli download example/minilm-3 --revision {revision}" in missing.err
+    unpinned = run_tiny_cli(["build", "--archive", str(tmp_path / "tiny.zip"), "--work-dir", str(tmp_path / "work"),
+                             "--out", str(tmp_path / "work" / "f.json"), "--model", "example/minilm-3"], capsys)
+    assert unpinned.code == 2 and "example/minilm-3@<40-hex commit>" in unpinned.err
+    _hub_snapshot(tmp_path / "hub", own_model, "example/minilm-3", revision)
+    fixture = tmp_path / "work" / "tiny-corpus.json"
+    built = run_tiny_cli(["build", "--archive", str(tmp_path / "tiny.zip"), "--work-dir", str(tmp_path / "work"),
+                          "--out", str(fixture), "--model", f"example/minilm-3@{revision}", "--no-progress"], capsys)
+    assert built.code == 0, built.err
+    identity = json.loads(fixture.read_text(encoding="utf-8"))["embedding"]["identity"]
+    assert (identity["model"], identity["revision"]) == ("example/minilm-3", revision)
+    assert str(tmp_path) not in fixture.read_text(encoding="utf-8")
+    ran = run_tiny_cli(["run", "--corpus", str(fixture), "--store-dir", str(tmp_path / "store"), "--output-dir",
+                        str(tmp_path / "out"), "--split", "calibration", "--mode", "vector_only", "--no-validate"],
+                       capsys)
+    assert ran.code == 0, ran.err
+    for hint in tmp_path.rglob("locations.json"):  # only the Hub cache can place it now
+        data = json.loads(hint.read_text(encoding="utf-8"))
+        data.pop("models", None)
+        hint.write_text(json.dumps(data), encoding="utf-8")
+    [aggregate] = (tmp_path / "out").glob("*vector_only-calibration.aggregate.json")
+    report = validate(aggregate, full_embedding=True, archive=tmp_path / "tiny.zip")
+    assert _check(report, "embeddings.model").status == PASS, _check(report, "embeddings.model").detail
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
+    monkeypatch.setattr(check_embeddings, "_FULL_RUNS", {})
+    gone = _check(validate(aggregate, full_embedding=True, archive=tmp_path / "tiny.zip"), "embeddings.model")
+    assert gone.status == NOT_VERIFIED
+    assert f"`huggingface-cli download example/minilm-3 --revision {revision}`" in gone.detail
