@@ -144,6 +144,8 @@ DESCRIBED: dict[tuple[str, ...], str] = {
     ("embedding", "truncation_policy"): IN_WORDS,
     ("embedding", "prompts_truncated_by_model"): IN_WORDS,
     ("embedding", "endpoint"): "the server a remote model was reached at; the packaged model has none",
+    ("embedding", "computation"): "where and how the builder says it computed the vectors; the validator re-embeds "
+                                  "every text on its own CPU and holds the vectors to its bound, whatever it says",
     ("vectors", "dtype"): IN_WORDS,
     ("vectors", "byte_order"): IN_WORDS,
     ("vectors", "layout"): IN_WORDS,
