@@ -81,14 +81,17 @@ def scifact_build(pytestconfig: pytest.Config, work_dir: Path) -> "BuildReport":
     the work dir is reused (offline); failing that, the BEIR archive is downloaded (and verified) into the work dir.
     Anything missing ends in one line saying what to supply."""
     from harness.embedding.embedders.select import make_embedder
+    from harness.evaluation.receipts.locations import place_model
     from harness.suite.session import locked_build
 
     contract, dataset = options.session_contract(pytestconfig), options.session_dataset(pytestconfig)
     try:
         embedder = make_embedder(pytestconfig.getoption(options.EMBEDDER), pytestconfig.getoption(options.MODEL))
         with on_the_terminal(pytestconfig) as progress:
-            return locked_build(contract, work_dir=work_dir, embedder=embedder,
-                                archive=configured_archive(pytestconfig, dataset), progress=progress)
+            built = locked_build(contract, work_dir=work_dir, embedder=embedder,
+                                 archive=configured_archive(pytestconfig, dataset), progress=progress)
+        place_model(built.fixture.parent, embedder)  # a model of one's own, found by every validation of the session
+        return built
     except HarnessError as exc:
         raise failed(exc) from None
 

@@ -47,7 +47,8 @@ def add_options(parser: pytest.Parser) -> None:
                          "pytest's rootdir)")
     group.addoption(EMBEDDER, choices=BACKENDS, default="local", help="embedding backend (default: local)")
     group.addoption(MODEL, default=None, metavar="NAME",
-                    help="embedding model (default: $SCIFACT_EMBED_MODEL or the backend's)")
+                    help="embedding model: a sentence-transformers directory or org/name@<commit> from the Hugging "
+                         "Face cache (default: $SCIFACT_EMBED_MODEL or the backend's)")
     group.addoption(STORE_DIR, default=None, metavar="DIR",
                     help="the system's persisted store (default: WORK_DIR/store for the built-in system, "
                          "WORK_DIR/store-SPEC for another: one store per system)")
