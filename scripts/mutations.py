@@ -31,6 +31,7 @@ VERDICTS = ("test_validate/test_verdict_refusals.py", "test_validate/test_stored
 RE_EMBEDDING = ("test_validate/test_verdict_refusals.py", "test_validate/test_re_embedding_kept.py")
 E_HYPOTHESES = ("test_eval/test_hypothesis_reading.py",)
 E_SYSTEMS = ("test_eval/test_systems_comparison.py",)
+MODELS = ("test_validate/test_models_compared.py",)
 E_STATS = ("test_eval/test_paired_statistics.py",)
 E_ONE_SIDED = V_ONE_SIDED = ("test_eval/test_one_sided_statistics.py",)
 LOOKS = ("test_eval/test_record_rules.py", "test_eval/test_heldout_record.py", "test_eval/test_looks_per_dataset.py")
@@ -87,6 +88,14 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation("VC15", V + "comparison/systems_inputs.py",
              'if not record["freeze_sha256"] == freeze_digest(record) == recorded["freeze_sha256"]:',
              'if not record["freeze_sha256"] == recorded["freeze_sha256"]:', V_SYSTEMS),
+    Mutation("VC21", V + "comparison/systems_data.py", "for key in DIGESTS.values() if found[key] != wanted[key]]",
+             "for key in DIGESTS.values() if False]", (*MODELS, "test_validate/test_systems_coverage.py")),
+    Mutation("VC22", V + "comparison/systems_data.py",
+             'if _at(first, "corpus", "fixture_sha256") == _at(other, "corpus", "fixture_sha256"):', "if True:",
+             MODELS),
+    Mutation("VC23", V + "comparison/systems_data.py",
+             'if read.get("fixture_sha256") != _at(arm.receipt, "corpus", "fixture_sha256"):', "if False:",
+             ("test_validate/test_systems_forgeries.py",)),
     # harness/validator/dataset: the pins, the content's digests, the archive's re-derivation, derive_pins
     Mutation("VD01", V + "dataset/check_dataset.py",
              'report.equal("corpus.ir_datasets_id", pins.ir_datasets_id, receipt["corpus"]["ir_datasets_id"],',
@@ -175,6 +184,10 @@ MUTATIONS: tuple[Mutation, ...] = (
              E_STATS),
     Mutation("EC13", E + "comparison/experiment.py", "if split in HELD_OUT_SPLITS:", 'if split == "heldout":',
              E_HYPOTHESES + E_SYSTEMS),
+    Mutation("EC22", E + "comparison/fixtures_compared.py",
+             'if first["corpus"]["fixture_sha256"] == other["corpus"]["fixture_sha256"]:', "if True:", MODELS),
+    Mutation("EC23", E + "gates/baseline_content.py", "    if differences:\n", "    if False:\n", MODELS),
+    Mutation("EC24", E + "gates/baseline_content.py", "    if frozen == fixture_sha256:\n", "    if True:\n", MODELS),
     # harness/evaluation/history: the run ledger's turn and freeze gates, the held-out record's counts
     Mutation("EC16", E + "comparison/paired_statistics.py", "else permuted <= observed + TIE_MARGIN",
              "else permuted <= observed - TIE_MARGIN", E_ONE_SIDED),

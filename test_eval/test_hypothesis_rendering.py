@@ -21,6 +21,10 @@ DECIDES = ("Decided by the declared test's one-sided p-value, Holm-adjusted over
            "declared direction; the 95% bootstrap interval is descriptive and decides nothing, so an interval that "
            "excludes 0 beside \"not supported\" is no contradiction.")
 RAN = "one-sided paired randomization test, H1: mine/hybrid > base/hybrid"
+FIXTURE = {"sha256": "sha256:" + "4" * 64, "profile": "scifact-contract"}
+PACKAGED = {"model": "sentence-transformers/all-MiniLM-L6-v2", "identity_sha256": "sha256:" + "5" * 64,
+            "dimensions": 384}
+MINE = {"model": "my-org/my-model", "identity_sha256": "sha256:" + "6" * 64, "dimensions": 768}
 
 
 def _difference(mean: float, low: float, high: float, p: float, holm: float) -> dict[str, Any]:
@@ -49,8 +53,11 @@ def _document() -> dict[str, Any]:
     return {"split": "heldout", "query_count": 40, "scope": "the 40 held-out queries", "metrics": ["ndcg_at_10"],
             "inputs": [{"aggregate": "tiny-test-hybrid-heldout.aggregate.json"}],
             "inputs_validation": {"validated": True},
-            "runs": [{"name": "base", "modes": ["hybrid"], "freeze": {}, "system": {"name": "bm25", "version": "1"}},
-                     {"name": "mine", "modes": ["hybrid"], "freeze": {}, "system": {"name": "x", "version": "2"}}],
+            "runs": [{"name": "base", "modes": ["hybrid"], "freeze": {}, "system": {"name": "bm25", "version": "1"},
+                      "fixture": FIXTURE, "embedding": PACKAGED},
+                     {"name": "mine", "modes": ["hybrid"], "freeze": {}, "system": {"name": "x", "version": "2"},
+                      "fixture": FIXTURE, "embedding": PACKAGED}],
+            "fixtures": "every run read one fixture",
             "comparisons": [{"a": "mine/hybrid", "b": "base/hybrid", "status": "confirmatory", "metrics": metrics}],
             "hypotheses": [{"declared_by": "mine", "freeze_sha256": "sha256:" + "3" * 64, "freeze_field": "hypotheses",
                             "alpha": 0.05, "adjustment": "holm", "members": [
@@ -83,3 +90,34 @@ def test_the_report_claims_and_compare_print_it_beside_the_result(tmp_path: Path
     assert "No claim of superiority" in claims
     assert inert("Holm over every pair of this file (1): an exploratory reading; the hypothesis declared on this pair "
                  "is decided by its own declared test (below)") in claims
+
+
+def _two_fixtures() -> dict[str, Any]:
+    """The same document, mine's run on a fixture of its own model: the same data, another embedding."""
+    document = _document()
+    document["runs"][1].update(fixture={**FIXTURE, "sha256": "sha256:" + "7" * 64}, embedding=MINE)
+    document["fixtures"] = "the runs read 2 fixtures that hold the same documents, queries and judgements and differ"
+    return document
+
+
+def test_each_arm_s_model_is_named_beside_the_figures_when_the_runs_read_two_fixtures(tmp_path: Path) -> None:
+    document = _two_fixtures()
+    files = [SystemsFile(tmp_path / "x.json", b"", document)]
+    markdown = "\n".join(systems_markdown(files, table_markdown))
+    html = "\n".join(systems_html(files, table_html))
+    claims = "\n".join(systems_section([document]))
+    printed = "\n".join(systems_summary(tmp_path / "x.json", document, None))
+    models = f"{MINE['model']} / {PACKAGED['model']}"
+    for page, written in ((markdown, inert), (html, escape), (claims, inert), (printed, str)):
+        assert written(f"base = bm25 1 (hybrid, embedded by {PACKAGED['model']})") in page, page
+        assert written(f"mine = x 2 (hybrid, embedded by {MINE['model']})") in page, page
+        assert written(document["fixtures"]) in page, page
+        assert written(f"mine/hybrid [{MINE['model']}] \u2212 base/hybrid [{PACKAGED['model']}]") in page, page
+    assert inert("embedding models (a / b)") in markdown and f">{escape(models)}</td>" in html, html
+    labelled = inert(f"mine/hybrid \u2212 base/hybrid ({models})")
+    assert f"| {labelled} | nDCG@10 |" in claims, claims
+    assert inert(f"Holm over every pair of this file (1): an exploratory reading; embeddings {models}") in claims
+    one = _document()
+    for lines in (systems_section([one]), systems_summary(tmp_path / "x.json", one, None)):
+        assert not any(str(PACKAGED["model"]) in line or "embedded by" in line or "ixtures:" in line
+                       for line in lines), lines

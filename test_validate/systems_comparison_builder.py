@@ -17,7 +17,7 @@ from harness.evaluation.comparison.inputs import METRICS
 
 from .support import MODES, Json, sha256_canonical, sha256_file
 
-SCHEMA = "scifact-systems-comparison-v2"
+SCHEMA = "scifact-systems-comparison-v3"
 FREEZE = "freeze.json"
 VALIDATION_RULE = ("held-out and all-query comparisons read only aggregates the independent validator finds ELIGIBLE, "
                    "each against its own run's freeze record; a calibration comparison may skip the validator with "
@@ -74,7 +74,26 @@ def _run(spec: RunSpec, split: str, where: Path) -> tuple[Json, Json | None]:
                                           "freeze_sha256": record["freeze_sha256"]}
     return {"name": spec.name, "output_dir": Path(os.path.relpath(spec.directory, where)).as_posix(),
             "mode_choice": spec.mode, "modes": modes,
-            "system": {k: receipt["system"][k] for k in ("name", "version")}, "freeze": freeze}, record
+            "system": {k: receipt["system"][k] for k in ("name", "version")}, "freeze": freeze,
+            "fixture": {"sha256": receipt["corpus"]["fixture_sha256"], "profile": receipt["profile"]["name"]},
+            "embedding": {k: receipt["embedding"][k] for k in ("model", "identity_sha256", "dimensions")}}, record
+
+
+def _fixtures(runs: list[Json]) -> str:
+    """The specification's sentence about the runs' fixtures: one, or several that differ in embedding or profile."""
+    fixtures = {run["fixture"]["sha256"] for run in runs}
+    if len(fixtures) == 1:
+        return (f"every run read one fixture ({runs[0]['fixture']['sha256']}), so every arm has the same embedding "
+                f"({runs[0]['embedding']['model']}, identity {runs[0]['embedding']['identity_sha256']})")
+    kinds = [kind for kind, key, field in (("embedding", "embedding", "identity_sha256"),
+                                           ("text profile", "fixture", "profile"))
+             if len({run[key][field] for run in runs}) > 1]
+    what = " and ".join(kinds) or "vectors (under one embedding identity and text profile)"
+    each = "; ".join(f"{run['name']}: {run['embedding']['model']} (identity {run['embedding']['identity_sha256']}, "
+                     f"text profile {run['fixture']['profile']})" for run in runs)
+    return (f"the runs read {len(fixtures)} fixtures that hold the same documents, queries and judgements and differ "
+            f"in their {what}: {each}; so the arms of runs on different fixtures differ in their {what}, besides any "
+            "difference of system or configuration")
 
 
 def _arm(spec: RunSpec, mode: str, split: str) -> tuple[Json, Json, list[Json]]:
@@ -281,7 +300,10 @@ def build(specs: list[RunSpec], split: str, where: Path, *, baseline: str | None
     return {"schema": SCHEMA, "split": split, "scope": _scope(split, len(query_ids), calibration_count, [
                 (receipts[e["label"]], (records[e["run"]] or {}).get("created_at")) for e in inputs]),
             "baseline": baseline, "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids),
-            "metrics": list(METRICS), "primary_metric": "ndcg_at_10", "runs": runs, "inputs": inputs,
+            "metrics": list(METRICS), "primary_metric": "ndcg_at_10", "runs": runs,
+            "content": {k: receipts[inputs[0]["label"]]["corpus"]["payload_hashes"][k]
+                        for k in ("documents", "queries", "qrels")},
+            "fixtures": _fixtures(runs), "inputs": inputs,
             "inputs_validation": {"rule": VALIDATION_RULE, "validated": validated,
                                   "verdicts": {e["label"]: "ELIGIBLE" for e in inputs} if validated else None},
             "procedure": {**procedure.record(), "descriptions": {**stats.PROCEDURES, "holm_family": HOLM_FAMILY,

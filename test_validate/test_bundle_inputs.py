@@ -162,11 +162,12 @@ def test_a_store_part_that_is_not_what_the_receipts_bind_refuses_the_inputs(
     assert not (staging / "inputs").exists()
 
 
-def test_runs_of_two_fixtures_refuse_the_inputs_naming_both(published: Published, tmp_path: Path) -> None:
+def test_one_run_s_receipts_of_two_fixtures_refuse_the_inputs_naming_both(published: Published,
+                                                                          tmp_path: Path) -> None:
     staging = _staging_of(published, tmp_path)
     other = staging / "artifacts" / "tiny-test-hybrid-heldout.aggregate.json"
     _edit_receipt(other, "corpus", "fixture_sha256", "sha256:" + "0" * 64)
     with pytest.raises(BundleError, match=r"artifacts/tiny-test-\w+-\w+\.aggregate\.json read the fixture sha256:\w+ "
-                                          r"and artifacts/tiny-test-hybrid-heldout\.aggregate\.json read sha256:0+: a "
-                                          r"bundle carries one fixture"):
+                                          r"and artifacts/tiny-test-hybrid-heldout\.aggregate\.json read sha256:0+, "
+                                          r"but they are one run's receipts, and a run reads one fixture"):
         stage_inputs(staging, published.out)

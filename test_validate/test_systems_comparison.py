@@ -72,15 +72,17 @@ def test_the_command_line_dispatches_on_the_schema(systems_heldout: SystemsCompa
 
 
 @pytest.mark.real_model
-def test_a_comparison_of_the_earlier_format_is_refused_naming_the_fix(systems_heldout: SystemsCompared,
-                                                                      tmp_path: Path) -> None:
+@pytest.mark.parametrize(("earlier", "what"), [("v1", "families of hypotheses"),
+                                               ("v2", "runs recorded their fixture and embedding")])
+def test_a_comparison_of_an_earlier_format_is_refused_naming_the_fix(systems_heldout: SystemsCompared,
+                                                                     tmp_path: Path, earlier: str, what: str) -> None:
     copy = systems_heldout.fresh(tmp_path)
     document = json.loads(copy.path.read_text(encoding="utf-8"))
-    copy.path.write_text(json.dumps({**document, "schema": "scifact-systems-comparison-v1"}), encoding="utf-8")
+    copy.path.write_text(json.dumps({**document, "schema": f"scifact-systems-comparison-{earlier}"}), encoding="utf-8")
     report = validate_comparison(copy.path, known=systems_heldout.known)
     [check] = report.checks
     assert (check.name, check.status, report.eligible) == ("systems.schema", "fail", False)
-    assert "compare the runs again with this harness" in str(check.found), check.line()
+    assert what in str(check.found) and "compare the runs again with this harness" in str(check.found), check.line()
 
 
 def test_the_pairing_rule() -> None:

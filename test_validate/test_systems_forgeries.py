@@ -31,8 +31,8 @@ ONLY_ELIGIBILITY = Expected(also=frozenset({ELIGIBILITY}), why="the forged aggre
 
 
 def _another_fixture(copy: SystemsCopy) -> Path:
-    """k1's receipts name another fixture (the validator pins one tiny dataset, so a genuinely other fixture fails
-    its pins as well as this)."""
+    """k1's receipts name another fixture than the one they ran on, of the same data as far as the receipts say: the
+    fixture its validation read is not the one named (a genuinely other fixture of other data: test_models_compared)."""
     receipts(copy.k1, lambda r: r["corpus"].update(fixture_sha256=OTHER_DIGEST))
     return copy.rebuild()
 
@@ -78,7 +78,7 @@ def _document(change: Callable[[Json], object]) -> Callable[[SystemsCopy], Path]
 
 
 FORGERIES: dict[str, tuple[str, Violation]] = {
-    "inputs from another fixture": ("systems.experiment", Violation(_another_fixture, ONLY_ELIGIBILITY)),
+    "inputs from another fixture": ("systems.data", Violation(_another_fixture, ONLY_ELIGIBILITY)),
     "a hypothesis edited after held-out, the record's digest left": (
         "systems.inputs", Violation(_hypothesis_edited, Expected(stops=True))),
     "a run's freeze swapped": ("systems.inputs", Violation(_freeze_swapped, Expected(stops=True))),

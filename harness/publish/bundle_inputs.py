@@ -1,8 +1,11 @@
 """The bundle's inputs: the fixture and the stores its runs read, carried under `inputs/` so that a reader on another
 machine validates from the bundle and the public archive alone.
 
-- `inputs/fixture/`: the fixture JSON and its vectors sidecar (the file its `vectors.file` names), once. Every run in
-  the bundle (its own and each run of a comparison between systems) must have read the same fixture, by sha256.
+- `inputs/fixture/`: the fixture JSON and its vectors sidecar (the file its `vectors.file` names) of the bundle's own
+  run, once. Each run's receipts name one fixture, by sha256.
+- `inputs/runs/NAME/fixture/`: the same for the run `artifacts/runs/NAME/` of a comparison between systems that read
+  another fixture than the bundle's own run (one of the same dataset content, with another embedding or text profile:
+  the validator holds it to that).
 - `inputs/store/`: the store of the bundle's own run: the built-in system's `store.json` and every part it lists, or
   a system of its own's parts at their places under its store directory; with the run ledger, `ledger.sqlite3`.
 - `inputs/runs/NAME/store/`: the same for the run `artifacts/runs/NAME/` of a comparison between systems, unless that
@@ -25,8 +28,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness.evaluation.receipts.locations import FIXTURES, LOCATIONS_NAME, STORES, hinted
-from harness.hashing import sha256_bytes, sha256_canonical
 from harness.publish.bundle_error import BundleError
+from harness.publish.bundle_parts import Writes, checked, write_files
 
 INPUTS = "inputs"
 FIXTURE_DIR = "inputs/fixture"
@@ -43,40 +46,6 @@ class Run:
     name: str | None  # None: the bundle's own run
     receipts: list[tuple[str, dict[str, Any]]]  # (the aggregate's path in the bundle, its receipt)
     home: Path  # the output directory it ran into, whose locations.json places its fixture and store
-
-
-def _read(path: Path) -> dict[str, bytes]:
-    """A part's bytes, read once: a file as {"": bytes}, a directory as {relative path: bytes} of every file."""
-    if path.is_file():
-        return {"": path.read_bytes()}
-    if path.is_dir():
-        return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
-    raise FileNotFoundError(path)
-
-
-def _digest(files: dict[str, bytes]) -> str:
-    if list(files) == [""]:
-        return sha256_bytes(files[""])
-    return sha256_canonical({name: sha256_bytes(data) for name, data in files.items()})
-
-
-def _write(target: Path, files: dict[str, bytes]) -> None:
-    for name, data in files.items():
-        (target / name if name else target).parent.mkdir(parents=True, exist_ok=True)
-        (target / name if name else target).write_bytes(data)
-
-
-def _checked(source: Path, digest: str, what: str, fix: str) -> dict[str, bytes]:
-    try:
-        files = _read(source)
-    except OSError as exc:
-        raise BundleError(f"{what} {source} cannot be read ({getattr(exc, 'strerror', None) or exc}): the bundle "
-                          f"carries it as the receipts bind it; {fix}") from exc
-    found = _digest(files)
-    if found != digest:
-        raise BundleError(f"{what} {source} is not what the receipts bind (they bind {digest}; it is now {found}), so "
-                          f"nothing was bundled; {fix}")
-    return files
 
 
 def _homes(staging: Path, output_dir: Path) -> dict[str, Path]:
@@ -117,29 +86,37 @@ def _placed(home: Path, kind: str, digest: str, what: str) -> Path:
     return place
 
 
-def _one_fixture(runs: Sequence[Run]) -> tuple[dict[str, Any], Path]:
-    """The corpus block every receipt shares (by fixture sha256), else refused naming two that differ; with where
-    it lies (the first run whose output directory places it)."""
-    first_path, first = runs[0].receipts[0]
-    for run in runs:
-        for path, receipt in run.receipts:
-            if receipt["corpus"]["fixture_sha256"] != first["corpus"]["fixture_sha256"]:
-                raise BundleError(
-                    f"{first_path} read the fixture {first['corpus']['fixture_sha256']} and {path} read "
-                    f"{receipt['corpus']['fixture_sha256']}: a bundle carries one fixture, and a comparison between "
-                    "systems compares runs of one fixture; compare (and bundle) runs made from the same fixture")
+def _one_fixture(run: Run, runs: Sequence[Run]) -> tuple[dict[str, Any], Path]:
+    """The corpus block every receipt of `run` shares (by fixture sha256), else refused naming two that differ; with
+    where it lies (where the run's output directory places it, else the first other run's that does)."""
+    first_path, first = run.receipts[0]
+    for path, receipt in run.receipts:
+        if receipt["corpus"]["fixture_sha256"] != first["corpus"]["fixture_sha256"]:
+            raise BundleError(
+                f"{first_path} read the fixture {first['corpus']['fixture_sha256']} and {path} read "
+                f"{receipt['corpus']['fixture_sha256']}, but they are one run's receipts, and a run reads one fixture: "
+                "bundle the output directory of one evaluation as it was run")
     corpus: dict[str, Any] = first["corpus"]
-    places = [hinted(run.home, FIXTURES, corpus["fixture_sha256"]) for run in runs]
+    places = [hinted(home.home, FIXTURES, corpus["fixture_sha256"]) for home in (run, *runs)]
     return corpus, next((place for place in places if place is not None), None) or _placed(
-        runs[0].home, FIXTURES, corpus["fixture_sha256"], f"the fixture {corpus['fixture_file']}")
+        run.home, FIXTURES, corpus["fixture_sha256"], f"the fixture {corpus['fixture_file']}")
 
 
-Writes = list[tuple[Path, dict[str, bytes]]]  # each target with the bytes read and checked for it
+def _fixtures(staging: Path, runs: Sequence[Run]) -> Writes:
+    """The first run's fixture (the bundle's own run's, when it has one) under inputs/fixture/; the fixture of each
+    other run that read another one under inputs/runs/NAME/fixture/."""
+    first, path = _one_fixture(runs[0], runs)
+    writes = _fixture(staging / FIXTURE_DIR, first, path)
+    for run in runs[1:]:
+        corpus, path = _one_fixture(run, runs)
+        if corpus["fixture_sha256"] != first["fixture_sha256"]:
+            writes += _fixture(staging / RUNS / str(run.name) / "fixture", corpus, path)
+    return writes
 
 
-def _fixture(staging: Path, corpus: dict[str, Any], path: Path) -> Writes:
+def _fixture(target: Path, corpus: dict[str, Any], path: Path) -> Writes:
     fix = f"restore the fixture {path} and its vectors as the runs read them (or build it again), then bundle again"
-    data = _checked(path, corpus["fixture_sha256"], "the fixture", fix)
+    data = checked(path, corpus["fixture_sha256"], "the fixture", fix)
     vectors = json.loads(data[""])["vectors"]
     name = PurePosixPath(str(vectors["file"]))
     if len(name.parts) != 1 or name.name in ("", ".", "..") or name.name == path.name:
@@ -148,8 +125,8 @@ def _fixture(staging: Path, corpus: dict[str, Any], path: Path) -> Writes:
     if vectors["sha256"] != corpus["vectors_sha256"]:
         raise BundleError(f"the fixture {path} states vectors {vectors['sha256']}, the receipts "
                           f"{corpus['vectors_sha256']}; {fix}")
-    sidecar = _checked(path.parent / name.name, corpus["vectors_sha256"], "the fixture's vectors", fix)
-    return [(staging / FIXTURE_DIR / path.name, data), (staging / FIXTURE_DIR / name.name, sidecar)]
+    sidecar = checked(path.parent / name.name, corpus["vectors_sha256"], "the fixture's vectors", fix)
+    return [(target / path.name, data), (target / name.name, sidecar)]
 
 
 def _one_store(run: Run) -> dict[str, Any]:
@@ -218,7 +195,7 @@ def _store(staging: Path, run: Run, target: str) -> tuple[Writes, tuple[Path, Pa
             raise BundleError(f"the store manifest {directory / STORE_MANIFEST} cannot be read ({exc}); {fix}") from exc
     parts = (_system_parts(directory, store, fix) if manifest is None
              else _builtin_parts(directory, store, manifest, fix))
-    read = {path: _checked(directory / path, digest, f"the store part {name!r}", fix)
+    read = {path: checked(directory / path, digest, f"the store part {name!r}", fix)
             for path, (name, digest) in sorted(parts.items())}
     writes = [(staging / target / path if path != "." else staging / target, files) for path, files in read.items()]
     if manifest is not None:
@@ -234,7 +211,7 @@ def stage_inputs(staging: Path, output_dir: Path) -> None:
     runs = _runs(staging, output_dir)
     if not runs:
         return
-    writes = _fixture(staging, *_one_fixture(runs))
+    writes = _fixtures(staging, runs)
     ledgers = []
     own_store = _one_store(runs[0]) if runs[0].name is None else None
     for run in runs:
@@ -245,6 +222,6 @@ def stage_inputs(staging: Path, output_dir: Path) -> None:
         writes += staged
         ledgers.append(ledger)
     for target, files in writes:
-        _write(target, files)
+        write_files(target, files)
     for source, ledger_target in ledgers:
         _copy_ledger(source, ledger_target)

@@ -3,8 +3,9 @@
 In order: MANIFEST.json against every byte of the bundle (a changed, missing or added file named); every aggregate
 under `artifacts/`, with its rows beside it and the bundle's `freeze.json`; every comparison of modes and every
 comparison between systems (each run it read under `artifacts/runs/NAME/`, against that run's own freeze record).
-Each is validated from what the bundle carries (`carried_inputs`): the fixture under `inputs/fixture/`, each run's
-store under `inputs/store/` or `inputs/runs/NAME/store/`, and a system of its own replayed from `system-source/`;
+Each is validated from what the bundle carries (`carried_inputs`): the fixture under `inputs/fixture/` (a compared
+run's under `inputs/runs/NAME/fixture/` when it read another one), each run's store under `inputs/store/` or
+`inputs/runs/NAME/store/`, and a system of its own replayed from `system-source/`;
 the reader's `--fixture` and `--store-dir` take their place when given. Nothing is read from the places the receipts
 name on the publisher's machine.
 Every text of the fixture is re-embedded here, in this process, by the reader's embedder: within `fresh_only` no
@@ -40,7 +41,8 @@ ARTIFACTS = "artifacts"
 FREEZE = "freeze.json"
 FIXTURE_DIR = "inputs/fixture"  # the fixture JSON and its vectors sidecar
 OWN_STORE = "inputs/store"  # the bundle's own run's store
-RUNS = "inputs/runs"  # RUNS/NAME/store: the store of the compared run artifacts/runs/NAME/
+RUNS = "inputs/runs"  # RUNS/NAME/store, RUNS/NAME/fixture: the compared run artifacts/runs/NAME/'s store, and its
+# fixture when it read another one than the bundle's own run
 SYSTEM_SOURCE = "system-source"
 ARCHIVE_DIR = "inputs/archive"  # a collection of the publisher's own: its archive, NAME.zip
 MODEL_DIR = "inputs/model"  # a model of the publisher's own, carried: inputs/model/NAME/
@@ -90,25 +92,30 @@ def _comparisons(bundle: Path) -> list[Path]:
 @contextmanager
 def carried_inputs(bundle: Path, options: BundleOptions) -> Iterator[Inputs]:
     """What the bundle carries under `inputs/` (docs/validator.md, "What a bundle carries"), unless the reader named
-    its own: the fixture, the bundle's own run's store (under None) and each compared run's store by its name; and
-    the system's source, `system-source/`, copied for the block into a temporary directory (a replay imports the
-    system from there, and an import writes bytecode caches beside it, files MANIFEST.json does not list)."""
+    its own: the fixture, the bundle's own run's store (under None) and each compared run's store by its name, and
+    its fixture when it read another one; and the system's source, `system-source/`, copied for the block into a
+    temporary directory (a replay imports the system from there, and an import writes bytecode caches beside it,
+    files MANIFEST.json does not list)."""
     fixtures = sorted((bundle / FIXTURE_DIR).glob("*.json"))
     fixture = options.fixture or (fixtures[0] if len(fixtures) == 1 else None)
     own = options.store_dir or (bundle / OWN_STORE if (bundle / OWN_STORE).is_dir() else None)
     stores: dict[str | None, Path] = {} if own is None else {None: own}
+    run_fixtures: dict[str, Path] = {}
     for run in sorted(p.name for p in (bundle / ARTIFACTS / "runs").glob("*") if p.is_dir()):
         carried = bundle / RUNS / run / "store"
         if carried.is_dir() or own is not None:
             stores[run] = carried if carried.is_dir() or own is None else own  # no copy: it used the bundle's store
+        its_own = sorted((bundle / RUNS / run / "fixture").glob("*.json"))
+        if len(its_own) == 1:  # it read another fixture than the bundle's own run
+            run_fixtures[run] = its_own[0]
     source = bundle / SYSTEM_SOURCE
     if not source.is_dir():
-        yield Inputs(fixture, stores, None)
+        yield Inputs(fixture, stores, None, run_fixtures)
         return
     with tempfile.TemporaryDirectory(prefix="scifact-bundle-source-") as temporary:
         copy = Path(temporary) / SYSTEM_SOURCE
         shutil.copytree(source, copy)
-        yield Inputs(fixture, stores, copy)
+        yield Inputs(fixture, stores, copy, run_fixtures)
 
 
 def _own_systems(bundle: Path) -> list[Path]:

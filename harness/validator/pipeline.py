@@ -120,12 +120,13 @@ def comparison_schema(comparison: Path) -> Any:
 @dataclass(frozen=True)
 class Inputs:
     """Where a comparison's inputs are, when not at the places their receipts record (a bundle's copies): the
-    fixture, each run's store by run name (None for a comparison of modes, whose run is one) and the system's
-    source for a run of the bundle's own system."""
+    fixture, each run's store by run name (None for a comparison of modes, whose run is one), the system's source for
+    a run of the bundle's own system, and the fixture of each compared run that read another fixture, by run name."""
 
     fixture: Path | None = None
     store_dirs: Mapping[str | None, Path] = field(default_factory=dict)
     system_path: Path | None = None
+    run_fixtures: Mapping[str, Path] = field(default_factory=dict)
 
 
 def validate_systems_comparison(comparison: Path, *, embeddings: bool = True, full_embedding: bool = False,
@@ -135,7 +136,8 @@ def validate_systems_comparison(comparison: Path, *, embeddings: bool = True, fu
     its own run's freeze record (or its report taken from `known`, keyed by the aggregate's sha256)."""
     return check_systems_comparison(comparison, lambda aggregate, freeze, run: validate(
         aggregate, freeze=freeze, embeddings=embeddings, full_embedding=full_embedding, archive=archive,
-        ollama_url=ollama_url, fixture=inputs.fixture, store_dir=inputs.store_dirs.get(run)), known=known)
+        ollama_url=ollama_url, fixture=inputs.run_fixtures.get(run, inputs.fixture),
+        store_dir=inputs.store_dirs.get(run)), known=known)
 
 
 def validate_comparison(comparison: Path, *, artifacts_dir: Path | None = None, embeddings: bool = True,

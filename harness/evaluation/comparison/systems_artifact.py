@@ -17,6 +17,7 @@ from harness.evaluation.comparison.artifact import (
     clear_target,
     document_bytes,
 )
+from harness.evaluation.comparison.fixtures_compared import content_record, fixtures_sentence
 from harness.evaluation.comparison.hypotheses import Reading, earlier_looks, read_hypotheses, with_hypothesis_pairs
 from harness.evaluation.comparison.hypothesis_results import PROCEDURES as HYPOTHESIS_PROCEDURES
 from harness.evaluation.comparison.hypothesis_results import family_record
@@ -29,7 +30,7 @@ from harness.hashing import sha256_canonical
 from harness.schema_check import validate as validate_schema
 from harness.typed_commands import validator_command
 
-SCHEMA = "scifact-systems-comparison-v2"
+SCHEMA = "scifact-systems-comparison-v3"
 HOLM_FAMILY = ("for each metric separately, every pair of arms this artifact compares on this split (the pairs the "
                "pairing rule gives and the pair of any declared hypothesis), two-sided: an exploratory reading that "
                "decides no hypothesis (hypothesis_family does); nDCG@10 is the primary metric, the others secondary")
@@ -157,6 +158,7 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
         return [x - y for x, y in zip(by_label[a].values(metric), by_label[b].values(metric), strict=True)]
     hypotheses = [family_record(family, differences_of, sampled.signs) for family in families]
     calibration_count = runs[0].inputs[0].aggregate["receipt"]["split"]["calibration_count"]
+    records = [run.record(comparison_dir) for run in runs]
     record = procedure.record()
     record["descriptions"] = {**record["descriptions"], "holm_family": HOLM_FAMILY, **HYPOTHESIS_PROCEDURES}
     return {
@@ -165,7 +167,9 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
             for run in runs for entry in run.inputs]),
         "baseline": request.baseline, "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids),
         "metrics": list(METRICS), "primary_metric": PRIMARY_METRIC,
-        "runs": [run.record(comparison_dir) for run in runs],
+        "runs": records,
+        "content": content_record(runs[0].receipt),
+        "fixtures": fixtures_sentence([(record["name"], record) for record in records]),
         "inputs": [_input_record(arm, entry) for run in runs for arm, entry in zip(run.arms, run.inputs, strict=True)],
         "inputs_validation": {"rule": VALIDATION_RULE, "validated": verdicts is not None, "verdicts": verdicts},
         "procedure": record, "arms": arms, "comparisons": compared, "hypotheses": hypotheses,

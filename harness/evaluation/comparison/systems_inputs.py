@@ -8,6 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.evaluation.comparison.experiment import experiment_problems, judgement_disagreement, label
+from harness.evaluation.comparison.fixtures_compared import (
+    SAME_CONTENT_FIX,
+    data_differences,
+    embedding_record,
+    fixture_record,
+)
 from harness.evaluation.comparison.inputs import ComparisonInputError, ComparisonRefused, ModeInput, load_input
 from harness.evaluation.comparison.pairing import Arm
 from harness.evaluation.comparison.run_specs import RunSpec
@@ -29,8 +35,14 @@ class RunInput:
 
     @property
     def system(self) -> dict[str, Any]:
-        system: dict[str, Any] = self.inputs[0].aggregate["receipt"]["system"]
+        system: dict[str, Any] = self.receipt["system"]
         return system
+
+    @property
+    def receipt(self) -> dict[str, Any]:
+        """The first arm's receipt (every arm of a run shares its fixture, system, store and freeze)."""
+        receipt: dict[str, Any] = self.inputs[0].aggregate["receipt"]
+        return receipt
 
     def record(self, comparison_dir: Path) -> dict[str, Any]:
         relative = Path(os.path.relpath(self.spec.output_dir.resolve(), comparison_dir.resolve())).as_posix()
@@ -39,7 +51,8 @@ class RunInput:
             "freeze_sha256": self.freeze.record["freeze_sha256"]}
         return {"name": self.spec.name, "output_dir": relative, "mode_choice": self.spec.mode_choice,
                 "modes": [entry.mode for entry in self.inputs],
-                "system": {"name": self.system["name"], "version": self.system["version"]}, "freeze": freeze}
+                "system": {"name": self.system["name"], "version": self.system["version"]}, "freeze": freeze,
+                "fixture": fixture_record(self.receipt), "embedding": embedding_record(self.receipt)}
 
 
 def _named_freeze(inputs: Sequence[ModeInput]) -> set[str | None]:
@@ -75,16 +88,19 @@ def load_run(spec: RunSpec, split: str) -> RunInput:
 
 
 def systems_problems(runs: Sequence[RunInput], split: str) -> list[str]:
-    """What keeps `runs` from being compared: another fixture, other queries or judgements, a held-out run without a
-    freeze, one run given twice."""
+    """What keeps `runs` from being compared: fixtures of other dataset content, other queries or judgements, a
+    held-out run without a freeze, one run given twice. Fixtures that differ only in their embedding and text profile
+    are no problem."""
     problems = []
     first = runs[0].inputs[0]
     for run in runs:
         entry = run.inputs[0]
-        fixture = entry.aggregate["receipt"]["corpus"]["fixture_sha256"]
-        if fixture != first.aggregate["receipt"]["corpus"]["fixture_sha256"]:
-            problems.append(f"the fixture digest differs between {label(first)} and {label(entry)} "
-                            f"({first.aggregate['receipt']['corpus']['fixture_sha256']} against {fixture})")
+        differences = data_differences(first.aggregate["receipt"], entry.aggregate["receipt"])
+        if differences:
+            problems.append(f"{label(first)} and {label(entry)} ran on fixtures of other data "
+                            f"({first.aggregate['receipt']['corpus']['fixture_sha256']} and "
+                            f"{entry.aggregate['receipt']['corpus']['fixture_sha256']}), which differ in "
+                            f"{'; '.join(differences)}: {SAME_CONTENT_FIX}")
         if entry.query_ids != first.query_ids:
             problems.append(f"{label(first)} and {label(entry)} list different queries, or in another order")
         if split in HELD_OUT_SPLITS and _named_freeze(run.inputs) == {None}:

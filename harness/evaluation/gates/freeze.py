@@ -135,7 +135,8 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
         if any(member.baseline_dir.resolve() == output_dir.resolve() for member in hypotheses.members):
             raise FreezeError("--hypothesis-baseline names this freeze's own --output-dir; a hypothesis compares this "
                               "system with another frozen run: name that run's output directory")
-        declared = declaration(hypotheses, modes=tuple(m for m in MODES if m in modes), fixture_sha256=fixture.sha256)
+        declared = declaration(hypotheses, modes=tuple(m for m in MODES if m in modes), fixture=fixture.data,
+                               fixture_sha256=fixture.sha256)
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
                             allow_dirty=allow_dirty, calibration=calibration, hypotheses=declared)
     frozen = _write_freeze(output_dir, system, record, replace=replace)

@@ -4,14 +4,17 @@ hypothesis a member of one family that Holm's step-down adjustment decides at on
 `freeze --hypothesis "hybrid > fts_only" --hypothesis-baseline DIR` (repeatable) records, in the freeze record's
 `hypotheses` (and so in the digest every held-out receipt names), which arms each hypothesis compares, on which metric,
 in which direction, by which test, one- or two-sided, and the family's alpha. Each baseline is named by its own freeze
-record's digest, read from DIR/freeze.json, which must be a freeze of the same fixture. See docs/comparing-systems.md
-for how a comparison reads them.
+record's digest, read from DIR/freeze.json, which must be a freeze of the same fixture, or of one that holds the same
+dataset content and differs only in its embedding and text profile (`baseline_content`: "my model's vector_only >
+the packaged model's vector_only"). See docs/comparing-systems.md for how a comparison reads them.
 """
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from harness.errors import RefusedError
+from harness.evaluation.gates.baseline_content import check_baseline_data
 from harness.evaluation.gates.hypothesis_terms import (
     ADJUSTMENT,
     FamilyRequest,
@@ -24,7 +27,7 @@ from harness.json_input import read_document
 
 
 class HypothesisRefused(RefusedError):
-    """The baseline run a hypothesis names cannot be used: no freeze, another fixture, a mode it did not freeze."""
+    """The baseline run a hypothesis names cannot be used: no freeze, a mode it did not freeze."""
 
 
 def _baseline_record(directory: Path) -> dict[str, Any]:
@@ -47,13 +50,11 @@ def _checked_terms(request: HypothesisRequest, modes: tuple[str, ...]) -> tuple[
     return a, direction, b
 
 
-def _member(request: HypothesisRequest, terms: tuple[str, str, str], fixture_sha256: str) -> dict[str, Any]:
+def _member(request: HypothesisRequest, terms: tuple[str, str, str], fixture: Mapping[str, Any],
+            fixture_sha256: str) -> dict[str, Any]:
     a, direction, b = terms
     baseline = _baseline_record(request.baseline_dir)
-    if baseline["corpus"]["fixture_sha256"] != fixture_sha256:
-        raise HypothesisRefused(f"--hypothesis-baseline {request.baseline_dir}: frozen on fixture "
-                                f"{baseline['corpus']['fixture_sha256']}, this freeze on {fixture_sha256}; a "
-                                "comparison pairs runs of one fixture: evaluate the baseline on this fixture")
+    check_baseline_data(request.baseline_dir, baseline, fixture, fixture_sha256)
     if b not in baseline["modes"]:
         raise HypothesisRefused(f"--hypothesis {request.statement!r}: the baseline froze "
                                 f"{', '.join(baseline['modes'])}, not {b}")
@@ -77,14 +78,16 @@ def _twice(members: list[dict[str, Any]]) -> None:
         seen[key] = member["statement"]
 
 
-def declaration(request: FamilyRequest, *, modes: tuple[str, ...], fixture_sha256: str) -> dict[str, Any]:
+def declaration(request: FamilyRequest, *, modes: tuple[str, ...], fixture: Mapping[str, Any],
+                fixture_sha256: str) -> dict[str, Any]:
     """The freeze record's `hypotheses` field, or an error naming what is wrong and the fix: every member's terms are
-    checked (usage) before any baseline is read."""
+    checked (usage) before any baseline is read. `fixture`: this freeze's fixture's data (its dataset content)."""
     if not request.members:
         raise HypothesisError("a family of hypotheses needs at least one --hypothesis")
     if not 0 < request.alpha <= 0.5:
         raise HypothesisError(f"--hypothesis-alpha {request.alpha}: above 0 and at most 0.5")
     terms = [_checked_terms(member, modes) for member in request.members]
-    members = [_member(member, found, fixture_sha256) for member, found in zip(request.members, terms, strict=True)]
+    members = [_member(member, found, fixture, fixture_sha256)
+               for member, found in zip(request.members, terms, strict=True)]
     _twice(members)
     return {"alpha": request.alpha, "adjustment": ADJUSTMENT, "members": members}

@@ -1,6 +1,6 @@
 """The "Comparisons" section of CLAIMS.md, from the bundled (and validated) comparison artifacts."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.evaluation.receipts.artifacts import named_dataset
@@ -20,13 +20,15 @@ from harness.publish.text.report_text import (
 )
 
 
-def difference_table(document: dict[str, Any]) -> list[str]:
+def difference_table(document: dict[str, Any],
+                     label: Callable[[dict[str, Any]], str] = pair_label) -> list[str]:
+    """Every pair on every metric; `label` names a pair (its arms, and their models where they differ)."""
     lines = ["| difference | metric | mean | 95% CI | p (randomization) | p (t-test) | p (Holm) | after Holm |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for comparison in document["comparisons"]:
         for metric in document["metrics"]:
             stats = comparison["metrics"][metric]
-            cells = [pair_label(comparison), METRIC_LABELS[metric], signed(stats["mean_difference"]),
+            cells = [label(comparison), METRIC_LABELS[metric], signed(stats["mean_difference"]),
                      interval(stats["ci_low"], stats["ci_high"], sign=True), p_value(stats["randomization"]["p_value"]),
                      p_value(stats["t_test"]["p_value"]), p_value(stats["holm_p_value"]),
                      "significant" if stats["significant_after_holm"] else "not significant"]

@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.publish.report.report_tables import Table
 from harness.publish.report.systems_files import SystemsFile
+from harness.publish.text.embedding_words import pair_models, several_fixtures
 from harness.publish.text.markdown_text import inert
 from harness.publish.text.report_text import (
     SPLIT_LABELS,
@@ -17,7 +18,13 @@ from harness.publish.text.report_text import (
     signed,
     wins_ties_losses,
 )
-from harness.publish.text.systems_text import SYSTEMS_DOES_NOT, hypothesis_lines, runs_line, superiority_claims
+from harness.publish.text.systems_text import (
+    SYSTEMS_DOES_NOT,
+    fixtures_line,
+    hypothesis_lines,
+    runs_line,
+    superiority_claims,
+)
 
 EXPLORATORY = ("Every pair not named by a confirmatory hypothesis is exploratory, and the table's Holm column, over "
                "every pair of the file, is an exploratory reading of every pair: a hypothesis is decided by its "
@@ -25,22 +32,26 @@ EXPLORATORY = ("Every pair not named by a confirmatory hypothesis is exploratory
 
 
 def systems_table(document: dict[str, Any]) -> Table:
+    """One row per pair; with each arm's embedding model (a / b) beside it when the runs read several fixtures."""
     rows = []
     for comparison in document["comparisons"]:
         stats = comparison["metrics"]["ndcg_at_10"]
-        rows.append([pair_label(comparison), comparison["status"], signed(stats["mean_difference"]),
-                     interval(stats["ci_low"], stats["ci_high"], sign=True),
+        models = pair_models(document, comparison)
+        rows.append([pair_label(comparison), *([] if models is None else [models]), comparison["status"],
+                     signed(stats["mean_difference"]), interval(stats["ci_low"], stats["ci_high"], sign=True),
                      p_value(stats["randomization"]["p_value"]), p_value(stats["holm_p_value"]),
                      optional(stats["effect_size"]), wins_ties_losses(stats)])
+    embeddings = several_fixtures(document)
     return Table(f"systems-{document['split']}", "nDCG@10 differences between systems, paired over the same queries",
-                 ["difference", "status", "mean", "95% CI", "p (randomization, two-sided)",
-                  "p (Holm over every pair: exploratory)", "effect size d_z",
-                  "wins / ties / losses"], rows, text_columns=(1,))
+                 ["difference", *(["embedding models (a / b)"] if embeddings else []), "status", "mean", "95% CI",
+                  "p (randomization, two-sided)", "p (Holm over every pair: exploratory)", "effect size d_z",
+                  "wins / ties / losses"], rows, text_columns=(1, 2) if embeddings else (1,))
 
 
 def _sentences(document: dict[str, Any]) -> tuple[str, list[str], list[str]]:
+    fixtures = fixtures_line(document)
     head = (f"{SPLIT_LABELS[document['split']]}, {document['query_count']} queries. Runs: {runs_line(document)}. "
-            f"Scope: {document['scope']}.")
+            f"Scope: {document['scope']}.{'' if fixtures is None else f' Fixtures: {fixtures}.'}")
     return head, hypothesis_lines(document), superiority_claims(document)
 
 

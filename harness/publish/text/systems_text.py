@@ -5,6 +5,7 @@ each, and the claim of superiority a confirmatory, supported hypothesis allows, 
 from pathlib import Path
 from typing import Any
 
+from harness.publish.text.embedding_words import pair_models, run_embedding, several_fixtures, with_model
 from harness.publish.text.report_text import METRIC_LABELS, SPLIT_LABELS, interval, p_value, signed, verdict
 from harness.typed_commands import shown, validator_command
 
@@ -24,8 +25,15 @@ def _system(document: dict[str, Any], run_name: str) -> str:
 
 
 def runs_line(document: dict[str, Any]) -> str:
+    """Each run's system and arms, and its embedding when the runs read several fixtures."""
     return "; ".join(f"{run['name']} = {run['system']['name']} {run['system']['version']} "
-                     f"({', '.join(run['modes'])}{', frozen' if run['freeze'] else ''})" for run in document["runs"])
+                     f"({', '.join(run['modes'])}{', frozen' if run['freeze'] else ''}"
+                     f"{run_embedding(document, run)})" for run in document["runs"])
+
+
+def fixtures_line(document: dict[str, Any]) -> str | None:
+    """The comparison's sentence about its fixtures when its runs read several (they differ in embedding)."""
+    return str(document["fixtures"]) if several_fixtures(document) else None
 
 
 def _hypotheses_word(count: int) -> str:
@@ -64,7 +72,8 @@ def hypothesis_line(document: dict[str, Any], family: dict[str, Any], number: in
                 f"({member['reason']})")
     result, pair = member["result"], member["pair"]
     stats = _pair_statistics(document, pair, result["metric"])
-    return (f"{head}: confirmatory, {pair['a']} \u2212 {pair['b']} = {signed(result['mean_difference'])}, 95% CI "
+    return (f"{head}: confirmatory, {with_model(document, pair['a'])} \u2212 {with_model(document, pair['b'])} = "
+            f"{signed(result['mean_difference'])}, 95% CI "
             f"{interval(stats['ci_low'], stats['ci_high'], sign=True)}; {result['test_ran']}, p = "
             f"{p_value(result['p_value'])}, Holm-adjusted over the family p = {p_value(result['holm_p_value'])}: "
             f"{_outcome(result)}. {deciding_sentence(family, result)}")
@@ -86,6 +95,8 @@ def pair_verdict(document: dict[str, Any], comparison: dict[str, Any]) -> str:
     count = len(document["comparisons"])
     reading = (f"{verdict(comparison, document['split'])}; Holm over every pair of this file ({count}): an "
                "exploratory reading")
+    models = pair_models(document, comparison)
+    reading += "" if models is None else f"; embeddings {models}"
     if comparison["status"] == "confirmatory":
         return f"{reading}; the hypothesis declared on this pair is decided by its own declared test (below)"
     return reading
@@ -105,10 +116,13 @@ def superiority_claim(document: dict[str, Any], family: dict[str, Any], member: 
     pair = member["pair"]
     stats = _pair_statistics(document, pair, result["metric"])
     a_run, b_run = pair["a"].split("/")[0], pair["b"].split("/")[0]
-    return (f"On the {document['query_count']} held-out queries of the dataset, with this fixture and these frozen "
-            f"configurations, {pair['a']} ({_system(document, a_run)}) scores "
+    fixtures = ("these fixtures (the same documents, queries and judgements, embedded by each arm's model)"
+                if several_fixtures(document) else "this fixture")
+    return (f"On the {document['query_count']} held-out queries of the dataset, with {fixtures} and these frozen "
+            f"configurations, {with_model(document, pair['a'])} ({_system(document, a_run)}) scores "
             f"{DIRECTION_WORDS[member['declaration']['direction']]} {METRIC_LABELS[result['metric']]} than "
-            f"{pair['b']} ({_system(document, b_run)}): {signed(result['mean_difference'])}, 95% CI "
+            f"{with_model(document, pair['b'])} ({_system(document, b_run)}): {signed(result['mean_difference'])}, "
+            "95% CI "
             f"{interval(stats['ci_low'], stats['ci_high'], sign=True)} (descriptive), {result['test_ran']}, p = "
             f"{p_value(result['p_value'])}, Holm-adjusted over the family of "
             f"{_hypotheses_word(len(family['members']))} p = {p_value(result['holm_p_value'])} (\u03b1 = "
@@ -122,6 +136,8 @@ def systems_summary(path: Path, document: dict[str, Any], moved: Path | None) ->
                else "inputs NOT validated (--no-validate)")
     lines = [f"comparison between systems {shown(path)}: {SPLIT_LABELS[document['split']]}, {document['query_count']} "
              f"queries, {checked}", f"  runs: {runs_line(document)}", f"  scope: {document['scope']}"]
+    fixtures = fixtures_line(document)
+    lines += [] if fixtures is None else [f"  fixtures: {fixtures}"]
     lines += [f"  [{c['status']}] {pair_verdict(document, c)}" for c in document["comparisons"]]
     lines += [f"  hypothesis {line}" for line in hypothesis_lines(document)]
     lines += [f"  claim: {claim}" for claim in superiority_claims(document)]

@@ -1,14 +1,16 @@
 """systems.experiment: what the runs of a comparison between systems must share, read from their own receipts and
-rows. One fixture for every run, the same judgements for every query in every run's rows; within a run, one system
-identity, store and freeze; for the held-out and all-query splits, every run under a freeze; no run given twice (the
-same aggregate, or the same run id of the same store, under two runs' labels); and the scope sentence the split calls
-for."""
+rows. One fixture for every run, or fixtures of the same dataset content that differ only in their embedding and text
+profile (`systems_data`), and the sentence that says which; the same judgements for every query in every run's rows;
+within a run, one fixture, system identity, store and freeze; for the held-out and all-query splits, every run under a
+freeze; no run given twice (the same aggregate, or the same run id of the same store, under two runs' labels); and the
+scope sentence the split calls for."""
 
 from typing import Any
 
 from ..core.digests import sha256_file
 from ..core.report import Report
 from .comparison_inputs import Input
+from .systems_data import data_differences, fixtures_sentence
 from .systems_inputs import Loaded
 from .systems_pairs import looks_dated
 
@@ -50,7 +52,8 @@ def scope(split: str, query_count: int, calibration_count: Any, loaded: Loaded) 
 def _facets(arm: Input) -> dict[str, Any]:
     receipt = arm.receipt
     freeze = receipt.get("freeze")
-    return {"system": receipt.get("system"), "store_sha256": receipt.get("store", {}).get("store_sha256"),
+    return {"fixture_sha256": receipt.get("corpus", {}).get("fixture_sha256"),
+            "system": receipt.get("system"), "store_sha256": receipt.get("store", {}).get("store_sha256"),
             "freeze_sha256": freeze.get("sha256") if isinstance(freeze, dict) else None}
 
 
@@ -73,11 +76,10 @@ def _across_runs(loaded: Loaded) -> list[str]:
     problems = []
     arms = list(loaded.arms.items())
     first_label, first = arms[0]
-    fixture = first.receipt.get("corpus", {}).get("fixture_sha256")
     for label, arm in arms[1:]:
-        if arm.receipt.get("corpus", {}).get("fixture_sha256") != fixture:
-            problems.append(f"{label} ran on fixture {arm.receipt.get('corpus', {}).get('fixture_sha256')}, "
-                            f"{first_label} on {fixture}")
+        differences = data_differences(first.receipt, arm.receipt)
+        if differences:
+            problems.append(f"{first_label} and {label} ran on fixtures of other data: {'; '.join(differences)}")
         if first.rows is not None and arm.rows is not None:
             differing = sorted(str(q) for q in first.judged.keys() | arm.judged.keys()
                                if first.judged.get(q) != arm.judged.get(q))
@@ -102,6 +104,11 @@ def check_systems_experiment(document: dict[str, Any], loaded: Loaded, report: R
     wanted = scope(split, document["query_count"], calibration_count, loaded)
     if document["scope"] != wanted:
         problems.append(f"the scope reads {document['scope']!r}, not {wanted!r}")
-    report.expect("systems.experiment", not problems, "the runs share the fixture and every query's judgements; each "
-                  "run is one system, store and freeze; no run is given twice; the scope is the split's",
+    said = fixtures_sentence(document["runs"])
+    if document["fixtures"] != said:
+        problems.append(f"the fixtures sentence reads {document['fixtures']!r}, not {said!r}")
+    report.expect("systems.experiment", not problems, "the runs share the fixture, or fixtures of the same data that "
+                  "differ in their embedding and text profile only, as the comparison says, and every query's "
+                  "judgements; each run is one fixture, system, store and freeze; no run is given twice; the scope is "
+                  "the split's",
                   "one experiment", problems[:4])

@@ -1,6 +1,6 @@
 """systems.inputs: a comparison between systems names, for each run, a directory, its freeze record and its arms; each
-file is there with the sha256 the comparison records, each aggregate names those rows, its run, configuration and
-system, each freeze record hashes to its own digest, and every receipt of the run names that digest.
+file is there with the sha256 the comparison records, each aggregate names those rows, its run, configuration, system,
+fixture and embedding, each freeze record hashes to its own digest, and every receipt of the run names that digest.
 
 A run's files are in `runs/NAME/` beside the comparison when that directory exists (a bundle puts them there), else in
 the recorded output directory, relative to the comparison's.
@@ -97,12 +97,23 @@ def _modes_problem(run: Run, split: str) -> str | None:
     return None if found == expected else f"{run.name}: modes {found}, not {rule} {expected}"
 
 
+def _block(receipt: dict[str, Any], key: str) -> dict[str, Any]:
+    block = receipt.get(key)
+    return block if isinstance(block, dict) else {}
+
+
 def _arm_problems(label: str, arm: Input, run: Run) -> list[str]:
     receipt, problems = arm.receipt, []
     system = receipt.get("system")
     stated = {key: system.get(key) if isinstance(system, dict) else None for key in ("name", "version")}
     if stated != run.entry["system"]:
         problems.append(f"{label}: the receipt's system is {stated}, the comparison records {run.entry['system']}")
+    corpus, profile, embedding = (_block(receipt, key) for key in ("corpus", "profile", "embedding"))
+    stated = {"fixture": {"sha256": corpus.get("fixture_sha256"), "profile": profile.get("name")},
+              "embedding": {key: embedding.get(key) for key in ("model", "identity_sha256", "dimensions")}}
+    recorded = {key: run.entry[key] for key in stated}
+    if stated != recorded:
+        problems.append(f"{label}: the receipt's fixture and embedding are {stated}, the comparison records {recorded}")
     named = receipt.get("freeze")
     named_sha256 = named.get("sha256") if isinstance(named, dict) else None
     if named_sha256 is not None and named_sha256 != run.freeze_sha256:
@@ -146,6 +157,6 @@ def load_runs(document: dict[str, Any], comparison_dir: Path, report: Report) ->
         arms[label], run_of[label] = found, owner
     ok = report.expect("systems.inputs", not problems, "each run's rows, aggregates and freeze record are where the "
                        "comparison says, with the recorded sha256; each aggregate names those rows, its run, "
-                       "configuration and system; each freeze record hashes to its digest, which its run's receipts "
-                       "name", "the recorded inputs", problems[:4])
+                       "configuration, system, fixture and embedding; each freeze record hashes to its digest, "
+                       "which its run's receipts name", "the recorded inputs", problems[:4])
     return Loaded(runs, arms, run_of) if ok else None

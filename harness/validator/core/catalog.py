@@ -140,14 +140,16 @@ CHECKS: dict[str, str] = {
     # A comparison between systems (python -m harness.validator --comparison PATH, docs/comparing-systems.md)
     "systems.schema": "the comparison between systems is not strict JSON or does not match its closed schema",
     "systems.inputs": "a run's directory, rows, aggregate or freeze record the comparison names is missing or has "
-                      "another sha256; an aggregate does not name those rows, that run, configuration or system; a "
-                      "freeze record does not hash to its own digest or is not the one its run's receipts name; or a "
-                      "run's arms are not its chosen, frozen or present modes, in order",
+                      "another sha256; an aggregate does not name those rows, that run, configuration, system, "
+                      "fixture or embedding; a freeze record does not hash to its own digest or is not the one its "
+                      "run's receipts name; or a run's arms are not its chosen, frozen or present modes, in order",
     "systems.rows": "the arms' rows list other queries or another order, disagree with the comparison's count and "
                     "digest or the receipts' split, or state metrics their rankings and qrels do not give",
-    "systems.experiment": "the runs are not one experiment: another fixture or other judgements for a query, a run "
-                          "whose arms differ in system, store or freeze, a held-out or all-query run under no freeze, "
-                          "one run given twice, or a scope sentence that is not the split's",
+    "systems.experiment": "the runs are not one experiment: fixtures of other data (beyond the embedding and text "
+                          "profile: the contract, archive, documents, queries, judgements, counts, split rule or "
+                          "metric conventions) or other judgements for a query, a run whose arms differ in fixture, "
+                          "system, store or freeze, a held-out or all-query run under no freeze, one run given twice, "
+                          "or a scope or fixtures sentence that is not what the runs give",
     "systems.statistics": "the stated procedure is not the validator's, or an arm's mean or interval, the pairs the "
                           "rule gives or their order, a pair's statistics or a Holm-adjusted p-value does not "
                           "recompute",
@@ -158,6 +160,9 @@ CHECKS: dict[str, str] = {
     "systems.inputs_eligible": "an input aggregate is not ELIGIBLE under the validator against its run's freeze "
                                "record, a held-out or all-query comparison records that its inputs were not validated, "
                                "or the recorded rule or verdicts are not the validator's",
+    "systems.data": "a run's fixture, as the validator read it to validate that run's aggregates, holds other "
+                    "documents, queries or judgements (their digests recomputed from the fixture) than the comparison "
+                    "records, or another contract than another run's, or was not read at all",
 }
 
 ATTESTATIONS: dict[str, str] = {

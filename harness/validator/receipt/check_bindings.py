@@ -49,6 +49,8 @@ def check_corpus(ctx: Context, report: Report) -> bool:
     report.equal("corpus.payload_hashes", (recomputed, defined), (recorded, stated),
                  "documents, queries and qrels re-hashed from the fixture by their stated definitions, which are the "
                  "fixture's")
+    # the data this validation read, for a comparison of runs on several fixtures (validator/comparison/systems_data)
+    report.notes["fixture_content"] = {"fixture_sha256": digest, "contract": fixture["contract"], **recomputed}
     return True
 
 
