@@ -216,3 +216,21 @@ def test_archive_and_embedding_options_are_checked_before_any_work(args: tuple[s
     assert done.returncode == 2, done.stdout + done.stderr
     typed = os.path.relpath(sys.executable, ROOT) if Path(sys.executable).is_relative_to(ROOT) else sys.executable
     assert done.stderr.startswith(f"error: {typed} -m harness.validator: ") and not done.stdout, done.stderr
+
+
+def test_a_fixture_of_the_pinned_content_that_says_it_was_not_pinned_fails(clean_run: CleanRun) -> None:
+    """What the fixture says of its own payload is held to what the validator finds: the pinned content, stated as
+    unpinned, is a misstatement (fuzzing found it passed)."""
+    from harness.validator.core.report import Report
+    from harness.validator.dataset.check_dataset import check_dataset
+
+    fixture = json.loads(clean_run.fixture_path.read_text(encoding="utf-8"))
+    receipt = json.loads(clean_run.aggregate_path("fts_only", "calibration").read_text(encoding="utf-8"))["receipt"]
+    honest = Report("honest")
+    check_dataset(fixture, receipt, honest)
+    assert check_named(honest, "corpus.pinned").status == "pass"
+    fixture["source"]["payload_pinned"] = False
+    misstated = Report("misstated")
+    check_dataset(fixture, receipt, misstated)
+    assert check_named(misstated, "corpus.pinned").status == "fail"
+    assert "yet the fixture says its payload was not pinned" in str(check_named(misstated, "corpus.pinned").found)

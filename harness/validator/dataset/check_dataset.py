@@ -52,6 +52,9 @@ def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Repo
     content = Content.of_fixture(fixture)
     problems = [] if pins.archive_only else _content_differences(
         pins, content, of_content(fixture_sha256, "content digests", content.digests))
+    if not pins.archive_only and not problems and fixture["source"].get("payload_pinned") is not True:
+        problems.append("the content is the pinned content, yet the fixture says its payload was not pinned "
+                        f"(source.payload_pinned {fixture['source'].get('payload_pinned')!r})")
     if not pins.archive_only:  # else the archive decides it (check_archive)
         report.expect("corpus.pinned", not problems, f"documents, test queries and judgements re-hashed from the "
                       f"fixture equal the validator's own pins of {pins.title}", "the pinned content", problems)
