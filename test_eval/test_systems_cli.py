@@ -111,6 +111,9 @@ def test_a_family_is_declared_as_typed(tiny_corpus: CorpusFixture, tmp_path: Pat
              m["test"], m["sided"]) for m in family["members"]] == [
         ("hybrid > fts_only", "hybrid", "fts_only", base, "ndcg_at_10", "a_greater", "t_test", "one"),
         ("vector_only != vector_only", "vector_only", "vector_only", base, "mrr_at_10", "two_sided", "t_test", "two")]
+    # the baseline named by an absolute path: the record names it in words, never the place
+    assert [m["b"]["output_dir"] for m in family["members"]] == ["[local path]/base"] * 2
+    assert str(tmp_path) not in (tmp_path / "mine" / "freeze.json").read_text(encoding="utf-8")
     assert 'hypothesis declared: "hybrid > fts_only"' in outcome.out and "one-sided t_test" in outcome.out
     assert "a family of 2 hypotheses, decided by Holm's adjustment over the family at family-wise alpha 0.01" \
         in outcome.out

@@ -22,6 +22,7 @@ from harness.evaluation.gates.hypothesis_terms import (
     HypothesisRequest,
     checked_terms,
 )
+from harness.evaluation.receipts.portable import command_in_words
 from harness.hashing import sha256_canonical
 from harness.json_input import read_document
 
@@ -61,7 +62,8 @@ def _member(request: HypothesisRequest, terms: tuple[str, str, str], fixture: Ma
     return {"a": {"mode": a},
             "b": {"mode": b, "freeze_sha256": baseline["freeze_sha256"],
                   "system": {"name": baseline["system"]["name"], "version": baseline["system"]["version"]},
-                  "output_dir": str(request.baseline_dir)},
+                  # as the command line is recorded: a place outside the working directory in words
+                  "output_dir": command_in_words([str(request.baseline_dir)])[0]},
             "metric": request.metric, "direction": direction, "test": request.test, "sided": request.sided,
             "statement": " ".join(request.statement.split())}
 
