@@ -9,19 +9,21 @@ And fixtures of other data, for the refusals: the tiny archive with one judgemen
 embedded by the packaged model and run on calibration only (an unpinned fixture is never frozen)."""
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from fixtures.archives import tiny_archive, tiny_contract, tiny_members
 from fixtures.clean_checkout import mark_clean_checkout
+from fixtures.cut_model import cut_model
 from fixtures.ollama_server import FakeOllama
 from harness.corpus.contract import Contract
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.embedding.embedders.ollama import OllamaEmbedder
 from harness.evaluation.gates import freeze
 from harness.evaluation.gates.hypothesis_terms import FamilyRequest, HypothesisRequest
+from harness.evaluation.receipts.locations import place_model
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
@@ -84,14 +86,25 @@ def ollama_fixture(root: Path, server: FakeOllama) -> CorpusFixture:
     return load_fixture(built.fixture)
 
 
+def own_model_fixture(root: Path, server: FakeOllama) -> CorpusFixture:
+    """The tiny corpus from the same archive and contract, embedded by a sentence-transformers model of one's own
+    (the packaged model cut to 3 layers), placed beside the fixture as `build` places it."""
+    embedder = LocalEmbedder(str(cut_model(root / "models" / "minilm-3")))
+    built = build_fixture(tiny_contract(), out=root / "mine-fixture" / "tiny.json", work_dir=root / "mine-work",
+                          embedder=embedder, archive=tiny_archive(root / "tiny.zip"), progress=False)
+    place_model(built.fixture.parent, embedder)
+    return load_fixture(built.fixture)
+
+
 @contextmanager
-def models_runs(packaged_fixture: Path, root: Path) -> Iterator[ModelsRuns]:
+def models_runs(packaged_fixture: Path, root: Path,
+                mine_fixture: Callable[[Path, FakeOllama], CorpusFixture] = ollama_fixture) -> Iterator[ModelsRuns]:
     """Both evaluations, the server up for as long as the caller uses them (the validator re-embeds mine's texts
-    through it)."""
+    through it, when its model is the server's)."""
     contract = tiny_contract()
     packaged, mine = root / "packaged", root / "mine"
     with FakeOllama() as server, own_record(root / "heldout-looks.sqlite3"):
-        fixtures = {packaged: load_fixture(packaged_fixture), mine: ollama_fixture(root, server)}
+        fixtures = {packaged: load_fixture(packaged_fixture), mine: mine_fixture(root, server)}
         calibrated_and_frozen(packaged, fixtures[packaged], contract)
         declared = calibrated_and_frozen(mine, fixtures[mine], contract, mine_family(packaged))
         while time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) <= declared:

@@ -31,7 +31,16 @@ from harness.validator.core.report import FAIL, NOT_VERIFIED, PASS
 from harness.validator.options import ELIGIBLE
 from harness.validator.pipeline import validate, validate_systems_comparison
 
-from .models_runs import CORPUS, QRELS, ModelsRuns, calibrated_and_frozen, mine_family, models_runs, other_data
+from .models_runs import (
+    CORPUS,
+    QRELS,
+    ModelsRuns,
+    calibrated_and_frozen,
+    mine_family,
+    models_runs,
+    other_data,
+    own_model_fixture,
+)
 from .support import CleanRun, Json, check_named, describe, sha256_canonical, sha256_file
 from .systems_comparison_builder import RunSpec, build, write
 
@@ -52,6 +61,31 @@ def _compare(out: Path, split: str, *runs: str) -> tuple[Path, Json]:
     request = SystemsRequest(output_dir=out, split=split, runs=[parse_run(run) for run in runs])
     path, document, _ = compare_systems(request, validator_judgement)
     return path, document
+
+
+@pytest.fixture(scope="module")
+def own_model_runs(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModelsRuns]:
+    """The same two evaluations, mine embedded by a sentence-transformers model of one's own."""
+    with models_runs(clean_run.fixture_path, tmp_path_factory.mktemp("own-models"), own_model_fixture) as made:
+        yield made
+
+
+def test_a_pre_registered_comparison_with_a_sentence_transformers_model_of_ones_own_is_confirmatory_and_validated(
+        own_model_runs: ModelsRuns, tmp_path: Path) -> None:
+    path, document = _compare(tmp_path, "heldout", f"packaged={own_model_runs.packaged}",
+                              f"mine={own_model_runs.mine}")
+    assert [run["embedding"]["model"] for run in document["runs"]] == [PACKAGED_MODEL, "minilm-3"]
+    [family] = document["hypotheses"]
+    [member] = family["members"]
+    assert (member["status"], member["pair"]) == (
+        "confirmatory", {"a": "mine/vector_only", "b": "packaged/vector_only"}), member["reason"]
+    assert set(document["inputs_validation"]["verdicts"].values()) == {"ELIGIBLE"}
+    report = validate_systems_comparison(path)
+    assert report.eligible, describe(report)
+    mine_arm = validate(own_model_runs.mine / "tiny-test-vector_only-heldout.aggregate.json",
+                        freeze=own_model_runs.mine / "freeze.json", full_embedding=True)
+    assert check_named(mine_arm, "embeddings.model").status == PASS, describe(mine_arm)
+    assert "every file as declared" in check_named(mine_arm, "embeddings.model").detail
 
 
 def test_a_pre_registered_comparison_between_two_models_is_confirmatory_and_validated(runs: ModelsRuns,
