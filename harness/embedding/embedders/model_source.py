@@ -24,6 +24,7 @@ UNLOADED_FILES = frozenset({"README.md", ".gitattributes", "tf_model.h5", "flax_
 UNLOADED_DIRECTORIES = frozenset({"onnx", "openvino", "coreml", "__pycache__", ".git"})
 _HUB_ID = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]*/[\w.-]+)@(?P<revision>[0-9a-f]{40})$")
 _NAME = re.compile(r"^[A-Za-z0-9][\w.+-]*(/[\w.+-]+)?$")
+_HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
 class UnknownModelError(EmbeddingError):
@@ -81,13 +82,23 @@ def resolve_model(spec: str, name: str | None = None) -> ModelSource:
                 f"{hub['name']} at revision {hub['revision']} is not in the Hugging Face cache ({hub_cache()}); "
                 f"fetch it once with: huggingface-cli download {hub['name']} --revision {hub['revision']} "
                 "(models are never downloaded at run time)")
-        return ModelSource(_checked_name(name or hub["name"]), snapshot, hub["revision"], False)
+        return ModelSource(_checked_name(hub["name"] if name is None else name), snapshot, hub["revision"], False)
     path = Path(spec).expanduser()
     if path.is_dir() and (path / "modules.json").is_file():
-        return ModelSource(_checked_name(name or path.resolve().name), path.resolve(), None, False)
-    if "/" in spec and not path.exists() and "@" not in spec:
+        return ModelSource(_checked_name(path.resolve().name if name is None else name), path.resolve(), None, False)
+    if path.is_dir():
+        raise UnknownModelError(f"model directory {spec} holds no modules.json: it is not a sentence-transformers "
+                                "model; pass the directory the model was saved to (SentenceTransformer.save)")
+    if _HUB_NAME.match(spec) and not path.exists():
         raise UnknownModelError(f"model {spec!r}: pin a Hub model to a commit, as {spec}@<40-hex commit> (its "
                                 "snapshot in the Hugging Face cache), or pass a sentence-transformers directory")
+    named, at, revision = spec.partition("@")
+    if at and _HUB_NAME.match(named):
+        raise UnknownModelError(f"model {spec!r}: {revision!r} is not a commit; pin the Hub model to its full "
+                                f"40-hex commit, as {named}@<commit> (a branch or tag moves)")
+    if not at and (spec.startswith(("/", ".", "~")) or os.sep in spec) and not path.exists():
+        raise UnknownModelError(f"model directory {spec} does not exist; pass the directory a sentence-transformers "
+                                "model was saved to")
     raise UnknownModelError(
         f"local model {spec!r} is neither {DEFAULT_MODEL!r} (packaged), a sentence-transformers model directory "
         "(with modules.json) nor a Hub id at a commit (org/name@<commit>, from the Hugging Face cache); models are "
