@@ -2,12 +2,14 @@
 vector_only search against faiss `IndexFlatIP` (exact inner product, one thread) on the same document and query
 vectors, the same queries, under the same load, back to back, as the harness times it (one query at a time, top 10).
 
-Three arms, interleaved round by round (each round begun by the next arm) so that load changes reach each alike,
+Four arms, interleaved round by round (each round begun by the next arm) so that load changes reach each alike,
 each timed only once the process is idle (BLAS's worker threads spin on after the library-default arm, and their CPU
 would count to the arm after it):
 - `builtin, one BLAS thread`: the built-in system's `search` inside the limit the runner sets around its timed
   calls (`harness.evaluation.measures.threads.one_blas_thread`);
-- `builtin, library default`: the same call with BLAS free to choose its thread count (what the runner did before);
+- `builtin lane: score + top k`: the dense lane's own work inside that call, the product over every stored vector
+  and the top-k selection (`DenseIndex.score`, `ranking.top_k`), without the hits and outcome `search` returns;
+- `builtin, library default`: the built-in `search` with BLAS free to choose its thread count (as before the limit);
 - `faiss IndexFlatIP`: `faiss.IndexFlatIP` over the same document vectors, `omp_set_num_threads(1)`.
 
 --dims names the vector widths to measure, one table each (default: the fixture's own). At the fixture's width its
@@ -39,6 +41,7 @@ from harness.corpus.contract import scifact_contract
 from harness.evaluation.measures.threads import one_blas_thread
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.builtin.index.ranking import top_k
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
 
@@ -139,7 +142,11 @@ def measure_dimensions(fixture: CorpusFixture, args: argparse.Namespace, dims: i
         def builtin(i: int) -> object:
             return system.search("vector_only", texts[i], vectors[i], TOP_K)
 
-        arms: Arms = {"builtin, one BLAS thread": (builtin, True), "builtin, library default": (builtin, False),
+        def lane(i: int) -> object:
+            return top_k(store.dense.score(vectors[i]), store.ties, TOP_K)
+
+        arms: Arms = {"builtin, one BLAS thread": (builtin, True), "builtin lane: score + top k": (lane, True),
+                      "builtin, library default": (builtin, False),
                       REFERENCE: (_faiss_search(fixture.document_vectors, vectors), False)}
         before = os.getloadavg()[0]
         walls, cpus = _measure(arms, len(texts), args.rounds, args.busy)

@@ -99,7 +99,8 @@ def test_dense_benchmark_prints_each_width(tiny_corpus: CorpusFixture, capsys: p
     printed = capsys.readouterr().out
     assert f"{own} dimensions (the fixture's vectors)" in printed
     assert "24 dimensions (seeded random unit vectors (seed 0))" in printed
-    for arm in ("builtin, one BLAS thread", "builtin, library default", "faiss IndexFlatIP"):
+    for arm in ("builtin, one BLAS thread", "builtin lane: score + top k", "builtin, library default",
+                "faiss IndexFlatIP"):
         assert printed.count(f"\n{arm} ") == 2
 
 
