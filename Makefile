@@ -45,7 +45,7 @@ comma := ,
 # Milvus as a system under test (Milvus Lite embedded, or a server by URI): `--system milvus`.
 setup-milvus: $(VENV)/.installed-milvus
 # Every extra: what CI installs.
-setup-all: $(VENV)/.installed-milvus+interop+lint
+setup-all: $(VENV)/.installed-milvus+interop+lint+bench
 
 # The test command (README.md): the default suite on tiny fixtures, in parallel.
 test: setup

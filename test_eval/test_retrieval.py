@@ -495,7 +495,7 @@ def _brute_force(scores: NDArray[np.float32], ties: NDArray[np.int64], k: int,
 
 def test_top_k_equals_a_brute_force_sort() -> None:
     rng = np.random.default_rng(20240531)
-    strided = 0
+    selected = 0
     for trial in range(160):
         n = int(rng.integers(16_001, 20_001)) if trial % 4 == 0 else int(np.exp(rng.uniform(np.log(5), np.log(20_000))))
         distinct = max(1, n // int(rng.integers(2, 200)))  # many duplicated values
@@ -508,10 +508,10 @@ def test_top_k_equals_a_brute_force_sort() -> None:
         if trial % 3 == 1:
             candidates = rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False).astype(np.intp)
         size = n if candidates is None else candidates.size
-        strided += size > 16 * k
+        selected += size > k
         got = top_k(scores, ties, k, candidates)
         assert got.tolist() == _brute_force(scores, ties, k, candidates), (trial, n, k)
-    assert strided > 40  # the strided-sample threshold was exercised
+    assert selected > 80  # most trials select from more candidates than k
 
 
 @pytest.mark.parametrize("n", [17, 20_000])
@@ -521,12 +521,12 @@ def test_top_k_all_equal_and_adversarial_layouts(n: int) -> None:
     for k in (1, 3, 17):
         flat = np.zeros(n, dtype=np.float32)
         assert top_k(flat, ties, k).tolist() == _brute_force(flat, ties, k, None)
-        # the best values sit exactly between the strided sample's positions
+        # the best values sit exactly between the positions of a strided sample
         spiky = np.zeros(n, dtype=np.float32)
         spiky[1::max(2, n // (8 * k))] = 1.0
         spiky[3] = spiky[n - 2] = 2.0
         assert top_k(spiky, ties, k).tolist() == _brute_force(spiky, ties, k, None)
-        # the best values sit exactly on the sample's positions, in descending order
+        # the best values sit exactly on a strided sample's positions, in descending order
         on_sample = np.zeros(n, dtype=np.float32)
         on_sample[:: max(1, n // (8 * k))] = np.arange(on_sample[:: max(1, n // (8 * k))].size, 0, -1)
         assert top_k(on_sample, ties, k).tolist() == _brute_force(on_sample, ties, k, None)

@@ -4,8 +4,7 @@
 its outcome into the per-query search receipt afterwards, outside the timed region.
 """
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,8 +18,7 @@ from harness.systems.fusion import rrf_score
 from harness.systems.protocol import Hit, SearchOutcome
 
 
-@dataclass(frozen=True)
-class Lane:
+class Lane(NamedTuple):  # a tuple: made in every timed call, where a frozen dataclass's setattrs cost microseconds
     order: NDArray[np.intp]  # document indices, best first
     scores: NDArray[np.float32] | None  # over every document; None when the lane scored nothing
     evidence: dict[str, Any]
@@ -31,6 +29,8 @@ class Searcher:
         self.store = store
         self.config = config
         self.config_sha256 = config.sha256()
+        self._modes = {entry.name: entry for entry in modes.MODE_TABLE}
+        self._fact_ids: list[int] = store.fact_ids.tolist()  # Python ints, read by position in each timed call
 
     def _order(self, name: str, scores: NDArray[np.float32], depth: int) -> tuple[NDArray[np.intp], int]:
         """The lane's best `depth` documents and how many it ranked from: a lexical lane ranks only the documents
@@ -48,15 +48,16 @@ class Searcher:
 
     def _dense(self, vector: NDArray[np.float32], depth: int) -> Lane:
         scores = self.store.dense.score(vector)
-        return Lane(self._order("dense", scores, depth)[0], scores, {"query_vector": vector})
+        return Lane(best_first(scores, self.store.ties, depth), scores, {"query_vector": vector})
 
     def _single(self, name: str, lane: Lane) -> list[Hit]:
         if lane.scores is None:  # a lane that scored nothing ranks nothing
             return []
-        scores = lane.scores
-        return [Hit(self.store.doc_ids[i], int(self.store.fact_ids[i]), float(scores[i]),
-                    {name: {"rank": rank, "score": float(scores[i])}})
-                for rank, i in enumerate(lane.order, start=1)]
+        doc_ids, fact_ids, order = self.store.doc_ids, self._fact_ids, lane.order
+        # the chosen scores as Python floats in one call (float() of each float32 alone gives the same)
+        chosen = zip(order.tolist(), lane.scores[order].tolist(), strict=True)
+        return [Hit(doc_ids[i], fact_ids[i], score, {name: {"rank": rank, "score": score}})
+                for rank, (i, score) in enumerate(chosen, start=1)]
 
     def _hybrid(self, lexical: Lane, dense: Lane, top_k: int) -> list[Hit]:
         ranks: dict[int, dict[str, int | None]] = {}
@@ -73,11 +74,11 @@ class Searcher:
                 score = float(lane.scores[index]) if lane_rank is not None and lane.scores is not None else None
                 lanes[name] = {"rank": lane_rank, "score": score}
             lanes["fusion"] = {"method": "rrf", "k": self.config.rrf_k, "fused_score": fused[index]}
-            hits.append(Hit(self.store.doc_ids[index], int(self.store.fact_ids[index]), fused[index], lanes))
+            hits.append(Hit(self.store.doc_ids[index], self._fact_ids[index], fused[index], lanes))
         return hits
 
     def search(self, mode: str, text: str, vector: NDArray[np.float32] | None, top_k: int) -> SearchOutcome:
-        declared = modes.mode(mode)
+        declared = self._modes.get(mode) or modes.mode(mode)  # the table's entry; an unknown name is refused there
         depth = self.config.hybrid_candidate_depth if declared.fusion else top_k
         lanes: dict[str, Lane] = {}
         if declared.lexical:
