@@ -326,7 +326,7 @@ def _config(mode: str, split: str, change: Callable[[Json], object]) -> Violatio
     return Violation(lambda copy: forger.reseal_config(copy, mode, split, change))
 
 
-CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.ir_datasets_id",
+CORPUS_READERS = ("corpus.payload_hashes", "corpus.pinned", "corpus.contract", "corpus.ir_datasets_id", "corpus.name",
                   "corpus.semantic_text", "profile.contract", "corpus.source_hashes", "corpus.vectors",
                   "replay.lexical", "replay.depth", "rows.fact_ids", "rows.query_identity", "split.contract",
                   "split.counts", "split.membership", "split.selected_ids", "store.facts", "store.live",
@@ -378,6 +378,8 @@ VIOLATIONS: dict[str, Violation] = {
     "corpus.pinned": Violation(_judged_by_the_dense_lane),
     "corpus.contract": _fixture_rewrite(lambda f: f["contract"].update(namespace="another-namespace")),
     "corpus.semantic_text": _fixture_rewrite(_edited_semantic_text),
+    "corpus.name": _fixture_rewrite(lambda f: f["contract"].update(namespace="scifact")).also(
+        "corpus.contract", why="a pinned dataset's contract terms include its namespace"),
     "corpus.ir_datasets_id": _receipt("fts_only", "calibration",
                                       lambda r: r["corpus"].update(ir_datasets_id="beir/scifact/test")),
     "archive.members": Violation(lambda copy: copy.aggregate_path("fts_only", "calibration"),

@@ -107,6 +107,7 @@ class Contract:
         if contract.pinned_by_archive_only and None in (contract.source_archive_bytes, contract.source_archive_md5):
             raise HarnessError(f"contract {contract.name!r} pins neither its members nor its archive's size and md5; "
                                "a contract must pin one of them")
+        _hold_shipped_name(contract, data)
         return contract
 
     @classmethod
@@ -133,6 +134,32 @@ class Contract:
     def pinned_by_archive_only(self) -> bool:
         """No member or content pin: the archive's size and md5 are what make it this dataset."""
         return not self.pinned_payload_sha256 and not self.pinned_content_sha256
+
+
+def _hold_shipped_name(contract: Contract, data: dict[str, Any]) -> None:
+    """A contract that goes by a shipped dataset's name (its `--dataset` name, its contract name or namespace) is that
+    dataset's contract, term for term, whose pins then hold the content the fixture is built from; anything else
+    would write that dataset's file names over another collection."""
+    for name in (contract.name, contract.namespace):
+        if name in _shipped_mappings() and data != _shipped_mappings()[name][1]:
+            dataset, shipped = _shipped_mappings()[name]
+            title = shipped.get("title") or shipped["name"]
+            raise HarnessError(
+                f"contract {contract.name!r} goes by the name {name!r} of the shipped dataset {title}, but it is not "
+                f"that dataset's contract: a collection of your own needs a name of its own "
+                f"({harness_command('contract', '--name', 'NAME')}); for {title} itself, use --dataset {dataset}")
+
+
+@functools.cache
+def _shipped_mappings() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each shipped contract's `--dataset` name and JSON, by every name it goes by."""
+    folder = resources.files("harness").joinpath("contracts")
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    for entry in folder.iterdir():
+        if entry.name.endswith(".json"):
+            data, dataset = json.loads(entry.read_text(encoding="utf-8")), entry.name.removesuffix(".json")
+            found.update(dict.fromkeys((dataset, data["name"], data["namespace"]), (dataset, data)))
+    return found
 
 
 DEFAULT_DATASET = "scifact"

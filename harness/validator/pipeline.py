@@ -17,6 +17,7 @@ from .core.locations import ARCHIVES
 from .core.report import Report
 from .core.strict_json import StrictJSONError, load_file
 from .dataset.check_dataset import check_archive, check_dataset
+from .dataset.collection_name import check_collection_name
 from .dataset.declared import check_declared
 from .embedding.check_embeddings import check_embeddings
 from .history.check_history import check_history
@@ -76,6 +77,7 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     if check_corpus(ctx, report):
         assert ctx.fixture is not None
         pins = check_dataset(ctx.fixture, ctx.receipt, report, ctx.fixture_sha256)
+        check_collection_name(ctx.fixture, pins, report)
         # the archive named, else the one the output directory's locations.json places by the declared digest
         hinted = ctx.places.place(ARCHIVES, (ctx.fixture.get("source") or {}).get("archive_sha256"))
         if pins is not None:

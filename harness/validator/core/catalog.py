@@ -50,6 +50,8 @@ CHECKS: dict[str, str] = {
                      "holds pins for (its own digests and judgements, whatever the fixture says of itself)",
     "corpus.contract": "the fixture's contract terms (shape, ceiling, prefixes, top_k, calibration count) are not the "
                        "pinned dataset's",
+    "corpus.name": "a collection the validator holds no pins for goes by the name of a dataset it pins (its "
+                   "contract's name or namespace), so its run's files read as that dataset's",
     "corpus.ir_datasets_id": "the receipt's ir_datasets id is not the one the validator pins for the fixture's dataset "
                              "(null for a dataset ir_datasets does not hold)",
     "corpus.semantic_text": "a semantic text is not the validator's own derivation under the contract rule",

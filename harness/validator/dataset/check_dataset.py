@@ -80,7 +80,9 @@ def check_dataset(fixture: dict[str, Any], receipt: dict[str, Any], report: Repo
                                "pinned_by": "the validator's own pins (harness/validator/dataset/pins)"
                                + (", by the publisher's archive size and md5" if pins.archive_only else ""),
                                "archive": pins.archive_name,
-                               "archive_is": f"the public archive of {pins.title}" if pins.archive_name else None}
+                               "archive_is": f"the public archive of {pins.title}" if pins.archive_name else None,
+                               # by content: the pinned content re-hashed (an archive-only pin: once re-derived)
+                               "established": not problems and not pins.archive_only}
     return pins
 
 
@@ -197,6 +199,8 @@ def _report_publishers(fixture: dict[str, Any], pins: Pins, path: Path, derived:
                   f"judgements are those of the publisher's archive of {pins.title}, in the pinned counts",
                   {k: pins.contract.get(k) for k in shape}, wrong_shape or problems)
     report.notes["archive"] = f"re-derived from {path} (the publisher's archive, md5 {derived.archive_md5})"
+    if not problems and not wrong_shape and isinstance(report.notes.get("dataset"), dict):
+        report.notes["dataset"]["established"] = True
 
 
 def fixture_against(derived: Content, fixture: dict[str, Any], ceiling: int) -> list[str]:

@@ -81,4 +81,5 @@ def check_declared(fixture: dict[str, Any], receipt: dict[str, Any], archive: Pa
         "scope": f"retrieval on the collection {name!r}: {shape['documents']} documents, {shape['test_queries']} "
                  "judged queries",
         "pinned_by": f"{DECLARED}: {found}, re-derived by the validator from the archive",
-        "archive": archive.name, "archive_is": f"the publisher's own archive of {name!r}, sha256 {found}"}
+        "archive": archive.name, "archive_is": f"the publisher's own archive of {name!r}, sha256 {found}",
+        "own": True, "established": not problems}

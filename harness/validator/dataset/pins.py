@@ -59,6 +59,18 @@ def pins_for(dataset: object) -> Pins | None:
     return all_pins().get(dataset) if isinstance(dataset, str) else None
 
 
+def pinned_names() -> dict[str, str]:
+    """Every name under which a dataset the validator pins goes (its key, the name its run's files carry, its contract's
+    namespace, its archive's stem) -> that dataset's title."""
+    names = {}
+    for pins in all_pins().values():
+        for name in (pins.dataset, pins.artifact_name, pins.contract.get("namespace"),
+                     (pins.archive_name or "").removesuffix(".zip")):
+            if name:
+                names[str(name)] = pins.title
+    return names
+
+
 def artifact_name(dataset: object) -> str:
     """What the file names of a run on `dataset` (a contract's name) carry: the name the validator's pins give it,
     or, for a collection it holds no pins of, the contract's own name."""
