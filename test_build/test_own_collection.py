@@ -184,7 +184,7 @@ def _bundled(out: Path, bundle_dir: Path, archive: Path) -> Path:
 def test_a_collection_of_ones_own_reaches_an_eligible_bundle_its_reader_re_derives(
         held_out: HeldOut, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv(RECORD_VARIABLE, str(held_out.record))
-    archive, fixture, store = held_out.archive, held_out.fixture, held_out.store
+    archive, fixture = held_out.archive, held_out.fixture
     out = Path(shutil.copytree(held_out.out, tmp_path / "out"))  # the bundle marks its receipts as a clean clone's
     bundle = _bundled(out, tmp_path / "bundle", archive)
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
@@ -196,17 +196,17 @@ def test_a_collection_of_ones_own_reaches_an_eligible_bundle_its_reader_re_deriv
     fresh_reader(tmp_path / "reader", monkeypatch)
     capsys.readouterr()
     assert validator_main(["--bundle", str(bundle), "--archive", str(archive), "--fixture", str(fixture.path),
-                           "--store-dir", str(store.directory), "--dataset", "mine"]) == 0
+                           "--dataset", "mine"]) == 0
     said = capsys.readouterr().out
     assert said.splitlines()[-1].startswith("BUNDLE       ELIGIBLE for a claim"), said
     names = {path.name for path in (bundle / "artifacts").iterdir()} | {p.name for p in (bundle / "exports").iterdir()}
     assert {"mine-hybrid-heldout.aggregate.json", "mine-comparison-heldout.json", "mine-hybrid-heldout.run",
             "mine-heldout.qrels", "mine-headline.tex"} <= names and not [n for n in names if "scifact" in n]
     assert validator_main(["--bundle", str(bundle), "--archive", str(archive), "--fixture", str(fixture.path),
-                           "--store-dir", str(store.directory), "--dataset", "scifact"]) == 1
+                           "--dataset", "scifact"]) == 1
     said = capsys.readouterr().out  # the reader held it to SciFact: the validator established mine
     assert ("FAIL         dataset.named: --dataset scifact: the artifact is a run of mine (a collection of the "
             "publisher's own)") in said
-    assert validator_main(["--bundle", str(bundle), "--fixture", str(fixture.path), "--store-dir",
-                           str(store.directory)]) == 0  # without --archive: the one the bundle carries
+    # without --archive: the one the bundle carries
+    assert validator_main(["--bundle", str(bundle), "--fixture", str(fixture.path)]) == 0
     assert "PASS         corpus.pinned" in capsys.readouterr().out

@@ -60,6 +60,7 @@ pytestmark = pytest.mark.real_model
 
 ROOT = Path(__file__).resolve().parent.parent
 LEXICAL_CONFIG = LexicalConfig()
+SOURCE = "sha256:" + "5" * 64  # the source state a run-started event binds
 WAIT = 0.4  # seconds a blocked reader is given to (wrongly) return before the lock is released
 PERMUTATION = [3, 9, 0, 6, 1, 8, 2, 7, 5, 4]
 
@@ -612,16 +613,21 @@ def test_ledger_numbers_runs_and_never_touches_the_store(built: Path, tiny_corpu
                                                         tiny: Contract) -> None:
     digest, files = store_digest(built), snapshot(built)
     query_ids = [str(q["query_id"]) for q in tiny_corpus.data["queries"]]
-    first = ledger.begin_run(built, tiny.namespace, "hybrid", "test", query_ids, "2020-01-01T00:00:00Z")
-    second = ledger.begin_run(built, tiny.namespace, "hybrid", "test", query_ids, "2020-01-01T00:01:00Z")
+    first = ledger.begin_run(built, tiny.namespace, "hybrid", "test", query_ids, "2020-01-01T00:00:00Z",
+                             source_sha256=SOURCE)
+    second = ledger.begin_run(built, tiny.namespace, "hybrid", "test", query_ids, "2020-01-01T00:01:00Z",
+                              source_sha256=SOURCE)
     assert (first.sequence, second.sequence) == (1, 2)
     assert first.run_id == f"{tiny.namespace}/hybrid/test/run-1"
     assert first.request_ids == {q: f"{tiny.namespace}/hybrid/test/run-1/{q}" for q in query_ids}
     assert second.request_ids.keys() == set(query_ids)
     assert not set(first.request_ids.values()) & set(second.request_ids.values())
-    assert ledger.begin_run(built, tiny.namespace, "fts_only", "test", query_ids, "t").sequence == 1
-    assert ledger.begin_run(built, tiny.namespace, "hybrid", "dev", query_ids, "t").sequence == 1
-    assert ledger.begin_run(built, tiny.namespace, "hybrid", "test", query_ids, "t").sequence == 3
+    assert ledger.begin_run(built, tiny.namespace, "fts_only", "test", query_ids, "t",
+                            source_sha256=SOURCE).sequence == 1
+    assert ledger.begin_run(built, tiny.namespace, "hybrid", "dev", query_ids, "t",
+                            source_sha256=SOURCE).sequence == 1
+    assert ledger.begin_run(built, tiny.namespace, "hybrid", "test", query_ids, "t",
+                            source_sha256=SOURCE).sequence == 3
     ledger.finish_run(built, first.run_id, "complete", "2020-01-01T00:02:00Z")
 
     with closing(sqlite3.connect(built / ledger.LEDGER, isolation_level=None)) as connection:
@@ -638,7 +644,7 @@ def test_ledger_numbers_runs_and_never_touches_the_store(built: Path, tiny_corpu
     events = assert_chain_intact(built)
     assert [e["event"] for e in events] == [*["run-started"] * 5, "run-finished"]
     assert events[0] == {"event": "run-started", "run_id": first.run_id, "mode": "hybrid", "split": "test",
-                         "sequence": 1, "started_at": "2020-01-01T00:00:00Z"}
+                         "sequence": 1, "started_at": "2020-01-01T00:00:00Z", "source_sha256": SOURCE}
     assert events[-1] == {"event": "run-finished", "run_id": first.run_id, "status": "complete",
                           "finished_at": "2020-01-01T00:02:00Z"}
     assert (first.event.position, second.event.position) == (1, 2) and first.freeze_event is None
@@ -667,7 +673,7 @@ def _begin_when_released(directory: str, barrier: Any, results: Any, split: str 
                          freeze_sha256: str | None = None) -> None:
     barrier.wait(timeout=60)
     try:
-        ticket = ledger.begin_run(Path(directory), "ns", "hybrid", split, ["q1", "q2"], "t",
+        ticket = ledger.begin_run(Path(directory), "ns", "hybrid", split, ["q1", "q2"], "t", source_sha256=SOURCE,
                                   freeze_sha256=freeze_sha256)
         ledger.finish_run(Path(directory), ticket.run_id, "complete", "t2")
         results.put(("ok", ticket.sequence))

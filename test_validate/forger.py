@@ -8,6 +8,7 @@ only recomputes derived values from the rows passes. Only a check that goes back
 fixture's text and vectors, the live store) can object.
 """
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.systems.builtin.store.manifest import part_digests
 
-from .support import Json, Row, RunCopy
+from .support import Json, Row, RunCopy, history_rows, rechain_history
 
 MIN_GAP = 1e-3  # forgeries move documents between scores at least this far apart: never a rounding tie
 MEASURES = Conventions.declared(tiny_contract().measures)
@@ -181,3 +182,19 @@ def relabel_hybrid_as_fts_only(copy: RunCopy, split: str) -> None:
         row["search_receipt"] = receipt
         reseal_row(row)
     write_forged(copy, "fts_only", split, rows)
+
+
+def rebind_source(copy: RunCopy, mode: str, split: str) -> Path:
+    """The run ledger rewritten, whole chain, so that the run's run-started event binds the receipt's source block as
+    it now stands, and the receipt's recorded digest of that event follows (whoever can write the store can do it):
+    only the source checks themselves can object to an edited source block then."""
+    store = copy.scratch / "store"
+    if not store.is_dir():
+        store = copy.copy_store()
+    receipt = copy.aggregate(mode, split)["receipt"]
+    position = receipt["ledger"]["run_started"]["position"]
+    events = [json.loads(text) for _, text, _, _ in history_rows(store)]
+    events[position - 1]["source_sha256"] = sha256_canonical(receipt["source"])
+    rechain_history(store, events)
+    digest = {row[0]: row[3] for row in history_rows(store)}[position]
+    return copy.edit_receipt(mode, split, lambda r: r["ledger"]["run_started"].update(digest=digest))

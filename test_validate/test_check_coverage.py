@@ -66,6 +66,14 @@ def _receipt(mode: str, split: str, change: Callable[[Json], object]) -> Violati
     return Violation(lambda copy: copy.edit_receipt(mode, split, change))
 
 
+def _source(change: Callable[[Json], object]) -> Violation:
+    """fts_only calibration's source block edited, and the run ledger rebound to it (forger.rebind_source)."""
+    def apply(copy: RunCopy) -> Path:
+        copy.edit_receipt("fts_only", "calibration", lambda r: change(r["source"]))
+        return forger.rebind_source(copy, "fts_only", "calibration")
+    return Violation(apply)
+
+
 def _aggregate_metrics(change: Callable[[Json], object]) -> Violation:
     return Violation(lambda copy: copy.edit_aggregate("fts_only", "calibration", lambda a: change(a["metrics"])))
 
@@ -278,9 +286,9 @@ def _source_file_digest(receipt: Json) -> None:
     files[min(files)] = OTHER_DIGEST
 
 
-def _installed_run(receipt: Json) -> None:
-    receipt["source"]["git"] = {"available": False, "reason": "installed distribution scifact-harness 0.1.0"}
-    receipt["source"]["distribution"] = {"available": True, "name": "scifact-harness", "version": "0.1.0", "files": 500,
+def _installed_run(source: Json) -> None:
+    source["git"] = {"available": False, "reason": "installed distribution scifact-harness 0.1.0"}
+    source["distribution"] = {"available": True, "name": "scifact-harness", "version": "0.1.0", "files": 500,
                                          "files_sha256": sha256_bytes(b"the files installed"), "rule": "RECORD",
                                          "changed": []}
 
@@ -431,13 +439,12 @@ VIOLATIONS: dict[str, Violation] = {
     "ledger.chain": _from_mutation(mutations.ledger_event_edited),
     "ledger.run": _from_mutation(mutations.run_sequence_edited),
     "executable.interpreter": _from_mutation(mutations.interpreter_digest_changed),
-    "source.harness": _receipt("fts_only", "calibration", lambda r: r["source"]["harness"].update(
-        sha256=OTHER_DIGEST)),
-    "source.git": _receipt("fts_only", "calibration", lambda r: r["source"]["git"].update(available=True,
-                                                                                           commit="0" * 40)),
-    "source.clean": _from_mutation(mutations.git_marked_dirty),
+    "source.harness": _source(lambda source: source["harness"].update(sha256=OTHER_DIGEST)),
+    "source.git": _source(lambda source: source["git"].update(available=True, commit="0" * 40)),
+    "source.clean": _source(lambda source: source["git"].update(
+        dirty=True, changed_paths=["harness/evaluation/runner.py (tampered)"])),
     # run from one installed distribution, validated beside another (here the same version, other files)
-    "source.distribution": replace(_receipt("fts_only", "calibration", _installed_run), installed_here=Installed(
+    "source.distribution": replace(_source(_installed_run), installed_here=Installed(
         name="scifact-harness", version="0.1.0", files_sha256=OTHER_DIGEST, changed=[])).unreached("source.git"),
     "dependencies": _receipt("fts_only", "calibration", lambda r: r["dependencies"].update(bm25s=None)),
     "machine.identity": _receipt("fts_only", "calibration", lambda r: r["machine"].update(logical_cores=None)),

@@ -12,6 +12,7 @@ import pytest
 from harness.validator.core.report import ATTESTED, FAIL, NOT_VERIFIED, PASS, Report
 from harness.validator.pipeline import validate
 
+from . import forger
 from .support import GIT_CHECKS, MODES, SPLITS, CleanRun, RunCopy, describe, failed_names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +23,7 @@ COMMON = (
     "latency.contention",
     "aggregate.failures", "aggregate.result_counts", "aggregate.unique_docs", "aggregate.repeated_top1",
     "corpus.fixture", "corpus.vectors", "corpus.source_hashes", "corpus.payload_hashes", "corpus.pinned",
-    "corpus.contract", "corpus.ir_datasets_id", "corpus.semantic_text",
+    "corpus.contract", "corpus.ir_datasets_id", "corpus.semantic_text", "corpus.name",
     "split.contract", "split.membership", "split.selected_ids", "split.counts", "rows.query_identity",
     "store.manifest", "store.parts", "store.live", "store.unchanged_by_run", "store.mapping_path", "store.mapping",
     "store.mapping_coverage", "rows.fact_ids", "store.vectors", "store.facts", "receipt.identity", "receipt.embedding",
@@ -40,7 +41,7 @@ BY_SPLIT = {"calibration": (), "heldout": ("freeze.schema", "freeze.digest", "fr
 LINE = re.compile(r"^(PASS {8}|FAIL {8}|NOT VERIFIED|ATTESTED {4}) (\S+): (.+)$")
 NOTE = re.compile(r"^(DATASET|ARCHIVE|STORED) +\S.*$")  # what the checks were held to (and whether the verdict
 # was reused), after the check lines
-ATTESTED_NAMES = ("history", "machine", "latency")
+ATTESTED_NAMES = ("history", "source.clean", "machine", "latency")  # source.clean: on a clean checkout
 
 
 def git_head() -> str | None:
@@ -63,7 +64,8 @@ def as_from_clean_checkout(copy: RunCopy, mode: str, split: str) -> Path:
         empty = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         receipt["source"]["git"].update(available=True, commit=git_head(), dirty=False, changed_paths=[],
                                         status_sha256=empty, diff_sha256=empty)
-    return copy.edit_receipt(mode, split, clean)
+    copy.edit_receipt(mode, split, clean)
+    return forger.rebind_source(copy, mode, split)  # the run ledger binds the source state the run started from
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -101,7 +103,7 @@ def parse_cli_output(stdout: str) -> tuple[list[tuple[str, str]], str]:
         match = LINE.match(line)
         assert match, f"not a check line: {line!r}"
         parsed.append((match.group(2), match.group(1).strip().lower()))
-    assert re.match(r"^(ELIGIBLE for a claim: all \d+ checks passed; attested, not provable here: [a-z, ]+"
+    assert re.match(r"^(ELIGIBLE for a claim: all \d+ checks passed; attested, not provable here: [a-z., ]+"
                     r"|NOT ELIGIBLE for a claim: \d+ failed, \d+ not verified, \d+ passed) — \S+aggregate\.json$",
                     verdict), verdict
     return parsed, verdict.rsplit(" — ", 1)[0]  # the verdict, without the file it names

@@ -368,7 +368,7 @@ MUTATIONS = [
     Mutation("vector-sidecar-tampered", vector_sidecar_tampered, ("corpus.vectors",),
              frozenset({"store.vectors", "store.facts", "replay.dense", "rows.query_vectors"})),
     Mutation("profile-mteb-parity", profile_switched, ("profile.contract",), frozenset({"receipt.embedding"})),
-    Mutation("git-dirty", git_marked_dirty, ("source.clean",)),
+    Mutation("git-dirty", git_marked_dirty, ("source.clean", "ledger.run")),  # the ledger bound the source block
     Mutation("interpreter-digest", interpreter_digest_changed, ("executable.interpreter",)),
     Mutation("ledger-event-edited", ledger_event_edited, ("ledger.chain",)),
     Mutation("ledger-missing", ledger_missing, ("ledger.file",)),

@@ -166,14 +166,16 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         superseded = clear_the_way(output_dir, dataset, mode, split, replace)
         before = sha256_canonical(system.part_digests())
         started_at = _now()
-        ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at, freeze_sha256=gated)
+        source = provenance.harness_source()  # the source state at the start, bound by the run-started event
+        ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at,
+                                  source_sha256=sha256_canonical(source), freeze_sha256=gated)
         try:
             look = None if gated is None else _record_look(fixture, contract, system, mode, split, gated,
                                                            ticket.run_id)
             rows, aggregate, failures = _results(
                 mode=mode, split=split, fixture=fixture, contract=contract, system=system, top_k=top_k,
                 pair=pair, argv=argv, freeze=freeze, ticket=ticket, look=look, selected=selected, before=before,
-                started_at=started_at)
+                started_at=started_at, source=source)
         except BaseException:
             ledger.finish_run(state, ticket.run_id, "failed", _now())
             raise
@@ -203,8 +205,8 @@ def _record_look(fixture: CorpusFixture, contract: Contract, system: SystemUnder
 
 def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
              top_k: int, pair: PairWriter, argv: list[str], freeze: dict[str, str] | None, ticket: ledger.RunTicket,
-             look: heldout_record.Look | None, selected: list[str], before: str,
-             started_at: str) -> tuple[bytes, dict[str, Any], tuple[FailedQuery, ...]]:
+             look: heldout_record.Look | None, selected: list[str], before: str, started_at: str,
+             source: dict[str, Any]) -> tuple[bytes, dict[str, Any], tuple[FailedQuery, ...]]:
     """The rows (as the JSONL's bytes), the aggregate and the failed queries; nothing is written here."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
@@ -238,7 +240,8 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         "metrics": aggregate_metrics(rows, top_k),
         "receipt": {**run_receipt(mode=mode, split=split, top_k=top_k, fixture=fixture, contract=contract,
                                   system=system, argv=argv, freeze=freeze, ticket=ticket, selected=selected,
-                                  before=before, after=after, started_at=started_at, finished_at=finished_at),
+                                  before=before, after=after, started_at=started_at, finished_at=finished_at,
+                                  source=source),
                     "heldout_looks": None if look is None else look.receipt(),
                     "latency_measurement": latency},
     }

@@ -9,7 +9,7 @@ outside the fact database, so recording a run never changes the store's digest.
 The `history` table is append-only: one event per row, `position` counting from 1, appended in the same
 transaction as the `runs` change it records. Events (canonical JSON, `harness.hashing.canonical_json`):
 
-    {"event": "run-started", "run_id", "mode", "split", "sequence", "started_at"}
+    {"event": "run-started", "run_id", "mode", "split", "sequence", "started_at", "source_sha256"}
     {"event": "run-finished", "run_id", "status", "finished_at"}
     {"event": "freeze", "freeze_sha256", "modes", "created_at", "output_dir"}
 
@@ -19,8 +19,11 @@ Each row is chained to the one before it:
 
 where previous_digest is the digest of the row before, "sha256:" + 64 zeros for position 1. Receipts
 record the position and digest of their run's event and of the freeze they ran under, so a later rewrite
-of the history must agree with every digest already handed out. The ledger is evidence kept on this
-machine: whoever can write the store can rewrite the whole chain, so its history is attested, not proven.
+of the history must agree with every digest already handed out. `source_sha256` binds the harness's source state at
+the run's start (the receipt's `source` block: commit, dirty flag and changed paths, or the installed distribution's
+RECORD digest and changed files), so a receipt whose source block is rewritten afterwards disagrees with its event.
+The ledger is evidence kept on this machine: whoever can write the store can rewrite the whole chain, so
+its history is attested, not proven.
 
 The freeze and held-out gates read this history. A freeze is refused once any held-out or all-query run
 has started on the store. A held-out or all-query run needs its freeze to be the store's latest freeze
@@ -172,7 +175,7 @@ def check_turn(store_dir: Path, mode: str, split: str, freeze_sha256: str) -> Ev
 
 
 def begin_run(store_dir: Path, namespace: str, mode: str, split: str, query_ids: list[str], started_at: str,
-              *, freeze_sha256: str | None = None) -> RunTicket:
+              *, source_sha256: str, freeze_sha256: str | None = None) -> RunTicket:
     """Number the run, record its request ids and its run-started event. With `freeze_sha256` (a held-out or
     all-query run under a freeze), the run is refused unless it is in turn (see `check_turn`)."""
     def body(connection: sqlite3.Connection) -> RunTicket:
@@ -189,7 +192,8 @@ def begin_run(store_dir: Path, namespace: str, mode: str, split: str, query_ids:
         connection.executemany("INSERT INTO requests (request_id, run_id, query_id) VALUES (?, ?, ?)",
                                [(request_id, run_id, qid) for qid, request_id in request_ids.items()])
         event = _append(connection, {"event": "run-started", "run_id": run_id, "mode": mode, "split": split,
-                                     "sequence": sequence, "started_at": started_at})
+                                     "sequence": sequence, "started_at": started_at,
+                                     "source_sha256": source_sha256})
         return RunTicket(run_id, sequence, request_ids, event, freeze_event)
     return transaction(store_dir, body)
 

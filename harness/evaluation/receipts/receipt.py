@@ -54,12 +54,12 @@ def ledger_receipt(ticket: RunTicket) -> dict[str, Any]:
 def run_receipt(*, mode: str, split: str, top_k: int, fixture: CorpusFixture, contract: Contract,
                 system: SystemUnderTest, argv: list[str], freeze: dict[str, str] | None, ticket: RunTicket,
                 selected: list[str], before: str, after: dict[str, str], started_at: str,
-                finished_at: str) -> dict[str, Any]:
+                finished_at: str, source: dict[str, Any]) -> dict[str, Any]:
     return {
         "run": {"run_id": ticket.run_id, "sequence": ticket.sequence, "started_at": started_at,
                 "finished_at": finished_at, "request_id_rule": "<run_id>/<query_id>"},
         "executable": provenance.executable(argv),
-        "source": provenance.harness_source(),
+        "source": source,  # as it stood at the run's start: the ledger's run-started event binds its digest
         "dependencies": provenance.dependency_versions(),
         "corpus": corpus_receipt(fixture, contract),
         # the conventions every metric of the rows and the aggregate was computed under, as the contract declares them

@@ -177,6 +177,8 @@ ATTESTATIONS: dict[str, str] = {
     "system.attested": "what a system holds beyond its local files (a server's collection) is its own statement",
     "replay.through_system": "a lane of the system's own engine was replayed by asking the live system again: the "
                              "rows are its answers, but nothing here recomputed them independently",
+    "source.clean": "that the harness's work tree (or its installed files) and a system's own work tree were clean "
+                    "when the run started is the run's statement, bound to its ledger event, not recomputable",
     "latency": "per-query latency was measured by the run on its machine; it cannot be re-measured afterwards",
     "machine": "the machine a receipt names (CPU, cores, memory, OS, BLAS threads) is the run's own statement",
     "history": "the run ledger lives beside the store on the run's machine; whoever can write the store can "

@@ -8,7 +8,8 @@ table holds one event per row: position (from 1, without gaps), the event as can
     digest = "sha256:" + hex(sha256(UTF-8 of previous_digest + "\\n" + event_json))
 
 with previous_digest "sha256:" + 64 zeros for position 1. Events: run-started {run_id, mode, split,
-sequence, started_at}, run-finished {run_id, status, finished_at}, freeze {freeze_sha256, modes,
+sequence, started_at, source_sha256: the sha256 of the receipt's source block in canonical JSON, bound at the
+start}, run-finished {run_id, status, finished_at}, freeze {freeze_sha256, modes,
 created_at, output_dir}. The `runs` table holds the same runs. A held-out claim without its history is
 not a claim, so a missing or unreadable ledger FAILs.
 """
@@ -17,6 +18,7 @@ import sqlite3
 from typing import Any
 
 from ..core.context import Context
+from ..core.digests import sha256_canonical
 from ..core.reading import is_file
 from ..core.report import Report
 from .ledger_chain import HELD_OUT, LEDGER, Event, chain, read_ledger, runs_problem
@@ -48,7 +50,7 @@ def _check_run(ctx: Context, report: Report, events: list[Event], digests: dict[
         report.fail("ledger.run", detail, "a run-started event", event.value if event else None)
         return
     recorded = {"run_id": run.get("run_id"), "mode": ctx.mode, "split": ctx.split, "sequence": run.get("sequence"),
-                "started_at": run.get("started_at")}
+                "started_at": run.get("started_at"), "source_sha256": sha256_canonical(ctx.receipt["source"])}
     differing = {k: (v, event.value.get(k)) for k, v in recorded.items() if event.value.get(k) != v}
     earlier = sum(1 for e in events if e.kind == "run-started" and e.position < position
                   and (e.value.get("mode"), e.value.get("split")) == (ctx.mode, ctx.split))
@@ -64,7 +66,8 @@ def _check_run(ctx: Context, report: Report, events: list[Event], digests: dict[
         report.fail("ledger.run", detail + f"; differs in {', '.join(differing)}",
                     {k: pair[0] for k, pair in differing.items()}, {k: pair[1] for k, pair in differing.items()})
     else:
-        report.ok("ledger.run", detail + f", run number {earlier + 1} of {ctx.mode} {ctx.split}, finished complete")
+        report.ok("ledger.run", detail + f", run number {earlier + 1} of {ctx.mode} {ctx.split}, finished complete; "
+                  "the receipt's source block is the source state its run-started event bound at the start")
 
 
 def _check_freeze_history(ctx: Context, report: Report, events: list[Event], digests: dict[int, str]) -> None:

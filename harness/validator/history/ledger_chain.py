@@ -13,7 +13,8 @@ LEDGER = "ledger.sqlite3"
 GENESIS = "sha256:" + "0" * 64
 HELD_OUT = ("heldout", "all")
 EVENT_FIELDS: dict[str, dict[str, type]] = {
-    "run-started": {"event": str, "run_id": str, "mode": str, "split": str, "sequence": int, "started_at": str},
+    "run-started": {"event": str, "run_id": str, "mode": str, "split": str, "sequence": int, "started_at": str,
+                    "source_sha256": str},
     "run-finished": {"event": str, "run_id": str, "status": str, "finished_at": str},
     "freeze": {"event": str, "freeze_sha256": str, "modes": list, "created_at": str, "output_dir": str},
 }

@@ -26,6 +26,20 @@ def _system_tree_dirty(ctx: Context) -> list[str]:
             ] if system_git.get("dirty") else []
 
 
+def _clean(ctx: Context, report: Report, dirty: list[str], said: str) -> None:
+    """A change the run recorded FAILs; a clean state is the run's statement, which no one can recompute after the
+    run: ATTESTED, never PASS (the receipt's source block is the one the ledger's run-started event bound, ledger.run,
+    and the freeze record the ledger's freeze event bound)."""
+    dirty = dirty + _system_tree_dirty(ctx)
+    if dirty:
+        report.fail("source.clean", f"{said}, and a system's source in a work tree of its own was clean at the freeze "
+                    "(a change is recorded and not eligible)", "clean", dirty)
+    else:
+        report.attest("source.clean", f"the publisher's record says {said}, and that a system's source in a work "
+                      "tree of its own was clean at the freeze; bound to the run ledger's run-started event and the "
+                      "freeze record, not recomputable afterwards")
+
+
 def _distribution(ctx: Context, report: Report, recorded: dict[str, Any]) -> None:
     named = f"{recorded.get('name')} {recorded.get('version')}"
     here = installed_here()
@@ -43,10 +57,7 @@ def _distribution(ctx: Context, report: Report, recorded: dict[str, Any]) -> Non
                      "is the one the run recorded (name, version, the digest of its RECORD's files), and each of its "
                      "files is the one its RECORD lists")
     dirty = ([f"the installed distribution: {recorded.get('changed')}"] if recorded.get("changed") != [] else [])
-    dirty += _system_tree_dirty(ctx)
-    report.expect("source.clean", not dirty, "the run's installed distribution matched its RECORD, and a system's "
-                  "source in a work tree of its own was clean at the freeze (a change is recorded and not eligible)",
-                  "clean", dirty)
+    _clean(ctx, report, dirty, "the run's installed distribution matched its RECORD")
 
 
 def check_source(ctx: Context, report: Report) -> None:
@@ -65,7 +76,4 @@ def check_source(ctx: Context, report: Report) -> None:
     else:
         report.equal("source.git", git["commit"], head, "the recorded commit is the checked-out HEAD")
     dirty = [f"the clone: {git.get('changed_paths')}"] if git.get("dirty") is not False else []
-    dirty += _system_tree_dirty(ctx)
-    report.expect("source.clean", not dirty, "the run started from a clean work tree, and a system's source in a "
-                  "work tree of its own was clean at the freeze (a dirty tree is recorded and not eligible)",
-                  "clean", dirty)
+    _clean(ctx, report, dirty, "the run started from a clean work tree")
