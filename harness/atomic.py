@@ -20,6 +20,18 @@ def temporary_sibling(path: Path) -> Path:
 
 
 @contextlib.contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """An operating-system error without a file name (a full disk while writing or syncing a handle) re-raised naming
+    `path`, the file that was being written, so its message says which file could not be written."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+
+
+@contextlib.contextmanager
 def atomic_writer(path: Path) -> Iterator[BinaryIO]:
     """Yield a binary handle; on clean exit the data is fsync'd and renamed over `path`.
 
@@ -28,7 +40,7 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_sibling(path)
     try:
-        with tmp.open("wb") as handle:
+        with naming(path), tmp.open("wb") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -62,7 +74,7 @@ def create_all_atomic(files: Mapping[Path, bytes]) -> None:
         for path, data in files.items():
             temporaries[path] = tmp = temporary_sibling(path)
             stack.callback(tmp.unlink, missing_ok=True)
-            with tmp.open("wb") as handle:
+            with naming(path), tmp.open("wb") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -76,3 +88,15 @@ def create_all_atomic(files: Mapping[Path, bytes]) -> None:
             raise
         for directory in {path.parent for path in created}:
             fsync_directory(directory)
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """`path.write_bytes(data)`, an error without a file name (a full disk) naming `path`."""
+    with naming(path):
+        path.write_bytes(data)
+
+
+def write_text_file(path: Path, text: str) -> None:
+    """`path.write_text(text, encoding="utf-8")`, an error without a file name (a full disk) naming `path`."""
+    with naming(path):
+        path.write_text(text, encoding="utf-8")

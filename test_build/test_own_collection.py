@@ -98,6 +98,20 @@ def test_the_contract_command_writes_the_contract_and_the_archive(tmp_path: Path
     assert "holding corpus.jsonl, queries.jsonl and qrels/" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("name", ["scifact", "beir-nfcorpus"])
+def test_a_refused_contract_leaves_nothing_behind(tmp_path: Path, name: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    collection = _collection(tmp_path / "mine")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    for source in (["--dataset-dir", str(collection)], ["--archive", str(pack_directory(
+            collection, "mine", tmp_path / "packed" / "mine.zip"))]):
+        before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+        out = tmp_path / "new" / "contracts" / f"{name}.json"
+        assert cli.main(["contract", *source, "--name", name, "--out", str(out)]) == 2
+        assert "name of a shipped dataset" in capsys.readouterr().err
+        assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # no folder, zip or file
+
+
 class HeldOut(NamedTuple):
     archive: Path
     fixture: CorpusFixture

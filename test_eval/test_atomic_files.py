@@ -2,12 +2,15 @@
 them changes none, and no temporary file is left behind. Files created together (a new system's skeleton): all or
 none, and never over a file that exists."""
 
+import errno
 import os
 from pathlib import Path
 
 import pytest
 
-from harness.atomic import create_all_atomic, write_all_atomic
+from harness.atomic import create_all_atomic, write_all_atomic, write_bytes_atomic, write_file
+from harness.cli.parsing.errors import describe
+from harness.errors import ENVIRONMENT
 
 
 def test_a_failure_while_writing_changes_none_of_the_files(tmp_path: Path) -> None:
@@ -53,3 +56,27 @@ def test_a_failure_while_creating_leaves_none_of_the_files(tmp_path: Path, monke
     monkeypatch.undo()
     create_all_atomic({tmp_path / "a.py": b"a", tmp_path / "b.py": b"b"})
     assert sorted(p.read_bytes() for p in tmp_path.iterdir()) == [b"a", b"b"]
+
+
+def test_a_full_disk_names_the_file_it_could_not_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel reports a full disk on a handle, without a file name: the error names the file being written, and
+    the command's message says which one (the file kept as it was, no temporary left)."""
+    full = Path("/dev/full")  # every write to it fails as a full disk does
+    with pytest.raises(OSError) as raised:
+        write_file(full, b"data")
+    assert raised.value.errno == errno.ENOSPC and raised.value.filename == str(full)
+    message, code = describe(raised.value)
+    assert message.startswith("/dev/full: No space left on device; the disk is full") and code == ENVIRONMENT
+
+    target = tmp_path / "report.html"
+    target.write_bytes(b"earlier report")
+
+    def disk_full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "fsync", disk_full)  # a delayed allocation failing when the data reaches the disk
+    for write in (lambda: write_bytes_atomic(target, b"new"), lambda: create_all_atomic({tmp_path / "new": b"n"})):
+        with pytest.raises(OSError) as raised:
+            write()
+        assert raised.value.filename in (str(target), str(tmp_path / "new")), raised.value
+        assert str(raised.value.filename) in describe(raised.value)[0]
+    assert target.read_bytes() == b"earlier report" and sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.archives import tiny_archive
 from fixtures.clean_checkout import mark_clean_checkout
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import CompareRequest, compare
@@ -106,3 +107,18 @@ def test_a_stale_comparison_refuses_the_bundle(run_copy: RunCopy, tmp_path: Path
         make_bundle(run_copy.out, tmp_path / "bundle")
     assert "comparison.inputs" in str(caught.value)
     assert not (tmp_path / "bundle").exists() and not list(tmp_path.glob(".bundle.partial-*"))
+
+
+@pytest.mark.real_model
+def test_no_bundle_text_names_a_local_place_not_even_the_archives(run_copy: RunCopy, tmp_path: Path) -> None:
+    """The archive the validator re-derived from is named by its file, its directory in words; so is every other
+    place of this machine, in every text the bundle writes itself (the signed files name no place at all)."""
+    as_clean_checkout(run_copy)
+    archive = tiny_archive(tmp_path / "where-the-archive-lies" / "tiny.zip")
+    bundle = make_bundle(run_copy.out, tmp_path / "bundle", archive)
+    texts = {path.relative_to(bundle).as_posix(): path.read_text(encoding="utf-8") for path in bundle.rglob("*")
+             if path.is_file() and path.suffix in {".md", ".html", ".json", ".csv", ".tsv", ".tex", ".run", ".qrels"}}
+    assert "[the archive's directory]/tiny.zip" in texts["CLAIMS.md"]  # the validator's note, its place in words
+    local = [str(tmp_path), str(tmp_path.resolve()), "where-the-archive-lies", str(Path.home()) + "/"]
+    found = [(name, place) for name, text in texts.items() for place in local if place in text]
+    assert not found, found

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_file, write_text_file
 from harness.evaluation.comparison.artifact import comparison_name
 from harness.evaluation.gates.freeze import FREEZE_NAME
 from harness.evaluation.gates.split_modes import frozen_modes, present_modes
@@ -51,7 +52,7 @@ def _copy(source: Path, target: Path) -> None:
     """One read of `source`, written to `target`: what is staged is what the bundle uses from then on."""
     if not source.is_file():
         raise BundleError(f"{source} is missing; rerun its split (`{harness_command('run')}`) into {source.parent}")
-    target.write_bytes(source.read_bytes())
+    write_file(target, source.read_bytes())
 
 
 def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
@@ -117,8 +118,8 @@ def _validated(staged: list[tuple[Path, Path]], staging: Path, output_dir: Path,
                                       strict=True):
         known[sha256_bytes(aggregate.read_bytes())] = report
         document = report.to_dict()
-        (staging / "validation" / (aggregate.name.removesuffix(".aggregate.json") + ".validation.json")).write_text(
-            json.dumps(document, indent=1, default=str) + "\n", encoding="utf-8")
+        write_text_file(staging / "validation" / (aggregate.name.removesuffix(".aggregate.json") + ".validation.json"),
+            json.dumps(document, indent=1, default=str) + "\n")
         written.append(document)
         if not report.eligible:
             problems = [check.line() for check in report.checks if check.status != "pass"]
@@ -182,8 +183,8 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None,
                                  environment=environment,
                                  carried=None if carried is None else carried.relative_to(staging).as_posix(),
                                  model=model)
-        (staging / "CLAIMS.md").write_text(claims, encoding="utf-8")
-        written_in_words(staging, local_places(staging, output_dir, receipts))
+        write_text_file(staging / "CLAIMS.md", claims)
+        written_in_words(staging, local_places(staging, output_dir, receipts, archive))
         files = sorted(p for p in staging.rglob("*") if p.is_file())
         manifest = {p.relative_to(staging).as_posix(): sha256_file(p) for p in files}
         _write(staging / "MANIFEST.json", {"files": manifest, "manifest_sha256": sha256_canonical(manifest)})
@@ -196,4 +197,4 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None,
 
 
 def _write(path: Path, value: Any) -> None:
-    path.write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text_file(path, json.dumps(value, indent=1, ensure_ascii=False) + "\n")

@@ -6,6 +6,7 @@ publisher's archive and names it, as CLAIMS.md says."""
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_file
 from harness.evaluation.receipts.locations import ARCHIVES, LOCATIONS_NAME, hinted
 from harness.hashing import sha256_bytes
 from harness.publish.bundle_error import BundleError
@@ -41,5 +42,5 @@ def stage_archive(staging: Path, output_dir: Path, corpus: dict[str, Any], archi
                           f"this file is {sha256_bytes(data)}): pass --archive {wanted}, the zip its contract packed")
     target = staging / ARCHIVE_DIR / wanted
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    write_file(target, data)
     return target

@@ -3,6 +3,7 @@ before anything is written: a file by its sha256, a directory by the canonical d
 
 from pathlib import Path
 
+from harness.atomic import write_file
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.publish.bundle_error import BundleError
 
@@ -28,7 +29,7 @@ def write_files(target: Path, files: dict[str, bytes]) -> None:
     """The part's bytes written at `target` (a file), or under it (a directory's files)."""
     for name, data in files.items():
         (target / name if name else target).parent.mkdir(parents=True, exist_ok=True)
-        (target / name if name else target).write_bytes(data)
+        write_file(target / name if name else target, data)
 
 
 def checked(source: Path, digest: str, what: str, fix: str) -> dict[str, bytes]:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_file, write_text_file
 from harness.errors import RefusedError
 from harness.evaluation.comparison.artifact import Procedure, comparison_document, comparison_name, document_bytes
 from harness.evaluation.comparison.inputs import ModeInput, dataset_of, load_inputs
@@ -52,7 +53,7 @@ def _comparison(staging: Path, output_dir: Path, split: str, modes: tuple[str, .
     inputs = load_inputs(artifacts, split, modes)
     document = comparison_document(inputs, split, baseline=None, procedure=Procedure(),
                                    verdicts=dict.fromkeys(modes, "ELIGIBLE"))
-    target.write_bytes(document_bytes(document))
+    write_file(target, document_bytes(document))
     return target, "computed by the bundle (default seed and counts)"
 
 
@@ -66,8 +67,8 @@ def add_comparisons(staging: Path, output_dir: Path, splits: Sequence[str],
             continue  # one mode: nothing to compare (CLAIMS.md says so)
         path, origin = _comparison(staging, output_dir, split, modes)
         report = validate_comparison(path, known=known)
-        (staging / COMPARISON_REPORTS / path.name.replace(".json", ".validation.json")).write_text(
-            json.dumps({**report.to_dict(), "origin": origin}, indent=1, default=str) + "\n", encoding="utf-8")
+        write_text_file(staging / COMPARISON_REPORTS / path.name.replace(".json", ".validation.json"),
+            json.dumps({**report.to_dict(), "origin": origin}, indent=1, default=str) + "\n")
         if not report.eligible:
             failing = [check.line() for check in report.checks if check.status != "pass"]
             refused.append(f"{path.name} ({origin}): {report.verdict()}\n    " + "\n    ".join(failing[:6]))
@@ -93,6 +94,6 @@ def add_exports_and_reports(staging: Path, splits: Sequence[str], known: Mapping
                        "the validator, in this bundle, with every text re-embedded")
 
     for name, text in all_texts(runs, comparisons, judge).items():
-        (exports / name).write_text(text, encoding="utf-8")
+        write_text_file(exports / name, text)
     data = with_verification(load_report_data(artifacts, validated=True, freeze=read_freeze(staging)), known)
     write_files(staging / "report.html", staging / "report.md", data)

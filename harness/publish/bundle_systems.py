@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_file, write_text_file
 from harness.errors import RefusedError
 from harness.evaluation.comparison.systems_artifact import systems_comparison_name
 from harness.evaluation.receipts.artifacts import output_dataset
@@ -47,7 +48,7 @@ def stage_systems(output_dir: Path, staging: Path, splits: Sequence[str], freeze
             raise SystemsPublicationRefused(f"{source} compares no run of this evaluation (freeze {freeze_sha256}): "
                                             f"its receipts are not the bundled ones; {fix}")
         stage_runs(document, source, artifacts / RUNS, SystemsPublicationRefused)
-        (artifacts / source.name).write_bytes(raw)
+        write_file(artifacts / source.name, raw)
         staged.append(artifacts / source.name)
     return staged
 
@@ -62,8 +63,8 @@ def validate_systems(staging: Path, staged: Sequence[Path], known: Mapping[str, 
         document = json.loads(path.read_bytes())
         known = validate_staged_runs(document, output_dir / path.name, path.parent / RUNS, known)
         report = validate_comparison(path, known=known)
-        (staging / REPORTS / path.name.replace(".json", ".validation.json")).write_text(
-            json.dumps(report.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
+        write_text_file(staging / REPORTS / path.name.replace(".json", ".validation.json"),
+            json.dumps(report.to_dict(), indent=1, default=str) + "\n")
         if not report.eligible:
             failing = [check.line() for check in report.checks if check.status != "pass"]
             refused.append(f"{path.name}: {report.verdict()}\n    " + "\n    ".join(failing[:6]))

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.evaluation.receipts.locations import FIXTURES, INTERPRETERS, SOURCES, STORES, hinted
+from harness.atomic import write_text_file
+from harness.evaluation.receipts.locations import ARCHIVES, FIXTURES, INTERPRETERS, SOURCES, STORES, hinted
 
 SIGNED = ("artifacts/", "freeze.json", "system-source/", "inputs/")  # bound by digest: published as the run wrote them
 TEXT = {".json", ".md", ".html", ".csv", ".tsv", ".tex", ".run", ".txt", ".qrels"}
 HARNESS_ROOT = Path(__file__).resolve().parents[2]
+ARCHIVE_VARIABLE = "SCIFACT_ARCHIVE"
 
 
 def _add(places: dict[str, str], path: Any, words: str) -> None:
@@ -23,9 +25,19 @@ def _add(places: dict[str, str], path: Any, words: str) -> None:
         places.setdefault(path.rstrip("/"), words)
 
 
-def local_places(staging: Path, output_dir: Path, receipts: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Each local directory the bundle's writings may name, longest first, with what it is written as."""
+def local_places(staging: Path, output_dir: Path, receipts: Sequence[dict[str, Any]],
+                 archive: Path | None = None) -> list[tuple[str, str]]:
+    """Each local directory the bundle's writings may name, longest first, with what it is written as: the dataset's
+    archive too, the one given to `bundle`, placed by the run, or $SCIFACT_ARCHIVE (the validator may have re-derived
+    from any of them, and its notes name the file)."""
     places: dict[str, str] = {}
+    archives = [archive, os.environ.get(ARCHIVE_VARIABLE) or None,
+                *(hinted(output_dir, ARCHIVES, document["receipt"]["corpus"]["source"].get("archive_sha256"))
+                  for document in receipts)]
+    for found in archives:
+        if found is not None:
+            for path in {Path(found).absolute(), Path(found).resolve()}:
+                _add(places, str(path.parent), "[the archive's directory]")
     _add(places, str(staging) + "/", "")
     _add(places, str(staging), "[the bundle]")
     _add(places, str(output_dir.absolute()), "[the run's output directory]")
@@ -55,7 +67,7 @@ def written_in_words(staging: Path, places: Sequence[tuple[str, str]]) -> None:
         for prefix, words in places:
             text = text.replace(prefix, words)
         if text != original:
-            path.write_text(text, encoding="utf-8")
+            write_text_file(path, text)
 
 
 def where_it_ran(machine: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ the output directory meanwhile."""
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.atomic import write_file
 from harness.evaluation.comparison.inputs import ModeInput
 from harness.evaluation.gates.freeze import FREEZE_NAME
 from harness.evaluation.gates.split_modes import FreezeFile
@@ -14,10 +15,10 @@ def write_snapshot(directory: Path, inputs: Sequence[ModeInput], freeze: FreezeF
     """Each input's aggregate and rows under their own names in `directory`, and the freeze record read with them;
     returns the snapshot's freeze record (None without one), which the validator is to check the receipts against."""
     for entry in inputs:
-        (directory / entry.aggregate_path.name).write_bytes(entry.aggregate_bytes)
-        (directory / entry.rows_path.name).write_bytes(entry.rows_bytes)
+        write_file(directory / entry.aggregate_path.name, entry.aggregate_bytes)
+        write_file(directory / entry.rows_path.name, entry.rows_bytes)
     if freeze is None:
         return None
     path = directory / FREEZE_NAME
-    path.write_bytes(freeze.raw)
+    write_file(path, freeze.raw)
     return path

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_file
 from harness.evaluation.receipts.locations import LOCATIONS_NAME, MODELS, hinted
 from harness.hashing import sha256_bytes
 from harness.publish.environment.refused import EnvironmentRefused as Refused
@@ -49,6 +50,6 @@ def stage_model(staging: Path, output_dir: Path, embedding: dict[str, Any]) -> C
             raise Refused(f"model file {source / name} is not the one the fixture declares ({declared}; this "
                               f"file is {sha256_bytes(data)}): the model at {source} changed after the build")
         (target / name).parent.mkdir(parents=True, exist_ok=True)
-        (target / name).write_bytes(data)
+        write_file(target / name, data)
         total += len(data)
     return CarriedModel(target.relative_to(staging).as_posix(), len(identity["files"]), total)

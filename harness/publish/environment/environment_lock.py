@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_text_file
 from harness.publish.environment.refused import EnvironmentRefused
 from harness.record_files import files_sha256 as record_files_sha256
 
@@ -137,5 +138,5 @@ def stage_lock(staging: Path, receipts: list[dict[str, Any]], harness: str, whee
     check_unchanged(receipts, installed)
     target = staging / "environment" / LOCK_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(lock_text(installed, harness, wheel), encoding="utf-8")
+    write_text_file(target, lock_text(installed, harness, wheel))
     return target

@@ -18,6 +18,7 @@ from io import BytesIO, StringIO
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from harness.atomic import write_file
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.publish.environment.refused import EnvironmentRefused
 from harness.record_files import files_identity, is_install_specific, record_digest
@@ -95,5 +96,5 @@ def stage_harness_wheel(staging: Path, distribution: metadata.Distribution, file
                           f"({files_sha256}): bundle with the harness that made the runs installed")
     target = staging / ENVIRONMENT_DIR / wheel_name(distribution)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    write_file(target, data)
     return target

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.atomic import write_all_atomic
+from harness.atomic import write_all_atomic, write_file
 from harness.errors import RefusedError
 from harness.evaluation.comparison.snapshot import write_snapshot
 from harness.evaluation.gates.split_modes import read_freeze
@@ -50,7 +50,7 @@ def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = No
                     problems.append(f"{entry.aggregate_path.name}: {report.verdict()}")
             if split.comparison_path is not None and split.comparison_bytes is not None:
                 copy = snapshot / split.comparison_path.name
-                copy.write_bytes(split.comparison_bytes)
+                write_file(copy, split.comparison_bytes)
                 report = validate_comparison(copy, known=reports)
                 if not report.eligible:
                     failing = ", ".join(c.name for c in report.checks if c.status != "pass")
@@ -58,7 +58,7 @@ def validate_artifacts(data: ReportData, known: Mapping[str, Report] | None = No
         for index, shown in enumerate(data.systems):
             place = snapshot / f"systems-{index}"
             stage_runs(shown.document, shown.path, place / "runs", ReportRefused)
-            (place / shown.path.name).write_bytes(shown.raw)
+            write_file(place / shown.path.name, shown.raw)
             reports = validate_staged_runs(shown.document, shown.path, place / "runs", reports)
             report = validate_comparison(place / shown.path.name, known=reports)
             if not report.eligible:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_file
 from harness.errors import HarnessError
 from harness.evaluation.comparison.systems_artifact import systems_comparison_name
 from harness.evaluation.receipts.artifacts import output_dataset
@@ -54,7 +55,7 @@ def _copy_checked(source: Path, target: Path, digest: str, comparison: Path, err
         raise error(f"{source} has changed since {comparison} read it (sha256 {found}, recorded "
                     f"{digest}); compare again with --replace")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    write_file(target, data)
 
 
 def stage_runs(document: dict[str, Any], source: Path, runs_dir: Path, error: type[HarnessError]) -> None:

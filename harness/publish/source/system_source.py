@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from harness.atomic import write_file, write_text_file
 from harness.errors import RefusedError
 from harness.evaluation.receipts.locations import LOCATIONS_NAME, SOURCES, hinted
 from harness.hashing import sha256_bytes
@@ -199,7 +200,7 @@ def _copy(staging: Path, target: PurePosixPath, file: Wanted) -> None:
                             "and --output-dir)")
     destination = staging / SOURCE_DIR / target
     destination.parent.mkdir(parents=True, exist_ok=True)
-    destination.write_bytes(data)
+    write_file(destination, data)
 
 
 def stage_system_source(staging: Path, aggregates: Sequence[Path], output_dir: Path) -> StagedSource | None:
@@ -223,5 +224,5 @@ def stage_system_source(staging: Path, aggregates: Sequence[Path], output_dir: P
         source_files=0 if is_harness else len(first["system"]["source"]["files"]))
     index = {"system": staged.spec, "root": staged.root, "source_is_the_harness": staged.harness_sha256 is not None,
              "harness_sha256": harness, "files": staged.files}
-    (staging / INDEX_NAME).write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text_file(staging / INDEX_NAME, json.dumps(index, indent=1, ensure_ascii=False) + "\n")
     return staged

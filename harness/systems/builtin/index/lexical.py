@@ -11,7 +11,7 @@ import bm25s
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.atomic import fsync_directory
+from harness.atomic import fsync_directory, write_text_file
 from harness.systems.builtin.config.search_config import LexicalConfig
 from harness.systems.builtin.index.tokenizer import Tokenizer
 
@@ -46,7 +46,7 @@ class LexicalIndex:
         staging = directory.with_name(directory.name + ".tmp")
         shutil.rmtree(staging, ignore_errors=True)
         self._bm25.save(str(staging), show_progress=False)
-        (staging / TOKENIZER_RECORD).write_text(json.dumps(self.tokenizer.record(), indent=1), encoding="utf-8")
+        write_text_file(staging / TOKENIZER_RECORD, json.dumps(self.tokenizer.record(), indent=1))
         if directory.exists():
             shutil.rmtree(directory)
         staging.rename(directory)
