@@ -4,6 +4,7 @@ none, and never over a file that exists."""
 
 import errno
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,9 @@ def test_a_full_disk_names_the_file_it_could_not_write(tmp_path: Path, monkeypat
     def disk_full(fd: int) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     monkeypatch.setattr(os, "fsync", disk_full)  # a delayed allocation failing when the data reaches the disk
-    for write in (lambda: write_bytes_atomic(target, b"new"), lambda: create_all_atomic({tmp_path / "new": b"n"})):
+    writes: list[Callable[[], None]] = [lambda: write_bytes_atomic(target, b"new"),
+                                        lambda: create_all_atomic({tmp_path / "new": b"n"})]
+    for write in writes:
         with pytest.raises(OSError) as raised:
             write()
         assert raised.value.filename in (str(target), str(tmp_path / "new")), raised.value
