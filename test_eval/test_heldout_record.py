@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem
 from harness.validator.core.report import Report
+from harness.validator.history.check_looks import dataset_of
 from harness.validator.history.looks_record import read_record
 from harness.validator.pipeline import validate
 
@@ -161,6 +163,33 @@ def test_a_record_of_another_id_on_this_host_leaves_the_looks_attested_not_faile
     assert "the record here is another: record id" in looks.detail and "not verifiable here" in looks.detail, (
         looks.line())
     assert "attested, a record on the machine that ran it" not in looks.detail
+
+
+def test_looks_at_the_dataset_in_another_record_here_are_said(
+        tiny_corpus: CorpusFixture, tiny: Contract, tmp_path: Path, record: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peek at the held-out split under another record (another SCIFACT_HELDOUT_RECORD), then the run under a fresh
+    one that counts no earlier look: a validator whose record here holds the peek says so on the looks' line."""
+    store, out = _calibrate_and_freeze(tiny_corpus, tiny, tmp_path, SearchConfig())
+    calibration = json.loads((out / aggregate_name(tiny.namespace, "fts_only", "calibration")).read_bytes())
+    name, key = dataset_of(calibration["receipt"])
+    peeked = tmp_path / "peeked.sqlite3"
+    monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(peeked))
+    heldout_record.append_look(dataset=name, dataset_sha256=key, fixture_sha256=tiny_corpus.sha256, split="heldout",
+                               mode="fts_only", system="builtin", configuration_sha256="sha256:" + "c" * 64,
+                               store_sha256="sha256:" + "s" * 64, store_directory="/s",
+                               freeze_sha256="sha256:" + "z" * 64, host="h", run_id="peek/1")
+    time.sleep(1.1)  # the record's times are whole seconds
+    monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(record))
+    run = _heldout(tiny_corpus, tiny, store, out, SearchConfig())
+    assert _looks(run)["looks_before"] == 0  # the run's own record counts none
+    monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(peeked))
+    looks = _check(validate(run.aggregate_path, embeddings=False), "heldout.looks")
+    assert "BUT the held-out record found here" in looks.detail and "holds 1 look at this dataset" in looks.detail
+    assert "peek/1" not in looks.detail and "builtin configuration sha256:cccc" in looks.detail, looks.line()
+
+    monkeypatch.setenv(heldout_record.RECORD_VARIABLE, str(tmp_path / "none.sqlite3"))  # no other record: no words
+    assert "BUT" not in _check(validate(run.aggregate_path, embeddings=False), "heldout.looks").detail
 
 
 def test_on_this_host_without_a_record_the_looks_are_attested_not_failed(

@@ -135,6 +135,7 @@ def check_looks(ctx: Context, report: Report) -> None:
                     "receipt's payload hashes): the looks are counted per dataset", [name, key],
                     [block["dataset"]["name"], block["dataset"]["sha256"]])
     mine = this_machine()
+    elsewhere = _looks_elsewhere(ctx, record, key)
     if mine is not None and block["machine_id"] == mine:
         found = ("no held-out record here (a cache of the validating user's own, or a record removed)"
                  if not is_file(here) else
@@ -143,8 +144,26 @@ def check_looks(ctx: Context, report: Report) -> None:
         report.attest("heldout.looks", f"the receipt states {_stated(block)} in the record {block['record_id']}, "
                       f"written on this machine ({block['host']}, machine id {mine}) at {block['record']}; {here}: "
                       f"{found}, so the looks are not verifiable here: attested, in the run's words; validate with "
-                      f"{RECORD_VARIABLE} naming the record the run wrote to check them; {KEPT}")
+                      f"{RECORD_VARIABLE} naming the record the run wrote to check them; {KEPT}{elsewhere}")
         return
     report.attest("heldout.looks", f"the receipt states {_stated(block)} in the record {block['record_id']} on "
                   f"{block['host']} (machine id {block['machine_id']}), not this machine ({mine}): attested, a record "
-                  f"on the machine that ran it, not verifiable here; {KEPT}")
+                  f"on the machine that ran it, not verifiable here; {KEPT}{elsewhere}")
+
+
+def _looks_elsewhere(ctx: Context, record: Record | None, key: str) -> str:
+    """What another record found here (the validating user's own) holds of the same dataset's held-out split before
+    the run started, in words; empty when it holds none. The run's record does not count those looks: said, so a
+    reader who looked (or a publisher who looked under another record) sees it."""
+    if record is None:
+        return ""
+    started = str(ctx.receipt["run"].get("started_at"))
+    earlier = [e for e in record.entries if e.value.get("dataset_sha256") == key
+               and str(e.value.get("recorded_at")) < started]
+    if not earlier:
+        return ""
+    configurations = len({e.configuration for e in earlier})
+    return (f"; BUT the held-out record found here, {record.path} (record id {record.record_id}, not the run's), "
+            f"holds {_count(len(earlier), 'look')} at this dataset's held-out split recorded before the run started "
+            f"({started}), by {_count(configurations, 'configuration')}, the first {earlier[0].describe()}: looks "
+            "the run's record does not count")
