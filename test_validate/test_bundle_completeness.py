@@ -48,6 +48,7 @@ def test_a_bundle_whose_heldout_runs_were_deleted_and_resealed_fails(
     assert "NOT ELIGIBLE for a claim" in last and "CLAIMS.md" in last, last
     assert "calibration only: exploratory" in last and all(name in last for name in MISSING), last
     held_out = [line for line in out.splitlines() if "texts.figures: CLAIMS.md line" in line]
+    assert any("the row of hybrid on heldout" in line for line in held_out), held_out
     assert held_out and all("no figure without the validated artifact it came from" in line
                             for line in held_out if "heldout" in line), held_out
 
