@@ -22,6 +22,6 @@ MUTATIONS_TEXTS: tuple[Mutation, ...] = (
     Mutation("VT07", "harness/validator/bundle_words.py", "named.setdefault(attestation.name, set()).add(path)",
              'named.setdefault("latency", set()).add(path)', TEXTS),
     Mutation("VT08", "harness/validator/core/report.py", "if not lanes or not any(", "if lanes or not any(", TEXTS),
-    Mutation("VT09", "harness/validator/bundle_reader.py", "    if missing:\n        said", "    if False:\n        said",
-             COMPLETE),
+    Mutation("VT09", "harness/validator/bundle_reader.py", "    if missing:\n        said",
+             "    if False:\n        said", COMPLETE),
 )
