@@ -25,7 +25,7 @@ def lane_words(report: dict[str, Any]) -> dict[str, str]:
             continue
         name = f"replay.{lane}"
         if check["status"] == "fail":
-            words[lane] = f"disagrees: {name} failed"
+            words[lane] = f"{noted.get(lane, 'disagrees')} ({name} failed)"
         elif check["status"] != "pass":
             words[lane] = f"not verified ({name})"
         elif THROUGH not in check["detail"]:

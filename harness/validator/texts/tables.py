@@ -73,12 +73,11 @@ def _headline(tally: Tally, table: Block, split: str | None, facts: Facts) -> No
     for split, rows in groups:
         _mode_rows(tally, Block("table", table.line, "the headline", headers=table.headers, rows=rows), split, facts)
         for column in range(1, len(table.headers)):
-            shown = {row.line: (figures_of(row.cells[column]) or [""])[0] for row in rows}
-            best = max((float(v) for v in shown.values() if v), default=None)
-            for row in rows:
+            shown = [(figures_of(row.cells[column]) or [""])[0] for row in rows]  # by row: an HTML table's rows
+            best = max((float(v) for v in shown if v), default=None)  # may share one line
+            for row, value in zip(rows, shown, strict=True):
                 marked = BEST in row.cells[column] or "best of its split" in row.cells[column]
-                expected = len(rows) > 1 and best is not None and shown[row.line] != "" and float(
-                    shown[row.line]) == best
+                expected = len(rows) > 1 and best is not None and value != "" and float(value) == best
                 tally.word(row.line, f"the headline's mark on {row.cells[0]} {split} {table.headers[column]}",
                            "best" if marked else "not marked", "best" if expected else "not marked",
                            "the figures of its split as shown")
