@@ -27,7 +27,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from queue import Queue
 
-from mutations import MUTATIONS, Mutation
+from mutations import MUTATIONS as DECISIONS
+from mutations import Mutation
+from mutations_texts import MUTATIONS_TEXTS
+
+MUTATIONS = DECISIONS + MUTATIONS_TEXTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")

@@ -186,9 +186,10 @@ def test_claims_and_report_show_forged_strings_inert(undeclared_run: Path) -> No
         assert not [i for i in items if i.startswith("vector_only heldout: dense: recomputed")], items
         shown = html_module.unescape(re.sub(r"<[^>]*>", "", _rendered(render(True))))
         assert "numpy-dense\\u000a<!--" in shown  # the forged name, shown as what it is
-    assert "vector_only heldout: dense: not verified (nothing to replay from)" in (
+    # each lane's words follow its check: replay.dense failed, with nothing to replay from
+    assert "vector_only heldout: dense: not verified (nothing to replay from) (replay.dense failed)" in (
         _structure(claims(True))[2])
-    assert ["held-out, vector_only", "\u2014", "not verified (nothing to replay from)",
+    assert ["held-out, vector_only", "\u2014", "not verified (nothing to replay from) (replay.dense failed)",
             "\u2014"] in _structure(report_md(True))[3]
 
 

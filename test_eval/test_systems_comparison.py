@@ -203,7 +203,8 @@ def test_the_bundle_publishes_the_comparison_with_every_run_it_read(two_systems:
     assert "## Systems compared" in claims
     assert "That the held-out split was unseen rests on the publisher's held-out record" in claims
     assert f"Scope: {document['scope']}." in claims and "unseen before the freeze as the publisher's" in claims
-    assert "- [confirmatory] plugin/vector_only \u2212 builtin/fts_only on held-out" in claims, claims
+    assert ("- [confirmatory, on the publisher's attested held-out record] plugin/vector_only \u2212 builtin/fts_only "
+            "on held-out") in claims, claims
     if hypothesis["result"]["supported"]:
         assert "The claim of superiority these runs support:" in claims
     else:

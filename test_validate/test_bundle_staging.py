@@ -56,7 +56,7 @@ def test_a_file_swapped_after_staging_is_not_published(run_copy: RunCopy, tmp_pa
                  for name in ("freeze.json", "tiny-test-hybrid-heldout.aggregate.json")}
     stage, forged = bundle_module._stage, []
 
-    def stage_then_swap(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
+    def stage_then_swap(output_dir: Path, staging: Path) -> tuple[list[tuple[Path, Path]], list[str]]:
         staged = stage(output_dir, staging)
         forged.append(FORGERIES[swapped][0](run_copy))  # between the copy and every use of it
         return staged

@@ -55,9 +55,11 @@ def _copy(source: Path, target: Path) -> None:
     write_file(target, source.read_bytes())
 
 
-def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
+def _stage(output_dir: Path, staging: Path) -> tuple[list[tuple[Path, Path]], list[str]]:
     """Copy the freeze record, then every frozen mode's calibration and held-out receipts and rows (and its all-query
-    ones when every frozen mode has them) and the comparisons of those splits; the staged aggregates and rows."""
+    ones when every frozen mode has them) and the comparisons of those splits; the staged aggregates and rows, and
+    the held-out aggregates the freeze calls for and the output directory does not hold yet (then only calibration is
+    staged: a calibration-only bundle, exploratory)."""
     if not (output_dir / FREEZE_NAME).is_file():
         raise BundleError(f"{output_dir} holds no {FREEZE_NAME}: a bundle publishes frozen runs; run "
                           f"`{harness_command('freeze')}` after calibration, then the held-out split")
@@ -70,10 +72,19 @@ def _stage(output_dir: Path, staging: Path) -> list[tuple[Path, Path]]:
                           f"every frozen mode ({', '.join(modes)}); run them into it first")
     missing = [aggregate_name(dataset, m, s) for s in REQUIRED_SPLITS for m in modes
                if not (output_dir / aggregate_name(dataset, m, s)).is_file()]
-    if missing:
+    heldout = [aggregate_name(dataset, m, "heldout") for m in modes]
+    if missing and missing != heldout:
         raise BundleError(f"{output_dir} lacks {', '.join(missing)}: a bundle holds the calibration and held-out "
-                          f"receipts of every frozen mode ({', '.join(modes)})")
+                          f"receipts of every frozen mode ({', '.join(modes)}), or the calibration ones alone (a "
+                          "calibration-only bundle: exploratory)")
+    if missing:  # a freeze and no held-out run yet: published as calibration only, exploratory
+        return _stage_splits(output_dir, staging, dataset, modes, ["calibration"]), missing
     splits = [*REQUIRED_SPLITS, *(["all"] if set(modes) <= set(present_modes(output_dir, "all")) else [])]
+    return _stage_splits(output_dir, staging, dataset, modes, splits), []
+
+
+def _stage_splits(output_dir: Path, staging: Path, dataset: str, modes: tuple[str, ...],
+                  splits: list[str]) -> list[tuple[Path, Path]]:
     artifacts = staging / ARTIFACTS
     artifacts.mkdir()
     staged = []
@@ -149,7 +160,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None,
     # A staging directory of its own: a second bundle at the same time never writes into (or removes) this one's.
     with staging_directory(bundle_dir) as staging, Stages("bundle", 6) as stages:
         stages.next("staging the freeze record, receipts, rows and the system's source")
-        staged = _stage(output_dir, staging)
+        staged, missing = _stage(output_dir, staging)
         source = stage_system_source(staging, [aggregate for aggregate, _ in staged], output_dir)
         receipts = _receipts(staged)
         first = receipts[0]["receipt"]
@@ -182,7 +193,7 @@ def make_bundle(output_dir: Path, bundle_dir: Path, archive: Path | None = None,
         claims = claims_markdown(receipts, freeze, reports, comparisons, source=source, systems=compared_systems,
                                  environment=environment,
                                  carried=None if carried is None else carried.relative_to(staging).as_posix(),
-                                 model=model)
+                                 model=model, missing=missing)
         write_text_file(staging / "CLAIMS.md", claims)
         written_in_words(staging, local_places(staging, output_dir, receipts, archive))
         files = sorted(p for p in staging.rglob("*") if p.is_file())

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .bundle_manifest import manifest_problems
+from .bundle_words import calibration_only, missing_heldout, publishers_word, texts_recomputed
 from .core.declared import BUILTIN
 from .core.digests import sha256_file
 from .core.report import Report
@@ -35,6 +36,8 @@ from .embedding.model_at_hand import offer_models
 from .options import ELIGIBLE, FAILED, NOT_VERIFIED
 from .pipeline import Inputs, validate, validate_comparison
 from .system.check_through_system import shared_replays
+from .texts.check_texts import SUBJECT as TEXTS
+from .texts.check_texts import check_texts, texts_line
 
 EXIT_ORDER = (ELIGIBLE, NOT_VERIFIED, FAILED)
 ARTIFACTS = "artifacts"
@@ -53,9 +56,6 @@ RECOMPUTED = ("MANIFEST.json's digest of every file; every row's metrics, every 
               "held to the validator's own pins where it holds pins for the dataset and, with an archive, to every "
               "document, query and judgement read from it (a collection it holds no pins for: to the archive alone, "
               "whose digest is the publisher's declaration)")
-PUBLISHERS_WORD = ("the ATTESTED lines above (latency, the machine, the run ledger's history, the held-out looks "
-                   "counted where the run was made); the bundle's validation/ reports, CLAIMS.md, report.html, "
-                   "report.md and exports/ (held to MANIFEST.json's digests, not recomputed)")
 
 Say = Callable[[str], None]
 
@@ -175,9 +175,19 @@ def _word(report: Report) -> str:
     return "ELIGIBLE" if report.eligible else "NOT ELIGIBLE" if report.failed else "NOT VERIFIED"
 
 
-def bundle_lines(bundle: Path, problems: Sequence[str], verdicts: Sequence[Verdict]) -> tuple[list[str], int]:
-    """The report: each artifact's checks under its path, a verdict line per artifact, one for the bundle; the exit
-    code (0 only when the manifest holds and every artifact is eligible)."""
+def _failing(verdict: Verdict) -> list[str]:
+    """What a failed verdict names on the BUNDLE line: the artifact, or each text whose figures failed."""
+    if verdict.path != TEXTS:
+        return [verdict.path]
+    return [name for name, tally in verdict.report.notes.get("texts", {}).items() if tally["failed"]] or [TEXTS]
+
+
+def bundle_lines(bundle: Path, problems: Sequence[str], verdicts: Sequence[Verdict],
+                 missing: Sequence[str] = ()) -> tuple[list[str], int]:
+    """The report: each artifact's checks under its path, a verdict line per artifact (and one for the texts), the
+    TEXTS, RECOMPUTED and PUBLISHER lines, one for the bundle; the exit code (0 only when the manifest holds and every
+    verdict is eligible). `missing`: the frozen modes' held-out files the bundle does not carry."""
+    texts = next((v.report for v in verdicts if v.path == TEXTS), None)
     lines = [f"{'MANIFEST':<12} {'FAIL' if problems else 'pass'}  " + (
         f"{len(problems)} problem(s) against MANIFEST.json" if problems else
         "every file of the bundle has the sha256 MANIFEST.json lists, and no file is missing or added")]
@@ -189,20 +199,30 @@ def bundle_lines(bundle: Path, problems: Sequence[str], verdicts: Sequence[Verdi
     if not verdicts:
         lines.append(f"{'VERDICT':<12} NOT ELIGIBLE: {ARTIFACTS}/ holds no aggregate; a bundle holds the runs it "
                      "publishes: fetch the whole bundle again")
-    lines += [f"{'RECOMPUTED':<12} by this reader: {RECOMPUTED}",
-              f"{'PUBLISHER':<12} the publisher's word, not recomputed: {PUBLISHERS_WORD}"]
+    if texts is not None:
+        lines.append(f"{'TEXTS':<12} {texts_line(texts.notes.get('texts', {}))}")
+    lines += [f"{'RECOMPUTED':<12} by this reader: {RECOMPUTED}{texts_recomputed(texts)}",
+              f"{'PUBLISHER':<12} the publisher's word, not recomputed: "
+              f"{publishers_word(bundle, [(v.path, v.report) for v in verdicts], texts is not None)}"]
     codes = [v.report.exit_code() for v in verdicts] + ([FAILED] if problems or not verdicts else [ELIGIBLE])
     code = max(codes, key=EXIT_ORDER.index)
-    failing = [v.path for v in verdicts if v.report.failed] + (["MANIFEST.json"] if problems else [])
+    failing = [name for v in verdicts if v.report.failed for name in _failing(v)] + (
+        ["MANIFEST.json"] if problems else [])
     unverified = [v.path for v in verdicts if not v.report.failed and v.report.not_verified]
+    artifacts = len([v for v in verdicts if v.path != TEXTS])
+    held = f"all {artifacts} artifacts are eligible" + (", and every figure of the texts equals its artifact"
+                                                        if texts is not None else "")
     if code == ELIGIBLE:
-        said = f"ELIGIBLE for a claim: {bundle.name}: the manifest holds and all {len(verdicts)} artifacts are eligible"
+        said = f"ELIGIBLE for a claim: {bundle.name}: the manifest holds and {held}"
     elif code == NOT_VERIFIED:
         said = (f"NOT VERIFIED: {bundle.name}: nothing failed, and {', '.join(unverified)} could not be verified "
                 "here; each artifact's unverified checks say what to supply (not eligible for a claim until then)")
     else:
         said = (f"NOT ELIGIBLE for a claim: {bundle.name}: failed: {', '.join(failing)}"
                 + ("" if problems or not verdicts else "; each artifact's failing checks are listed above"))
+    if missing:
+        said = (f"ELIGIBLE, {calibration_only(missing)}: {bundle.name}: the manifest holds and {held}"
+                if code == ELIGIBLE else f"{said}; {calibration_only(missing)}")
     lines.append(f"{'BUNDLE':<12} {said}")
     return lines, code
 
@@ -224,4 +244,7 @@ def validate_bundle(bundle: Path, options: BundleOptions, say: Say) -> tuple[lis
     if options.dataset is not None:
         for verdict in verdicts:
             check_named(verdict.report, options.dataset)
-    return bundle_lines(bundle, problems, verdicts)
+    if verdicts:  # every result figure of the texts against the artifacts just validated
+        texts = check_texts(bundle, [v.path for v in verdicts])
+        verdicts.append(Verdict(TEXTS, texts))
+    return bundle_lines(bundle, problems, verdicts, missing_heldout(bundle))

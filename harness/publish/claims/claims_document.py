@@ -12,6 +12,7 @@ from harness.publish.environment.carried_model import CarriedModel
 from harness.publish.environment.stage import StagedEnvironment
 from harness.publish.source.system_source import StagedSource
 from harness.publish.text.heldout_looks import looks_statement
+from harness.publish.text.lane_words import lane_words
 from harness.publish.text.latency_notes import latency_lines
 from harness.publish.text.markdown_text import code, inert
 from harness.publish.text.reading_notes import all_queries_note, latency_scope, short_list, short_lists
@@ -34,6 +35,14 @@ def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
     return lines
 
 
+def _calibration_only(missing: Sequence[str]) -> list[str]:
+    if not missing:
+        return []
+    return [f"This bundle is calibration only: exploratory. The freeze names held-out runs it does not carry "
+            f"({inert(', '.join(missing))}, and their rows): no held-out figure is shown, and nothing here supports "
+            "a confirmatory claim. Run the held-out split of every frozen mode, then bundle again.", ""]
+
+
 def _items(items: list[str], empty: str) -> list[str]:
     """A list's items, or a sentence saying why there are none: a heading is never followed by nothing."""
     return items if items else [empty]
@@ -53,7 +62,7 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
     lines = ["## What the validator established", "", LANES_NOTE, "",
              "How each lane of each run was verified (every row, no sample):", ""]
     for aggregate, report in zip(aggregates, reports, strict=True):
-        statuses = report["notes"].get("lane_verification", {})
+        statuses = lane_words(report)
         lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: " + ("; ".join(
             f"{inert(name)}: {inert(status)}" for name, status in statuses.items()) or "no lane status reported"))
     lines += ["", "The replay checks in detail:", ""]
@@ -130,13 +139,15 @@ def _model_files(embedding: dict[str, Any]) -> str:
 def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], reports: list[dict[str, Any]],
                     comparisons: Sequence[dict[str, Any]] = (), *, source: StagedSource | None = None,
                     systems: Sequence[dict[str, Any]] = (), environment: StagedEnvironment | None = None,
-                    carried: str | None = None, model: CarriedModel | None = None) -> str:
+                    carried: str | None = None, model: CarriedModel | None = None, missing: Sequence[str] = ()) -> str:
     """`environment`: the wheel and lock the bundle carries for its reader; `carried`: the collection's archive's
-    path in the bundle, for a collection of the publisher's own; `model`: the model of one's own it carries."""
+    path in the bundle, for a collection of the publisher's own; `model`: the model of one's own it carries;
+    `missing`: the frozen modes' held-out aggregates not run yet (a calibration-only bundle: exploratory)."""
     receipt = aggregates[0]["receipt"]
     payload = receipt["corpus"]["payload_hashes"]
     dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them
-    heldout_start = min(a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout")
+    heldout_start = min((a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout"),
+                        default="never (calibration only)")
     boundary = receipt["claim_boundary"]
     machine = receipt["machine"]
     named_model = model_steps(receipt["embedding"], model, "")[1]
@@ -146,6 +157,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         "",
         f"Dataset: {inert(dataset['scope'])} (identified by {inert(dataset['pinned_by'])}).",
         "",
+        *_calibration_only(missing),
         "Generated from the bundled receipts. Every aggregate here passed the independent validator on the",
         "publishing machine (`validation/`); `MANIFEST.json` holds the sha256 of every file.",
         "",

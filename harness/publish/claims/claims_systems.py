@@ -14,6 +14,7 @@ from harness.publish.text.systems_text import (
     hypothesis_lines,
     pair_verdict,
     runs_line,
+    status_words,
     superiority_claims,
 )
 
@@ -47,7 +48,8 @@ def systems_section(documents: Sequence[dict[str, Any]]) -> list[str]:
                   f"Runs: {inert(runs_line(document))}.", "", f"Scope: {inert(document['scope'])}.", ""]
         fixtures = fixtures_line(document)
         lines += [] if fixtures is None else [f"Fixtures: {inert(fixtures)}.", ""]
-        lines += [f"- [{c['status']}] {inert(pair_verdict(document, c))}" for c in document["comparisons"]]
+        lines += [f"- [{status_words(c['status'])}] {inert(pair_verdict(document, c))}"
+                  for c in document["comparisons"]]
         lines += ["", *difference_table(document, partial(_labelled, document)), ""]
         if document["hypotheses"]:
             lines += ["Hypotheses:", ""]

@@ -21,6 +21,7 @@ from harness.publish.report.report_data import ReportData, load_report_data
 from harness.publish.report.report_html import render_html
 from harness.publish.report.report_markdown import render_markdown
 from harness.publish.report.systems_files import stage_runs, validate_staged_runs
+from harness.publish.text.lane_words import lane_words
 from harness.typed_commands import validator_command
 from harness.validator.core.report import Report
 from harness.validator.pipeline import validate_comparison
@@ -90,7 +91,7 @@ def with_verification(data: ReportData, reports: Mapping[str, Report]) -> Report
     """`data` with each shown aggregate's lane-by-lane verification from its validator report, and the dataset and
     vectors as the validator established them."""
     shown = [entry.aggregate_sha256 for split in data.splits for entry in split.inputs]
-    return replace(data, verification={sha: dict(reports[sha].notes.get("lane_verification", {}))
+    return replace(data, verification={sha: lane_words(reports[sha].to_dict())
                                        for sha in shown if sha in reports},
                    notes=[*data.notes, *_provenance_notes([reports[sha] for sha in shown if sha in reports])])
 

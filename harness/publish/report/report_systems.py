@@ -23,6 +23,7 @@ from harness.publish.text.systems_text import (
     fixtures_line,
     hypothesis_lines,
     runs_line,
+    status_words,
     superiority_claims,
 )
 
@@ -37,7 +38,7 @@ def systems_table(document: dict[str, Any]) -> Table:
     for comparison in document["comparisons"]:
         stats = comparison["metrics"]["ndcg_at_10"]
         models = pair_models(document, comparison)
-        rows.append([pair_label(comparison), *([] if models is None else [models]), comparison["status"],
+        rows.append([pair_label(comparison), *([] if models is None else [models]), status_words(comparison["status"]),
                      signed(stats["mean_difference"]), interval(stats["ci_low"], stats["ci_high"], sign=True),
                      p_value(stats["randomization"]["p_value"]), p_value(stats["holm_p_value"]),
                      optional(stats["effect_size"]), wins_ties_losses(stats)])

@@ -19,6 +19,15 @@ SYSTEMS_DOES_NOT = (
     "why the difference arises, or that it would hold for another version of either system")
 
 
+ATTESTED_RECORD = "on the publisher's attested held-out record"
+
+
+def status_words(status: str) -> str:
+    """A pair's or hypothesis's status; a confirmatory one says what it rests on: the held-out record and the
+    ledger, both the publisher's attested word, which no reader can recompute."""
+    return f"confirmatory, {ATTESTED_RECORD}" if status == "confirmatory" else status
+
+
 def _system(document: dict[str, Any], run_name: str) -> str:
     run = next(r for r in document["runs"] if r["name"] == run_name)
     return f"{run['system']['name']} {run['system']['version']}"
@@ -72,7 +81,8 @@ def hypothesis_line(document: dict[str, Any], family: dict[str, Any], number: in
                 f"({member['reason']})")
     result, pair = member["result"], member["pair"]
     stats = _pair_statistics(document, pair, result["metric"])
-    return (f"{head}: confirmatory, {with_model(document, pair['a'])} \u2212 {with_model(document, pair['b'])} = "
+    return (f"{head}: confirmatory ({ATTESTED_RECORD}), {with_model(document, pair['a'])} \u2212 "
+            f"{with_model(document, pair['b'])} = "
             f"{signed(result['mean_difference'])}, 95% CI "
             f"{interval(stats['ci_low'], stats['ci_high'], sign=True)}; {result['test_ran']}, p = "
             f"{p_value(result['p_value'])}, Holm-adjusted over the family p = {p_value(result['holm_p_value'])}: "
@@ -127,7 +137,7 @@ def superiority_claim(document: dict[str, Any], family: dict[str, Any], member: 
             f"{p_value(result['p_value'])}, Holm-adjusted over the family of "
             f"{_hypotheses_word(len(family['members']))} p = {p_value(result['holm_p_value'])} (\u03b1 = "
             f"{result['alpha']}), a hypothesis declared at the freeze of {family['declared_by']} before either "
-            "held-out run.")
+            f"held-out run, {ATTESTED_RECORD}.")
 
 
 def systems_summary(path: Path, document: dict[str, Any], moved: Path | None) -> list[str]:

@@ -123,6 +123,12 @@ CHECKS: dict[str, str] = {
     "system.source": "the system's source files on disk are not the ones the run recorded",
     "system.modules": "a module the system's process loaded (beyond the standard library, its distributions and the "
                       "harness) no longer re-hashes to the digest the run recorded",
+    # The bundle's texts (python -m harness.validator --bundle DIR)
+    "texts.figures": "a result figure of CLAIMS.md, report.md, report.html or an export (a metric, query or failure "
+                     "count, latency, a comparison's difference, interval, p-value, Holm p or significance word, a "
+                     "hypothesis's result, the headline) is not the value of the validated artifact it claims to come "
+                     "from at the precision it is shown, is malformed, or stands for a split, mode, run or "
+                     "comparison the bundle carries no validated artifact of",
     # A comparison artifact (python -m harness.validator --comparison PATH)
     "comparison.schema": "the comparison is not strict JSON or does not match its closed schema",
     "comparison.inputs": "a rows file or aggregate the comparison names is missing, has another sha256, or does not "

@@ -101,9 +101,18 @@ class Report:
         if self.eligible:
             attested = ", ".join(c.name for c in self.attestations)
             return (f"ELIGIBLE for a claim: all {len(self.checks)} checks passed"
-                    + (f"; attested, not provable here: {attested}" if attested else ""))
+                    + (f"; attested, not provable here: {attested}" if attested else "") + self._through())
         return (f"NOT ELIGIBLE for a claim: {len(self.failed)} failed, {len(self.not_verified)} not verified, "
                 f"{len(self.checks) - len(self.failed) - len(self.not_verified)} passed")
+
+    def _through(self) -> str:
+        """The lanes only replayed through the live system (`replay.through_system`), said on the verdict's line."""
+        lanes = [name for name, status in self.notes.get("lane_verification", {}).items()
+                 if str(status).startswith("replayed through")]
+        if not lanes or not any(c.name == "replay.through_system" for c in self.attestations):
+            return ""
+        return (f"; the {' and '.join(lanes)} lane{'s were' if len(lanes) > 1 else ' was'} replayed through the live "
+                "system, not recomputed")
 
     def exit_code(self) -> int:
         """0 eligible, 1 a check failed, 7 nothing failed but something was not verified (docs/exit-codes.md)."""
