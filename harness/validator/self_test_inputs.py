@@ -129,10 +129,12 @@ RUN = {"run_id": "self/run-1", "sequence": 1, "started_at": TIMESTAMP, "finished
        "request_id_rule": "<run_id>/<query_id>"}
 
 
-def write_ledger(store: Path) -> dict[str, Any]:
-    """The store's run ledger: the runs table and a two-event history, chained by the rule it states."""
+def write_ledger(store: Path, source: dict[str, Any]) -> dict[str, Any]:
+    """The store's run ledger: the runs table and a two-event history, chained by the rule it states, its run-started
+    event binding the receipt's `source` block."""
     events = [{"event": "run-started", "run_id": RUN["run_id"], "mode": "fts_only", "split": "calibration",
-               "sequence": RUN["sequence"], "started_at": RUN["started_at"]},
+               "sequence": RUN["sequence"], "started_at": RUN["started_at"],
+               "source_sha256": sha256_canonical(source)},
               {"event": "run-finished", "run_id": RUN["run_id"], "status": "complete",
                "finished_at": RUN["finished_at"]}]
     connection = sqlite3.connect(store / LEDGER)

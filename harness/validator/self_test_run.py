@@ -143,7 +143,7 @@ def generate(root: Path) -> Path:
         "measures": ir_metrics.TREC_EVAL.record(),  # a generated corpus has no pins: trec_eval's conventions
         "freeze": None,
         "heldout_looks": None,
-        "ledger": write_ledger(root / "store"),
+        "ledger": None,  # below: its run-started event binds the source block above
         "latency_measurement": {
             "warmup_calls": 0, "repeats_per_query": 1, "statistic": "self-test",
             "thread_policy": {"blas": [], "pinned": False, "note": "self-test"}, "usable_cores": 1,
@@ -152,6 +152,7 @@ def generate(root: Path) -> Path:
             "contention": "contention unknown: the self-test measures nothing (load average before, load average "
                           "after, run-queue wait)"},
     }
+    receipt["ledger"] = write_ledger(root / "store", receipt["source"])
     aggregate = {"schema": "semantic-memory-scifact-aggregate-v2", "mode": "fts_only", "split": "calibration",
                  "row_count": len(rows), "per_query_path": "scifact-fts_only-calibration.jsonl",
                  "per_query_sha256": sha256_bytes(data), "metrics": metrics, "receipt": receipt}
