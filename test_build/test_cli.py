@@ -36,7 +36,8 @@ def test_a_contract_of_ones_own_cannot_stand_in_for_a_shipped_dataset(tmp_path: 
     (tmp_path / "forged.json").write_text(json.dumps(forged), encoding="utf-8")
     result = _cli("build", "--contract", str(tmp_path / "forged.json"), "--out", str(tmp_path / "f.json"),
                   "--work-dir", str(tmp_path))
-    assert result.returncode == 2 and "names the shipped dataset 'beir-scifact'; use --dataset scifact" in result.stderr
+    assert result.returncode == 2 and "goes by the name 'beir-scifact' of the shipped dataset SciFact" in result.stderr
+    assert "for SciFact itself, use --dataset scifact" in result.stderr
     assert not (tmp_path / "f.json").exists()
 
 
