@@ -40,6 +40,12 @@ RULES = ("test_eval/test_search_rule_messages.py::test_each_broken_rule_is_named
          "test_eval/test_search_rule_messages.py::test_ill_formed_lane_statistics_fail_the_query",
          "test_eval/test_search_rule_messages.py::test_answers_that_keep_the_rules_pass")
 ISOLATION = ("test_eval/test_plugin_isolation.py::test_the_environment_is_declared_bound_by_digest_and_never_written",)
+SETTLED_V = ("test_validate/test_settled_digests.py",)
+SETTLED_H = ("test_eval/test_settled_hashing.py",)
+HELDOUT = ("test_validate/test_heldout_record_checks.py",)
+BUNDLE_DATASET = ("test_validate/test_bundle_reader.py::test_the_readers_dataset_is_held_to_every_artifact",)
+MANIFEST = ("test_validate/test_bundle_manifest.py",)
+INSTALLED = ("test_eval/test_installed_distribution.py::test_the_validator_reads_the_installed_record_file_by_file",)
 WORKER = ("test_eval/test_plugin_worker.py::test_a_systems_standard_input_is_not_the_harnesss_request_stream",
           "test_eval/test_plugin_worker.py::test_what_a_system_prints_stays_off_the_protocol")
 
@@ -243,4 +249,53 @@ MUTATIONS: tuple[Mutation, ...] = (
              'fusion["method"] == "rrf" and result.score < 0', RULES),
     Mutation("SP12", P + "loading.py", "set(offered) <= set(MODES)", "set(offered) >= set(MODES)",
              ("test_eval/test_plugin_system.py",)),
+
+    # the settled-file rule, the held-out record's checks, the installed identity, the bundle's manifest and carried
+    # inputs, --dataset, the metric conventions, the fusion's bounds and the depth-100 cut
+    Mutation("MU01", V + "core/settled.py", "return seen is not None and seen[3] < time.time_ns() - SETTLED_NS",
+             "return seen is not None and seen[2] < time.time_ns() - SETTLED_NS", SETTLED_V),
+    Mutation("MU02", V + "core/settled.py", "if settled(seen) and stat_of(key) == seen:", "if stat_of(key) == seen:",
+             SETTLED_V),
+    Mutation("MU03", "harness/hashing.py", "return seen is not None and seen[3] < time.time_ns() - SETTLED_NS",
+             "return seen is not None and seen[2] < time.time_ns() - SETTLED_NS", SETTLED_H),
+    Mutation("MU04", "harness/hashing.py", "if seen is not None and settled(seen) and _stat(key) == seen:",
+             "if seen is not None and _stat(key) == seen:", SETTLED_H),
+    Mutation("MU05", V + "history/check_looks.py", "    if entry.digest != digest:\n", "    if False:\n", HELDOUT),
+    Mutation("MU06", V + "history/check_looks.py",
+             "differing = sorted(k for k, v in expected.items() if entry.value.get(k) != v)",
+             'differing = sorted(k for k, v in expected.items() if k != "machine_id" and entry.value.get(k) != v)',
+             HELDOUT),
+    Mutation("MU07", V + "history/check_looks.py", '"run_id": receipt["run"]["run_id"], "host": block["host"], ',
+             '"run_id": receipt["run"]["run_id"], ', HELDOUT),
+    Mutation("MU08", V + "history/check_looks.py", 'if block["earlier_looks_at"] != times:',
+             'if len(block["earlier_looks_at"]) != len(times):', HELDOUT),
+    Mutation("MU09", V + "history/check_looks.py",
+             'stated = (block["looks_before"], block["other_configurations_before"])',
+             'stated = (block["looks_before"], counted[1])', HELDOUT),
+    Mutation("MU10", V + "history/check_looks.py",
+             'if (block["dataset"]["name"], block["dataset"]["sha256"]) != (name, key):',
+             'if block["dataset"]["name"] != name:', HELDOUT),
+    Mutation("MU11", V + "history/looks_record.py",
+             'return sha256_canonical({"dataset": name, "calibration_count": calibration_count,',
+             'return sha256_canonical({"dataset": name,', HELDOUT),
+    Mutation("MU12", V + "history/looks_record.py",
+             "elif recorded_previous != previous or not isinstance(text, str) or chain_digest(previous, text) != "
+             "digest:",
+             "elif recorded_previous != previous or not isinstance(text, str):", HELDOUT),
+    Mutation("MU13", V + "history/looks_record.py", "            if position != due:\n",
+             "            if False:\n", HELDOUT),
+    Mutation("MU14", V + "history/check_looks.py", 'report.expect(NAME, block is None, "a calibration or parity run',
+             'report.expect(NAME, True, "a calibration or parity run', HELDOUT),
+    Mutation("MU15", V + "core/installed.py", "        elif sha256_file(path) != recorded:\n", "        elif False:\n",
+             INSTALLED),
+    Mutation("MU16", V + "core/installed.py", 'if algorithm != "sha256" or not encoded:', "if not encoded:",
+             INSTALLED),
+    Mutation("MU17", V + "bundle_manifest.py", 'if manifest.get("manifest_sha256") != sha256_canonical(files):',
+             "if False:", MANIFEST),
+    Mutation("MU18", V + "bundle_reader.py", "([FAILED] if problems or not verdicts else [ELIGIBLE])",
+             "([FAILED] if not verdicts else [ELIGIBLE])", MANIFEST),
+    Mutation("MU19", V + "bundle_reader.py", "            check_named(verdict.report, options.dataset)\n",
+             "            pass\n", BUNDLE_DATASET),
+    Mutation("MU20", V + "dataset/named.py", "report.expect(CHECK, names == [wanted],",
+             "report.expect(CHECK, wanted in names,", ("test_validate/test_dataset_named.py",)),
 )

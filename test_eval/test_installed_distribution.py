@@ -4,16 +4,21 @@ repository; the validator installed beside it verifies that identity and names a
 and a run under a changed installation is refused. The wheel is built from this source and installed into a
 directory of its own, run from outside this clone."""
 
+import base64
+import hashlib
 import json
 import shutil
 import subprocess
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fixtures.installed_wheel import install_wheel, site_packages
+from harness import record_files
 from harness.fixture.corpus_fixture import CorpusFixture
+from harness.validator.core import installed
 from harness.validator.pipeline import validate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,3 +160,40 @@ def test_the_suite_is_collected_from_a_venv_inside_the_repository(venv: Path) ->
     assert [line.split("::")[1] for line in collected] == [f"test_split[{mode}-calibration]" for mode in
                                                            ("fts_only", "vector_only", "hybrid")], done.stdout
     assert all("/site-packages/harness/suite/test_scifact.py" in line for line in collected), collected
+
+
+def _dist_info(venv: Path) -> Path:
+    [info] = _site(venv).glob("scifact_harness-*.dist-info")
+    return info
+
+
+def _distribution(venv: Path) -> metadata.Distribution:
+    return metadata.PathDistribution(_dist_info(venv))
+
+
+def test_the_validator_reads_the_installed_record_file_by_file(venv: Path) -> None:
+    """The validator's own reading of the wheel's RECORD, in this process: the harness's identity rule gives the same
+    digest, a file changed after the install is named, and an entry hashed by another algorithm than sha256 is
+    neither part of the identity nor taken for a changed file (its bytes cannot be held to a sha256)."""
+    distribution = _distribution(venv)
+    record = distribution.read_text("RECORD") or ""
+    clean = installed._checked(distribution)
+    assert (clean.name, clean.changed, clean.files_sha256) == ("scifact-harness", [], record_files.files_sha256(record))
+    _edit(venv, "harness/modes.py")
+    try:
+        assert installed._checked(distribution).changed == ["harness/modes.py"]
+    finally:
+        _restore(venv, "harness/modes.py")
+    target = "harness/validator/cli.py"
+    data = (_site(venv) / target).read_bytes()
+    other = "sha512=" + base64.urlsafe_b64encode(hashlib.sha512(data).digest()).decode().rstrip("=")
+    record_path = _dist_info(venv) / "RECORD"
+    rows = [row.split(",") for row in record.splitlines()]
+    edited = "\n".join(",".join([row[0], other, *row[2:]] if row[0] == target else row) for row in rows) + "\n"
+    record_path.write_text(edited, encoding="utf-8")
+    try:
+        found = installed._checked(_distribution(venv))
+    finally:
+        record_path.write_text(record, encoding="utf-8")
+    assert found.changed == [], found.changed
+    assert found.files_sha256 == record_files.files_sha256(edited) != clean.files_sha256

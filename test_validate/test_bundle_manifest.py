@@ -1,0 +1,76 @@
+"""MANIFEST.json held to the bundle's bytes, and what the bundle's verdict makes of it: a bundle of a few files
+written here, each fault alone (the list's own digest edited, a file changed, added or missing), and the exit code
+of a bundle whose only fault is its manifest. The reader's whole command on a real bundle is test_bundle_reader.py."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.validator.bundle_manifest import MANIFEST, manifest_problems
+from harness.validator.bundle_reader import Verdict, bundle_lines
+from harness.validator.core.digests import sha256_canonical, sha256_file
+from harness.validator.core.report import Report
+from harness.validator.options import ELIGIBLE, FAILED
+
+
+def _bundle(root: Path) -> Path:
+    bundle = root / "bundle"
+    (bundle / "artifacts").mkdir(parents=True)
+    (bundle / "CLAIMS.md").write_text("# Claims\n", encoding="utf-8")
+    (bundle / "artifacts" / "run.aggregate.json").write_text("{}\n", encoding="utf-8")
+    _seal(bundle)
+    return bundle
+
+
+def _seal(bundle: Path, **change: object) -> None:
+    files = {p.relative_to(bundle).as_posix(): sha256_file(p) for p in sorted(bundle.rglob("*"))
+             if p.is_file() and p.name != MANIFEST}
+    (bundle / MANIFEST).write_text(json.dumps({"files": files, "manifest_sha256": sha256_canonical(files), **change}),
+                                   encoding="utf-8")
+
+
+def test_a_sealed_bundle_has_no_problem(tmp_path: Path) -> None:
+    assert manifest_problems(_bundle(tmp_path)) == []
+
+
+def test_the_lists_own_digest_is_recomputed(tmp_path: Path) -> None:
+    """Every file as listed, the list's digest not the one of the list: an edited list is named."""
+    bundle = _bundle(tmp_path)
+    _seal(bundle, manifest_sha256=sha256_canonical({"CLAIMS.md": "sha256:" + "0" * 64}))
+    assert manifest_problems(bundle) == [f"{MANIFEST}: its manifest_sha256 is not the digest of its file list (the "
+                                         "list was edited); fetch the bundle again from its publisher (or ask them for "
+                                         "the file as published)"]
+
+
+@pytest.mark.parametrize("fault", ["changed", "added", "missing"])
+def test_each_file_is_held_to_the_list(fault: str, tmp_path: Path) -> None:
+    bundle = _bundle(tmp_path)
+    claims = bundle / "CLAIMS.md"
+    if fault == "changed":
+        claims.write_text("# Claims, edited\n", encoding="utf-8")
+    elif fault == "added":
+        (bundle / "extra.txt").write_text("x\n", encoding="utf-8")
+    else:
+        claims.unlink()
+    [problem] = manifest_problems(bundle)
+    assert problem.startswith({"changed": "CLAIMS.md changed", "added": "extra.txt is not in",
+                               "missing": "CLAIMS.md is missing"}[fault]), problem
+
+
+def _eligible() -> Report:
+    report = Report("artifacts/run.aggregate.json")
+    report.ok("aggregate.schema", "the aggregate is well formed")
+    assert report.eligible
+    return report
+
+
+def test_a_bundle_whose_only_fault_is_its_manifest_is_not_eligible(tmp_path: Path) -> None:
+    """Every artifact eligible, the manifest not holding: the bundle fails, exit 1, naming MANIFEST.json."""
+    verdicts = [Verdict("artifacts/run.aggregate.json", _eligible())]
+    lines, code = bundle_lines(tmp_path, [], verdicts)
+    assert code == ELIGIBLE and lines[-1].startswith("BUNDLE       ELIGIBLE for a claim"), lines
+    lines, code = bundle_lines(tmp_path, ["CLAIMS.md changed"], verdicts)
+    assert code == FAILED == 1, lines
+    assert lines[-1].startswith("BUNDLE       NOT ELIGIBLE for a claim") and "MANIFEST.json" in lines[-1], lines
+    assert "MANIFEST     FAIL  CLAIMS.md changed" in lines
