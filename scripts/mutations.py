@@ -44,6 +44,8 @@ SETTLED_V = ("test_validate/test_settled_digests.py",)
 SETTLED_H = ("test_eval/test_settled_hashing.py",)
 HELDOUT = ("test_validate/test_heldout_record_checks.py",)
 BUNDLE_DATASET = ("test_validate/test_bundle_reader.py::test_the_readers_dataset_is_held_to_every_artifact",)
+UNKNOWN_MEASURES = ("test_validate/test_measures.py::test_an_unknown_convention_is_refused_never_computed_as_another",)
+FUSION_BOUNDS = ("test_validate/test_fusion_bounds.py",)
 MANIFEST = ("test_validate/test_bundle_manifest.py",)
 INSTALLED = ("test_eval/test_installed_distribution.py::test_the_validator_reads_the_installed_record_file_by_file",)
 WORKER = ("test_eval/test_plugin_worker.py::test_a_systems_standard_input_is_not_the_harnesss_request_stream",
@@ -298,4 +300,20 @@ MUTATIONS: tuple[Mutation, ...] = (
              "            pass\n", BUNDLE_DATASET),
     Mutation("MU20", V + "dataset/named.py", "report.expect(CHECK, names == [wanted],",
              "report.expect(CHECK, wanted in names,", ("test_validate/test_dataset_named.py",)),
+    Mutation("MU21", V + "retrieval/ir_metrics.py",
+             "if self.ndcg_gain not in NDCG_GAINS or self.map_denominator not in MAP_DENOMINATORS:",
+             "if self.map_denominator not in MAP_DENOMINATORS:", UNKNOWN_MEASURES),
+    Mutation("MU22", V + "retrieval/ir_metrics.py",
+             "if self.ndcg_gain not in NDCG_GAINS or self.map_denominator not in MAP_DENOMINATORS:",
+             "if self.ndcg_gain not in NDCG_GAINS:", UNKNOWN_MEASURES),
+    Mutation("MU23", V + "retrieval/ir_metrics.py",
+             'if not isinstance(stated, dict) or set(stated) != {"ndcg_gain", "map_denominator"}:',
+             "if not isinstance(stated, dict):", UNKNOWN_MEASURES),
+    Mutation("MU24", V + "retrieval/fusion.py", "abs(found - wanted) > 3.0 * tolerance + ",
+             "abs(found - wanted) > 10.0 * tolerance + ", FUSION_BOUNDS),
+    Mutation("MU25", V + "rows/check_fusion.py", "abs(recomputed - reported) <= 2.0 ** -23 * abs(recomputed)",
+             "abs(recomputed - reported) <= 2.0 ** -20 * abs(recomputed)", FUSION_BOUNDS),
+    Mutation("MU26", V + "rows/check_fusion.py", "if rank is not None and not 1 <= rank <= depth:",
+             "if rank is not None and not 1 <= rank <= depth + 1:", FUSION_BOUNDS),
+    Mutation("MU27", V + "rows/check_fusion.py", 'if reported != result["score"]:', "if False:", FUSION_BOUNDS),
 )
