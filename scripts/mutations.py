@@ -46,6 +46,9 @@ HELDOUT = ("test_validate/test_heldout_record_checks.py",)
 BUNDLE_DATASET = ("test_validate/test_bundle_reader.py::test_the_readers_dataset_is_held_to_every_artifact",)
 UNKNOWN_MEASURES = ("test_validate/test_measures.py::test_an_unknown_convention_is_refused_never_computed_as_another",)
 FUSION_BOUNDS = ("test_validate/test_fusion_bounds.py",)
+CARRIED = ("test_validate/test_bundle_manifest.py", "test_validate/test_bundle_inputs.py",
+           "test_validate/test_check_coverage.py")
+DEEP = ("test_validate/test_depth_deep.py",)
 MANIFEST = ("test_validate/test_bundle_manifest.py",)
 INSTALLED = ("test_eval/test_installed_distribution.py::test_the_validator_reads_the_installed_record_file_by_file",)
 WORKER = ("test_eval/test_plugin_worker.py::test_a_systems_standard_input_is_not_the_harnesss_request_stream",
@@ -316,4 +319,31 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation("MU26", V + "rows/check_fusion.py", "if rank is not None and not 1 <= rank <= depth:",
              "if rank is not None and not 1 <= rank <= depth + 1:", FUSION_BOUNDS),
     Mutation("MU27", V + "rows/check_fusion.py", 'if reported != result["score"]:', "if False:", FUSION_BOUNDS),
+    Mutation("MU28", V + "bundle_reader.py", "stores[run] = carried if carried.is_dir() or own is None else own",
+             "stores[run] = own if own is not None else carried", CARRIED),
+    Mutation("MU29", V + "bundle_reader.py", "if carried.is_dir() or own is not None:", "if carried.is_dir():",
+             CARRIED),
+    Mutation("MU30", V + "system/check_store.py",
+             'return {name: part_digest(directory / part["path"]) for name, part in manifest["parts"].items()}',
+             'return {name: part["sha256"] for name, part in manifest["parts"].items()}', CARRIED),
+    Mutation("MU31", V + "receipt/check_bindings.py",
+             'fixture["vectors"]["sha256"], sha256_file(sidecar) if is_file(sidecar)',
+             'fixture["vectors"]["sha256"], fixture["vectors"]["sha256"] if is_file(sidecar)', CARRIED),
+    Mutation("MU32", V + "system/check_store.py", 'report.expect("store.vectors", same and not differing,',
+             'report.expect("store.vectors", same,', CARRIED),
+    Mutation("MU33", V + "replay/check_depth_replay.py", "ranked = self._lane(name, row, DEPTH, reported)",
+             "ranked = self._lane(name, row, 10, reported)", DEEP),
+    Mutation("MU34", V + "replay/check_depth_replay.py", "ranked = self._lane(name, row, DEPTH, reported)",
+             "ranked = self._lane(name, row, DEPTH - 1, reported)", DEEP),
+    Mutation("MU35", V + "replay/check_depth_replay.py",
+             "for _, i in replayed_fusion(lanes, self.rrf_k, DEPTH, self.replay)]",
+             "for _, i in replayed_fusion(lanes, self.rrf_k, DEPTH - 1, self.replay)]", DEEP),
+    Mutation("MU36", V + "replay/check_depth_replay.py",
+             'name = "lexical" if has_lane(self.mode, "lexical") else "dense"', 'name = "dense"', DEEP),
+    Mutation("MU37", V + "rows/check_depth.py",
+             'expected = ir_metrics.compute_depth(row["depth_ranking"]["doc_ids"], row["qrels"], conventions)',
+             'expected = ir_metrics.compute_depth(row["depth_ranking"]["doc_ids"][:10], row["qrels"], conventions)',
+             DEEP),
+    Mutation("MU38", V + "replay/check_depth_replay.py", "lanes = [self._lane(name, row, self.depth,",
+             "lanes = [self._lane(name, row, DEPTH // 10,", DEEP),
 )

@@ -1,6 +1,7 @@
 """MANIFEST.json held to the bundle's bytes, and what the bundle's verdict makes of it: a bundle of a few files
 written here, each fault alone (the list's own digest edited, a file changed, added or missing), and the exit code
-of a bundle whose only fault is its manifest. The reader's whole command on a real bundle is test_bundle_reader.py."""
+of a bundle whose only fault is its manifest; the inputs a bundle carries, each run's store its own. The reader's whole
+command on a real bundle is test_bundle_reader.py."""
 
 import json
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.validator.bundle_manifest import MANIFEST, manifest_problems
-from harness.validator.bundle_reader import Verdict, bundle_lines
+from harness.validator.bundle_reader import BundleOptions, Verdict, bundle_lines, carried_inputs
 from harness.validator.core.digests import sha256_canonical, sha256_file
 from harness.validator.core.report import Report
 from harness.validator.options import ELIGIBLE, FAILED
@@ -74,3 +75,37 @@ def test_a_bundle_whose_only_fault_is_its_manifest_is_not_eligible(tmp_path: Pat
     assert code == FAILED == 1, lines
     assert lines[-1].startswith("BUNDLE       NOT ELIGIBLE for a claim") and "MANIFEST.json" in lines[-1], lines
     assert "MANIFEST     FAIL  CLAIMS.md changed" in lines
+
+
+def _runs_bundle(root: Path) -> Path:
+    """A bundle's inputs as `bundle` lays them out: the bundle's own run's store and fixture; compared run `a` with a
+    store of its own, `b` on the bundle's own store (no copy), `c` with a fixture of its own."""
+    bundle = root / "bundle"
+    for folder in ("inputs/store", "inputs/fixture", "inputs/runs/a/store", "inputs/runs/c/fixture",
+                   "artifacts/runs/a", "artifacts/runs/b", "artifacts/runs/c"):
+        (bundle / folder).mkdir(parents=True)
+    (bundle / "inputs/fixture/own.json").write_text("{}", encoding="utf-8")
+    (bundle / "inputs/runs/c/fixture/other.json").write_text("{}", encoding="utf-8")
+    return bundle
+
+
+def test_each_compared_run_reads_its_own_carried_store(tmp_path: Path) -> None:
+    bundle = _runs_bundle(tmp_path)
+    with carried_inputs(bundle, BundleOptions()) as inputs:
+        assert inputs.store_dirs == {None: bundle / "inputs/store", "a": bundle / "inputs/runs/a/store",
+                                     "b": bundle / "inputs/store", "c": bundle / "inputs/store"}
+        assert inputs.fixture == bundle / "inputs/fixture/own.json"
+        assert inputs.run_fixtures == {"c": bundle / "inputs/runs/c/fixture/other.json"}
+
+
+def test_a_readers_store_replaces_the_bundles_own_never_a_runs_own(tmp_path: Path) -> None:
+    bundle, mine = _runs_bundle(tmp_path), tmp_path / "my-store"
+    with carried_inputs(bundle, BundleOptions(store_dir=mine)) as inputs:
+        assert inputs.store_dirs == {None: mine, "a": bundle / "inputs/runs/a/store", "b": mine, "c": mine}
+
+
+def test_without_the_bundles_own_store_only_carried_stores_are_read(tmp_path: Path) -> None:
+    bundle = _runs_bundle(tmp_path)
+    (bundle / "inputs/store").rmdir()
+    with carried_inputs(bundle, BundleOptions()) as inputs:
+        assert inputs.store_dirs == {"a": bundle / "inputs/runs/a/store"}
