@@ -2,8 +2,8 @@
 a ranking cut at 10, at 99 or at the candidate depth differs from one cut at 100: the built-in system's calibration
 runs carry depth-100 lists that begin with the top 10 and equal a search at top_k 100 of the same store, trec_eval
 (pytrec_eval and ir_measures) gives the rows' Recall@100 and nDCG@100 from the exported depth-100 runs, and the
-validator passes them all; a list cut at 10 or 99 is refused by the replay, one document too long by the schema. The stand-in for the
-real-data test_eval/test_depth_scifact.py in the default suite."""
+validator passes them all; a list cut at 10 or 99 is refused by the replay, one document too long by the schema.
+The stand-in for the real-data test_eval/test_depth_scifact.py in the default suite."""
 
 import json
 import shutil

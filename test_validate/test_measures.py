@@ -111,16 +111,16 @@ def test_the_forged_rows_are_what_the_runner_would_write(run_copy: RunCopy) -> N
 
 @pytest.mark.parametrize("stated", [{"ndcg_gain": "cubic", "map_denominator": "relevant"},
                                     {"ndcg_gain": "grade", "map_denominator": "judged"},
-                                    {"ndcg_gain": "exponential", "map_denominator": "relevant", "ndcg_cut": 10}])
-def test_an_unknown_convention_is_refused_never_computed_as_another(stated: dict[str, object],
+                                    {"ndcg_gain": "exponential", "map_denominator": "relevant", "ndcg_cut": "10"}])
+def test_an_unknown_convention_is_refused_never_computed_as_another(stated: dict[str, str],
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A pins file stating a convention the validator does not know is refused by name: no gain of it is ever
     computed as 2^g - 1 or as the grade."""
-    with pytest.raises(ValueError, match="unknown metric conventions|must state exactly"):
+    with pytest.raises(ValueError, match=r"unknown metric conventions|must state exactly"):
         Pinned.of(stated)
     tiny = next(iter(all_pins().values()))
     monkeypatch.setattr(measures, "pins_for", lambda dataset: replace(tiny, measures=stated))
-    with pytest.raises(ValueError, match="unknown metric conventions|must state exactly"):
+    with pytest.raises(ValueError, match=r"unknown metric conventions|must state exactly"):
         pinned_conventions(tiny.dataset)
 
 
