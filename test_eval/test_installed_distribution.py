@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.archives import TINY_CONTRACT_PATH
 from fixtures.installed_wheel import install_wheel, site_packages
 from harness import record_files
 from harness.fixture.corpus_fixture import CorpusFixture
@@ -197,3 +198,32 @@ def test_the_validator_reads_the_installed_record_file_by_file(venv: Path) -> No
         record_path.write_text(record, encoding="utf-8")
     assert found.changed == [], found.changed
     assert found.files_sha256 == record_files.files_sha256(edited) != clean.files_sha256
+
+
+def test_a_tiny_run_from_the_installed_wheel_is_eligible_and_a_changed_file_is_named(
+        venv: Path, tiny_corpus: CorpusFixture, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The stand-in for the SciFact test above in the default suite: the tiny corpus under its contract file, run by
+    the installed harness from a repository of the user's own, judged by the installed validator's console script."""
+    work = tmp_path_factory.mktemp("user-repository-tiny")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)  # the user's own repository: never consulted
+    output = work / "results"
+    done = _python(venv, "-m", "harness", "run", "--contract", str(TINY_CONTRACT_PATH), "--corpus",
+                   str(tiny_corpus.path), "--store-dir", str(work / "store"), "--output-dir", str(output), "--split",
+                   "calibration", "--mode", "fts_only", "--no-validate", cwd=work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [aggregate] = output.glob("*.aggregate.json")
+    receipt = json.loads(aggregate.read_bytes())["receipt"]
+    assert receipt["source"]["distribution"]["available"] and not receipt["source"]["git"]["available"]
+    validator = str(venv / "bin" / "scifact-validate")
+    verdict = subprocess.run([validator, str(aggregate)], cwd=work, capture_output=True, text=True, timeout=900,
+                             check=False)
+    assert any(line.split()[:2] == ["PASS", "source.distribution:"] for line in verdict.stdout.splitlines()), (
+        verdict.stdout + verdict.stderr)
+    _edit(venv, "harness/modes.py")
+    try:
+        verdict = _python(venv, "-m", "harness.validator", str(aggregate), cwd=work)
+    finally:
+        _restore(venv, "harness/modes.py")
+    failed = [line for line in verdict.stdout.splitlines() if line.startswith("FAIL")]
+    assert verdict.returncode == 1 and any("source.distribution" in line and "harness/modes.py" in line
+                                           for line in failed), verdict.stdout
