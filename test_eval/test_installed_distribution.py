@@ -227,3 +227,33 @@ def test_a_tiny_run_from_the_installed_wheel_is_eligible_and_a_changed_file_is_n
     failed = [line for line in verdict.stdout.splitlines() if line.startswith("FAIL")]
     assert verdict.returncode == 1 and any("source.distribution" in line and "harness/modes.py" in line
                                            for line in failed), verdict.stdout
+
+
+def test_on_the_tiny_corpus_the_freeze_binds_the_installation(venv: Path, tiny_corpus: CorpusFixture,
+                                                              tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The stand-in for the SciFact test above in the default suite: a freeze under a changed installed file is
+    refused naming it; frozen unchanged, a held-out run under a changed file is refused and writes nothing."""
+    work = tmp_path_factory.mktemp("frozen-tiny")
+    common = ["--contract", str(TINY_CONTRACT_PATH), "--corpus", str(tiny_corpus.path), "--store-dir",
+              str(work / "store"), "--output-dir", str(work / "results"), "--mode", "fts_only"]
+    done = _python(venv, "-m", "harness", "run", *common, "--split", "calibration", "--no-validate", cwd=work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    _edit(venv, "harness/modes.py")
+    try:
+        refused = _python(venv, "-m", "harness", "freeze", *common, cwd=work)
+    finally:
+        _restore(venv, "harness/modes.py")
+    assert refused.returncode == 3 and "harness/modes.py" in refused.stderr, refused.stderr
+    assert "pip install --force-reinstall" in refused.stderr, refused.stderr
+    frozen = _python(venv, "-m", "harness", "freeze", *common, cwd=work)
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    record = json.loads((work / "results" / "freeze.json").read_bytes())
+    assert record["source"]["distribution"]["available"] and record["source"]["distribution"]["changed"] == []
+    _edit(venv, "harness/modes.py")
+    try:
+        heldout = _python(venv, "-m", "harness", "run", *common, "--split", "heldout", "--no-validate", cwd=work)
+    finally:
+        _restore(venv, "harness/modes.py")
+    assert heldout.returncode == 3, heldout.stdout + heldout.stderr
+    assert "source.distribution.changed" in heldout.stderr and "--force-reinstall" in heldout.stderr, heldout.stderr
+    assert not list((work / "results").glob("*heldout*")), "a refused run wrote an artifact"
