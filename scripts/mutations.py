@@ -50,7 +50,8 @@ CARRIED = ("test_validate/test_bundle_manifest.py", "test_validate/test_bundle_i
            "test_validate/test_check_coverage.py")
 DEEP = ("test_validate/test_depth_deep.py",)
 MANIFEST = ("test_validate/test_bundle_manifest.py",)
-INSTALLED = ("test_eval/test_installed_distribution.py::test_the_validator_reads_the_installed_record_file_by_file",)
+INSTALLED = ("test_validate/test_installed_record.py",
+             "test_eval/test_installed_distribution.py::test_the_validator_reads_the_installed_record_file_by_file")
 WORKER = ("test_eval/test_plugin_worker.py::test_a_systems_standard_input_is_not_the_harnesss_request_stream",
           "test_eval/test_plugin_worker.py::test_what_a_system_prints_stays_off_the_protocol")
 
