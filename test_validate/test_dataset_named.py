@@ -38,7 +38,8 @@ def test_a_comparison_is_named_by_the_datasets_of_its_inputs() -> None:
 
 
 def test_nothing_established_fails_naming_why() -> None:
-    cases: list[dict[str, Any]] = [{}, {"dataset": {"name": ""}}, {"dataset": "beir-scifact"}, {"compared_datasets": []}]
+    cases: list[dict[str, Any]] = [{}, {"dataset": {"name": ""}}, {"dataset": "beir-scifact"},
+                                   {"compared_datasets": []}]
     for notes in cases:
         check = _named("scifact", **notes)
         assert (check.status, check.expected, check.found) == ("fail", "scifact", None), notes
