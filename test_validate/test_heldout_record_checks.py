@@ -183,3 +183,44 @@ def test_the_dataset_key_is_the_pins_name_content_and_calibration_count(run_copy
         receipt["corpus"].get("ir_datasets_id") or receipt["corpus"]["contract"]["name"],
         unpinned["corpus"]["payload_hashes"], count) != key
 
+
+
+def _value(**change: Any) -> dict[str, Any]:
+    value = {"fixture_sha256": "sha256:f1", "split": "heldout", "mode": "hybrid", "system": "builtin",
+             "configuration_sha256": "sha256:c1", "store_sha256": "sha256:s1", "store_directory": "/stores/a",
+             "freeze_sha256": "sha256:z1", "recorded_at": "2026-01-02T03:04:05Z", "host": "lab", "run_id": "r/1",
+             "dataset": "tiny-test", "dataset_sha256": "sha256:d1", "machine_id": None}
+    return {**value, **change}
+
+
+def test_an_earlier_look_is_described_by_every_field_that_tells_it_apart() -> None:
+    entry = looks_record.Entry(4, "sha256:e4", _value())
+    assert entry.describe() == ("look 4: builtin configuration sha256:c1 on store sha256:s1 (/stores/a), hybrid "
+                                "heldout, 2026-01-02T03:04:05Z")
+
+
+def test_an_entry_naming_no_dataset_counts_as_a_look_at_its_very_fixture() -> None:
+    """An entry written before entries named their dataset counts for the fixture it names, and only for it."""
+    legacy = {k: v for k, v in _value().items() if k not in ("dataset", "dataset_sha256", "machine_id")}
+    entries = [looks_record.Entry(1, "sha256:e1", legacy),
+               looks_record.Entry(2, "sha256:e2", {**legacy, "fixture_sha256": "sha256:f2"}),
+               looks_record.Entry(3, "sha256:e3", _value(fixture_sha256="sha256:f2")),
+               looks_record.Entry(4, "sha256:e4", _value(dataset_sha256="sha256:d2"))]
+    record = looks_record.Record(Path("r"), "id", entries, None)
+    assert [e.position for e in record.before(5, "sha256:d1", "sha256:f1")] == [1, 3]
+    assert [e.position for e in record.before(5, "sha256:d2", "sha256:f2")] == [2, 4]
+    assert [e.position for e in record.before(3, "sha256:d1", "sha256:f1")] == [1]
+
+
+def test_the_rows_digest_binds_the_record_id(record: Path, tmp_path: Path) -> None:
+    """A verdict keyed by the rows it read is not reused on a record of another id holding the same rows."""
+    other = tmp_path / "other.sqlite3"
+    with closing(sqlite3.connect(record)) as live, closing(sqlite3.connect(other)) as copy:
+        live.backup(copy)
+    with closing(sqlite3.connect(other)) as connection, connection:
+        connection.execute("DROP TRIGGER IF EXISTS meta_no_update")
+        connection.execute("UPDATE meta SET value = 'another id' WHERE key = 'record_id'")
+    assert looks_record.rows_digest(str(record), 2) != looks_record.rows_digest(str(other), 2) is not None
+    with closing(sqlite3.connect(other)) as connection, connection:
+        connection.execute("DELETE FROM meta")
+    assert looks_record.rows_digest(str(other), 2) not in (None, looks_record.rows_digest(str(record), 2))

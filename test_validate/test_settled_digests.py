@@ -74,3 +74,15 @@ def test_a_digest_taken_inside_the_grain_is_not_kept_for_after_it(tmp_path: Path
     monkeypatch.setattr(settled, "SETTLED_NS", -10**12)  # the grain has passed; the stat is the same
     assert settled_digest(weights) == sha256_of(b"weights") and hashed[str(weights)] == 2
     assert settled_digest(weights) == sha256_of(b"weights") and hashed[str(weights)] == 2  # now it is kept
+
+
+def test_settled_means_more_than_the_grain_ago(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change exactly one grain ago is not yet settled; a nanosecond later it is."""
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"weights")
+    seen = stat_of(str(weights))
+    assert seen is not None
+    monkeypatch.setattr(settled.time, "time_ns", lambda: seen[3] + settled.SETTLED_NS)
+    assert not settled.settled(seen)
+    monkeypatch.setattr(settled.time, "time_ns", lambda: seen[3] + settled.SETTLED_NS + 1)
+    assert settled.settled(seen)
