@@ -82,7 +82,7 @@ def test_settled_means_more_than_the_grain_ago(tmp_path: Path, monkeypatch: pyte
     weights.write_bytes(b"weights")
     seen = stat_of(str(weights))
     assert seen is not None
-    monkeypatch.setattr(settled.time, "time_ns", lambda: seen[3] + settled.SETTLED_NS)
+    monkeypatch.setattr("time.time_ns", lambda: seen[3] + settled.SETTLED_NS)  # the clock the rule reads
     assert not settled.settled(seen)
-    monkeypatch.setattr(settled.time, "time_ns", lambda: seen[3] + settled.SETTLED_NS + 1)
+    monkeypatch.setattr("time.time_ns", lambda: seen[3] + settled.SETTLED_NS + 1)
     assert settled.settled(seen)
