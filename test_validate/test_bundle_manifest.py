@@ -109,3 +109,20 @@ def test_without_the_bundles_own_store_only_carried_stores_are_read(tmp_path: Pa
     (bundle / "inputs/store").rmdir()
     with carried_inputs(bundle, BundleOptions()) as inputs:
         assert inputs.store_dirs == {"a": bundle / "inputs/runs/a/store"}
+
+
+@pytest.mark.parametrize("manifest", ['["CLAIMS.md"]', '{"files": ["CLAIMS.md"]}', '{"files": {"CLAIMS.md": 1}}'])
+def test_a_manifest_without_its_file_list_is_named(manifest: str, tmp_path: Path) -> None:
+    bundle = _bundle(tmp_path)
+    (bundle / MANIFEST).write_text(manifest, encoding="utf-8")
+    assert manifest_problems(bundle) == [f"{MANIFEST} has no 'files' object of path to sha256; fetch the bundle again "
+                                         "from its publisher (or ask them for the file as published)"]
+
+
+def test_a_symbolic_link_to_a_directory_is_named_and_never_followed(tmp_path: Path) -> None:
+    bundle = _bundle(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "run.aggregate.json").write_text("{}\n", encoding="utf-8")
+    (bundle / "artifacts" / "more").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    assert manifest_problems(bundle) == ["artifacts/more is a symbolic link: a bundle holds files only; fetch the "
+                                         "bundle again from its publisher (or ask them for the file as published)"]
