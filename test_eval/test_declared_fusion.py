@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 from fixtures.clean_checkout import mark_clean_checkout
+from fixtures.deep_collection import deep_fixture
 from harness.corpus.contract import Contract, scifact_contract
+from harness.embedding.embedders.local import LocalEmbedder
 from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.evaluation.receipts.identity_check import SystemDeclarationError
@@ -166,6 +168,39 @@ def test_on_scifact_a_declared_fusion_passes_the_suites_checks_and_is_eligible(
     declared = run.aggregate["receipt"]["system"]["declarations"]["fusion"]
     assert declared == ({"method": "rrf", "k": 30, "candidate_depth": 100} if which == "rrf30" else
                         {"method": "convex", "weight": 0.6, "normalisation": "min-max", "candidate_depth": 100})
+    _refused_naming_the_field(run, declared["method"])
+
+
+@pytest.fixture(scope="module")
+def deep(local_embedder: LocalEmbedder, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Contract,
+                                                                                           CorpusFixture]:
+    return deep_fixture(tmp_path_factory.mktemp("deep-fusion"), local_embedder)
+
+
+@pytest.mark.usefixtures("fusion_systems")
+@pytest.mark.parametrize("which", ["rrf30", "convex"])
+def test_on_a_collection_deeper_than_100_a_declared_fusion_passes_the_suites_checks_and_the_validator(
+        which: str, deep: tuple[Path, Contract, CorpusFixture], tmp_path: Path) -> None:
+    """The stand-in for the SciFact test above in the default suite: 160 documents, so the candidate depth of 100
+    cuts each lane, and the convex fusion's statistics are over 100 candidates, not the whole collection."""
+    archive, contract, corpus = deep
+    store, out = tmp_path / "store", tmp_path / "out"
+    builder = make_builder(contract.namespace, SearchConfig(), SPECS[which])
+    try:
+        system, _ = builder.build(corpus, store)
+        [run] = run_split(Evaluation(corpus=corpus.path, store_dir=store, output_dir=out, split="calibration",
+                                     modes=("hybrid",)), contract, fixture=corpus, system=system)
+        assert len(check_invariants(run, corpus, system, contract)) == contract.calibration_count
+    finally:
+        builder.close()
+    declared = run.aggregate["receipt"]["system"]["declarations"]["fusion"]
+    assert declared["candidate_depth"] == 100 < len(corpus.data["documents"])
+    if declared["method"] == "convex":
+        assert {s["candidates"] for r in _rows(run) for s in r["search_receipt"]["lanes"]["fusion"]["statistics"]
+                .values()} >= {100}
+    report = validate(run.aggregate_path, embeddings=False, archive=archive)
+    problems = [c.line() for c in report.checks if c.status != "pass" and c.name not in UNASKED]
+    assert not problems, "\n".join(problems)
     _refused_naming_the_field(run, declared["method"])
 
 

@@ -152,3 +152,16 @@ def test_no_text_file_of_the_bundle_holds_a_local_path(bundle: Path, clean_run: 
     assert not list(bundle.rglob(LOCATIONS_NAME))
     listed = json.loads((bundle / "MANIFEST.json").read_text(encoding="utf-8"))["files"]
     assert not [name for name in listed if name.endswith(LOCATIONS_NAME)]
+
+
+def test_the_readers_dataset_is_held_to_every_artifact(bundle: Path, clean_run: CleanRun, reader: Path,
+                                                       tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--bundle DIR --dataset NAME`: every artifact of an honest bundle of another dataset fails dataset.named."""
+    archive = tiny_archive(tmp_path / "tiny.zip")
+    code, out = _judge(bundle, capsys, "--archive", str(archive), "--fixture", str(clean_run.fixture_path),
+                       "--store-dir", str(clean_run.store_dir), "--dataset", "scifact")
+    assert code == 1, out
+    artifacts = list((bundle / "artifacts").glob("*.json"))
+    named = [line for line in out.splitlines() if line.split()[:2] == ["FAIL", "dataset.named:"]]
+    assert len(named) == len(artifacts) and all("--dataset scifact" in line for line in named), out
+    assert "NOT ELIGIBLE for a claim" in out.splitlines()[-1], out

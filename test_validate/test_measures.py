@@ -3,7 +3,10 @@ word, and refuses a receipt that states other conventions by name (`receipt.meas
 recomputed every row and mean under the conventions it claims."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from harness.evaluation.measures.aggregate import aggregate_metrics
 from harness.evaluation.measures.metrics import Conventions, depth_metrics, query_metrics
@@ -15,6 +18,7 @@ from harness.validator.dataset.pins import all_pins
 from harness.validator.pipeline import validate
 from harness.validator.retrieval.ir_metrics import TREC_EVAL
 from harness.validator.retrieval.ir_metrics import Conventions as Pinned
+from harness.validator.rows import measures
 from harness.validator.rows.measures import pinned_conventions
 
 from . import forger
@@ -103,3 +107,23 @@ def test_the_forged_rows_are_what_the_runner_would_write(run_copy: RunCopy) -> N
     aggregate = json.loads(run_copy.aggregate_path("fts_only", "calibration").read_bytes())
     assert aggregate["per_query_sha256"] == sha256_bytes(before)
     assert aggregate_metrics(rows, 10) == aggregate["metrics"]
+
+
+@pytest.mark.parametrize("stated", [{"ndcg_gain": "cubic", "map_denominator": "relevant"},
+                                    {"ndcg_gain": "grade", "map_denominator": "judged"},
+                                    {"ndcg_gain": "exponential", "map_denominator": "relevant", "ndcg_cut": "10"}])
+def test_an_unknown_convention_is_refused_never_computed_as_another(stated: dict[str, str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pins file stating a convention the validator does not know is refused by name: no gain of it is ever
+    computed as 2^g - 1 or as the grade."""
+    with pytest.raises(ValueError, match=r"unknown metric conventions|must state exactly"):
+        Pinned.of(stated)
+    tiny = next(iter(all_pins().values()))
+    monkeypatch.setattr(measures, "pins_for", lambda dataset: replace(tiny, measures=stated))
+    with pytest.raises(ValueError, match=r"unknown metric conventions|must state exactly"):
+        pinned_conventions(tiny.dataset)
+
+
+def test_each_known_gain_is_its_own() -> None:
+    assert [Pinned("grade", "relevant").gain(g) for g in (-1, 0, 1, 2, 3)] == [0.0, 0.0, 1.0, 2.0, 3.0]
+    assert [Pinned("exponential", "relevant").gain(g) for g in (-1, 0, 1, 2, 3)] == [0.0, 0.0, 1.0, 3.0, 7.0]
