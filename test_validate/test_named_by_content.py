@@ -23,6 +23,9 @@ from harness.validator.core.report import Report
 from harness.validator.dataset.named import check_named
 from harness.validator.pipeline import validate
 
+from . import primary_forger
+from .support import RunCopy
+
 
 class Forged(NamedTuple):
     archive: Path
@@ -105,3 +108,16 @@ def test_dataset_named_holds_the_established_dataset_by_equality() -> None:
     report = Report("c", notes={"compared_datasets": ["scifact", "nfcorpus"]})
     check_named(report, "scifact")  # a comparison of runs on two datasets is neither
     assert report.checks[-1].status == "fail"
+
+
+@pytest.mark.real_model
+def test_a_pinned_name_over_other_judgements_is_no_dataset_established(run_copy: RunCopy) -> None:
+    """The tiny run's fixture judged by its own dense rankings, every digest re-derived: it still says tiny-test, and
+    corpus.pinned FAILs; the reader's --dataset tiny-test FAILs too, since no dataset was established by content."""
+    primary_forger.forge_judgements(run_copy, "calibration")
+    report = validate(run_copy.aggregate_path("fts_only", "calibration"), embeddings=False)
+    assert {c.name: c.status for c in report.checks}["corpus.pinned"] == "fail"
+    assert report.notes["dataset"]["established"] is False
+    check_named(report, "tiny-test")
+    named = {check.name: check for check in report.checks}["dataset.named"]
+    assert named.status == "fail" and "established no dataset" in named.line(), named.line()
