@@ -35,6 +35,7 @@ def _table() -> tuple[Mode, ...]:
 
 MODE_TABLE = _table()
 MODES = tuple(mode.name for mode in MODE_TABLE)
+SEARCHED = tuple(mode.name for mode in MODE_TABLE if mode.lanes)  # the modes a system searches in; not run_file
 
 
 def mode(name: str, offered: tuple[str, ...] = MODES) -> Mode:

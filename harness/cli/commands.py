@@ -99,6 +99,12 @@ def run_evaluation(args: argparse.Namespace) -> int:
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv),
                             system=args.system, system_options=system_options(args),
                             system_directory=choice.directory)
+    return evaluate_split(args, evaluation, choice)
+
+
+def evaluate_split(args: argparse.Namespace, evaluation: Evaluation, choice: SystemChoice) -> int:
+    """The evaluation of `run` (and of `evaluate`, a run file's): the runs, each one's line and verdict, the next
+    step; the exit code names whose failure ended it."""
     fixture = load_fixture(args.corpus)
     contract = fixture_contract(fixture, args.dataset, args.contract)
     runs = run_split(evaluation, contract, fixture=fixture)

@@ -34,7 +34,8 @@ ends by printing the next command):
   run --split heldout      the held-out queries, once per mode and store
   compare                  paired statistics of the modes, or of systems
   bundle                   everything validated again, with CLAIMS.md
-report and export write an HTML report and files for other tools, new-system
+evaluate takes a run made elsewhere (TREC, ranx JSON, BEIR results) in place
+of run; report and export write an HTML report and files for other tools, new-system
 a system of your own to start from, contract a collection of your own
 declared. Each command's options: COMMAND --help.
 
@@ -90,6 +91,32 @@ def add_run_parser(commands: Commands) -> None:
                      help="the dataset's zip, for the validator to re-derive the fixture from, placed for every later "
                           "step (SciFact's is also read from $SCIFACT_ARCHIVE; a --contract's own zip beside it is "
                           "found without it)")
+
+
+def add_evaluate_parser(commands: Commands) -> None:
+    evaluate = command(commands, "evaluate", "evaluate a run made elsewhere (a TREC run file, a ranx run's JSON or "
+                       "BEIR's results dict) on a split; writes rows and aggregate receipts, ranking attested")
+    evaluate.add_argument("run_file", type=path_argument, nargs="?", default=None, metavar="RUN_FILE",
+                          help="the run: TREC lines 'qid Q0 docno rank score tag', or JSON {qid: {docid: score}}; "
+                               "kept in --store-dir (held-out: the kept, frozen one when left out)")
+    evaluate.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
+    add_dataset_option(evaluate, building=False)
+    evaluate.add_argument("--store-dir", type=path_argument, required=True,
+                          help="the run's own directory: a copy of the run file and its run ledger (one run each)")
+    evaluate.add_argument("--output-dir", type=path_argument, required=True, help="where the artifacts go")
+    evaluate.add_argument("--split", choices=SPLITS, required=True,
+                          help="calibration (before the freeze), heldout (after it) or all (after heldout)")
+    evaluate.add_argument("--name", type=text_argument, default=None, metavar="NAME",
+                          help="the system that made the run, as comparisons and reports call it (default: the "
+                               "TREC run tag)")
+    evaluate.add_argument("--format", choices=("auto", "trec", "json"), default="auto",
+                          help="the run file's format (default: JSON when it opens with '{', else TREC)")
+    evaluate.add_argument("--replace", action="store_true",
+                          help="move earlier artifacts of the same split to OUTPUT/superseded/ first")
+    evaluate.add_argument("--no-validate", action="store_true",
+                          help="skip the independent validator's verdict at the end (run it later on the aggregate)")
+    evaluate.add_argument("--archive", type=path_argument, default=None, metavar="ZIP",
+                          help="the dataset's zip, for the validator to re-derive the fixture from (as for run)")
 
 
 def add_freeze_parser(commands: Commands) -> None:
@@ -153,10 +180,11 @@ def build_parser(prog: str = "scifact-harness") -> Parser:
     parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     help="build, run, freeze, bundle, replay, compare, report, export, "
-                                          "new-system or contract")
+                                     help="build, run, evaluate, freeze, bundle, replay, compare, report, "
+                                          "export, new-system or contract")
     add_build_parser(commands)
     add_run_parser(commands)
+    add_evaluate_parser(commands)
     add_freeze_parser(commands)
     add_replay_parser(commands)
     publish_parsers.add_all(commands)

@@ -22,7 +22,7 @@ SPEND_HELDOUT = "--scifact-spend-heldout"  # the pytest opt-in without which hel
 
 def verdict(report: Report) -> str:
     if report.eligible:
-        return "ELIGIBLE"
+        return "ELIGIBLE (ranking attested)" if report.notes.get("ranking") else "ELIGIBLE"
     if report.failed:
         failed = [c.name for c in report.failed]
         unpinned = " - the fixture is not the pinned dataset: no result on it" if "corpus.pinned" in failed else ""

@@ -34,7 +34,7 @@ from harness.evaluation.runner import ModeRun
 from harness.fixture.build import BuildReport
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.hashing import sha256_bytes
-from harness.modes import MODES
+from harness.modes import SEARCHED
 from harness.suite import options
 from harness.suite.fixtures import configured_archive, failed
 from harness.suite.quality_bars import MTEB_MINILM_NDCG10, QualityBars
@@ -151,7 +151,7 @@ def _count(contract: Contract, split: str) -> int:
 
 @pytest.mark.parametrize("split", [pytest.param("calibration", marks=pytest.mark.calibration),
                                    pytest.param("heldout", marks=pytest.mark.heldout)])
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SEARCHED)
 def test_split(mode: str, split: str, scifact_corpus: CorpusFixture, scifact_system: SystemUnderTest,
                output_dir: Path, record_property: RecordProperty, pytestconfig: pytest.Config) -> None:
     contract = options.session_contract(pytestconfig)
@@ -170,7 +170,7 @@ def test_final_and_quality_bars(scifact_corpus: CorpusFixture, scifact_system: S
     --scifact-quality-bar MODE=VALUE, and without one the test skips, saying so. One test, so the bars never read
     receipts another worker is writing."""
     ndcg, contract = {}, options.session_contract(pytestconfig)
-    for mode in (m for m in MODES if m in scifact_system.modes):
+    for mode in (m for m in SEARCHED if m in scifact_system.modes):
         run = _run(mode, "all", scifact_corpus, scifact_system, output_dir, contract)
         assert len(check_invariants(run, scifact_corpus, scifact_system, contract)) == _count(contract, "all")
         check_validates(run, record_property, _archive(pytestconfig, output_dir, scifact_corpus))

@@ -22,6 +22,7 @@ from .dataset.declared import check_declared
 from .embedding.check_embeddings import check_embeddings
 from .history.check_history import check_history
 from .history.check_looks import check_looks
+from .ranking.check_run_file import check_run_file, is_run_file
 from .receipt.check_bindings import (
     check_config,
     check_corpus,
@@ -85,16 +86,20 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
         else:  # a collection of the publisher's own: only its archive re-derives it
             check_declared(ctx.fixture, ctx.receipt, archive or hinted, report, ctx.places.unplaced)
         check_split_and_queries(ctx, report)
-        if builtin:
+        if is_run_file(ctx):  # read from the run file again, never replayed: no lane, no query vector
+            check_system_store(ctx, report)
+            check_run_file(ctx, report)
+        elif builtin:
             live = check_store(ctx, report)
             replay = load_replay(ctx, live) if live else None
         else:
             check_system_store(ctx, report)
             replay = fixture_replay(ctx)
-        vectors = fixture_query_vectors(ctx)
-        check_query_vectors(ctx, report, vectors)
-        texts = {q["query_id"]: q["text"] for q in ctx.fixture["queries"]} if ctx.fixture else {}
-        check_replay(ctx, report, replay, vectors, texts)
+        if not is_run_file(ctx):
+            vectors = fixture_query_vectors(ctx)
+            check_query_vectors(ctx, report, vectors)
+            texts = {q["query_id"]: q["text"] for q in ctx.fixture["queries"]} if ctx.fixture else {}
+            check_replay(ctx, report, replay, vectors, texts)
     check_system_source(ctx, report)
     check_system_modules(ctx, report)
     check_receipt_identity(ctx, report)
@@ -103,7 +108,9 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     check_history(ctx, report)
     check_looks(ctx, report)
     check_environment(ctx, report)
-    if embeddings:
+    if is_run_file(ctx):
+        report.notes["embeddings"] = "not read: a run file's rankings use none of the fixture's vectors"
+    elif embeddings:
         check_embeddings(ctx, report, full=full_embedding, ollama_url=ollama_url)
     else:
         report.unverified("embeddings.model", "skipped on request (--no-embedding-check)")

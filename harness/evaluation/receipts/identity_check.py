@@ -13,6 +13,7 @@ from jsonschema.exceptions import best_match
 from harness.errors import HarnessError
 from harness.schema_check import validate, validator
 from harness.systems.declarations import declarations_problem
+from harness.systems.names import RUN_FILE
 from harness.systems.protocol import SystemIdentity
 
 RULE = ("every name, version, spec, engine, package, lexical declaration, option and attested() key is one line of "
@@ -46,7 +47,9 @@ def _refuse(identity: SystemIdentity, part: str, problem: str) -> SystemStringsE
 
 def check_identity(identity: SystemIdentity) -> None:
     """Before any query runs: the identity the receipts and the freeze will record, its declarations first."""
-    declared = declarations_problem(identity.declarations)
+    own = identity.declarations if identity.spec != RUN_FILE else {  # a run file's ranking is the harness's word
+        key: value for key, value in identity.declarations.items() if key != "ranking"}
+    declared = declarations_problem(own)
     if declared is not None:
         raise SystemDeclarationError(f"system {identity.name!r} (--system {identity.spec!r}) declares what the "
                                      f"harness cannot read: {declared}. Fix its declarations (docs/systems.md)")

@@ -55,7 +55,7 @@ class BuiltinSystem:
 
     @property
     def modes(self) -> tuple[str, ...]:
-        return modes.MODES
+        return modes.SEARCHED
 
     @property
     def state_directory(self) -> Path:
@@ -144,7 +144,7 @@ class BuiltinBuilder:
 
     @property
     def modes(self) -> tuple[str, ...]:
-        return modes.MODES
+        return modes.SEARCHED
 
     def build(self, fixture: CorpusFixture, directory: Path) -> tuple[BuiltinSystem, bool]:
         store, changed = build_store(directory, fixture, self.namespace, self.config.lexical)

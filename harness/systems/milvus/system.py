@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from harness.hashing import sha256_canonical
-from harness.modes import MODES
+from harness.modes import SEARCHED
 from harness.systems.milvus import settings
 from harness.systems.milvus.collection import LITE_VERSION_PREFIX, Collection, connect
 from harness.systems.plugin.api import DENSE_EXACT, Corpus, Result
@@ -23,7 +23,7 @@ def _ranked(hits: list[tuple[str, float]], top_k: int) -> list[tuple[str, float]
 class MilvusSystem:
     name = "milvus"
     version = "1.0.0"
-    modes = MODES
+    modes = SEARCHED
     environment = (settings.TOKEN_VARIABLE, settings.URI_VARIABLE)  # bound by digest: the token is never written
 
     def __init__(self, uri: str | None = None) -> None:

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.modes import MODES
+from harness.modes import SEARCHED
 from harness.systems.names import ENTRY_POINT_GROUP
 from harness.systems.plugin.api import REQUIRED_METHODS, RetrievalSystem
 
@@ -80,8 +80,8 @@ def load_plugin(spec: str, options: dict[str, str] | None = None, option: str = 
     missing = [m for m in REQUIRED_METHODS if not callable(getattr(found, m, None))]
     missing += [a for a in ("name", "version") if not (isinstance(getattr(found, a, None), str) and getattr(found, a))]
     offered = getattr(found, "modes", None)
-    if not (isinstance(offered, (tuple, list)) and offered and set(offered) <= set(MODES)):
-        missing.append(f"modes (a non-empty tuple of {', '.join(MODES)})")
+    if not (isinstance(offered, (tuple, list)) and offered and set(offered) <= set(SEARCHED)):
+        missing.append(f"modes (a non-empty tuple of {', '.join(SEARCHED)})")
     if missing:
         raise SystemSpecError(f"{option} {spec}: {found!r} is not a system: it lacks {', '.join(missing)} "
                               "(see docs/systems.md)")

@@ -78,6 +78,9 @@ CHECKS: dict[str, str] = {
     "replay.lexical": "a BM25 lane disagrees with the independent replay from the fixture's text",
     "replay.dense": "a dense lane disagrees with the float64 replay over every stored vector",
     "replay.fusion": "a document the replayed fusion certainly ranks inside the cut is missing",
+    "ranking.run_file": "a run file's ranking (top k or depth 100) in a row is not the run file's, read again in "
+                        "trec_eval's order; or the run file the receipts bind is not found, not those bytes, or does "
+                        "not read as a run",
     "replay.depth": "a depth-100 ranking disagrees with the replay to depth 100 (a score, a rank, a missing "
                     "document; named by mode, query and rank), or with the live system asked again",
     "receipt.identity": "the receipt's mode or split is not the aggregate's",
@@ -174,6 +177,8 @@ CHECKS: dict[str, str] = {
 }
 
 ATTESTATIONS: dict[str, str] = {
+    "ranking.attested": "the rankings were made outside the harness (a run file): its bytes are re-read and every "
+                        "metric recomputed, but how they were made, and by whom, is the publisher's word",
     "executable": "the interpreter a receipt names is not on this machine (no output directory of the run places it, "
                   "as on a reader's machine): its digest is the run's statement",
     "system.source": "the system's source is not on this machine: its digest is the run's statement",

@@ -100,10 +100,18 @@ class Report:
     def verdict(self) -> str:
         if self.eligible:
             attested = ", ".join(c.name for c in self.attestations)
-            return (f"ELIGIBLE for a claim: all {len(self.checks)} checks passed"
+            return (f"ELIGIBLE for a claim{self._kind()}: all {len(self.checks)} checks passed"
                     + (f"; attested, not provable here: {attested}" if attested else "") + self._through())
         return (f"NOT ELIGIBLE for a claim: {len(self.failed)} failed, {len(self.not_verified)} not verified, "
                 f"{len(self.checks) - len(self.failed) - len(self.not_verified)} passed")
+
+    def _kind(self) -> str:
+        """The kind of claim when it is not a replayed system's: a run file's rankings are attested."""
+        ranking = self.notes.get("ranking")
+        if not ranking:
+            return ""
+        return (f" of ranking attested (the rankings of {ranking['producer']!r} were made outside the harness and read "
+                "from its run file, not replayed)")
 
     def _through(self) -> str:
         """The lanes only replayed through the live system (`replay.through_system`), said on the verdict's line."""

@@ -11,13 +11,14 @@ import math
 from typing import Any
 
 from ..core.context import Context
+from ..core.modes import in_order, tie_rule
 from ..core.report import Report
 from ..retrieval import ir_metrics
 
 Row = dict[str, Any]
 
 
-def _shape(row: Row) -> str | None:
+def _shape(row: Row, rule: str) -> str | None:
     entry, where = row["depth_ranking"], f"query {row['query_id']}"
     doc_ids, scores = entry["doc_ids"], entry["scores"]
     if entry["depth"] != ir_metrics.DEPTH or len(doc_ids) > ir_metrics.DEPTH:
@@ -26,11 +27,11 @@ def _shape(row: Row) -> str | None:
         return f"{where}: {len(doc_ids)} doc ids ({len(set(doc_ids))} unique) and {len(scores)} scores"
     if (row["error"] is not None or entry["error"] is not None) and (doc_ids or entry["error"] is None):
         return f"{where}: a failed query or depth search ranks nothing and says why; found {len(doc_ids)} documents"
-    keys = [(-score, doc_id) for score, doc_id in zip(scores, doc_ids, strict=True)]
-    rank = next((i for i in range(1, len(keys)) if keys[i] < keys[i - 1]), None)
+    pairs = list(zip(scores, doc_ids, strict=True))
+    rank = next((i for i in range(1, len(pairs)) if not in_order(pairs[i - 1:i + 1], rule)), None)
     if rank is not None:
         return (f"{where}, depth rank {rank + 1}: {doc_ids[rank]} (score {scores[rank]!r}) after {doc_ids[rank - 1]} "
-                f"(score {scores[rank - 1]!r}); scores descend, ties by doc id")
+                f"(score {scores[rank - 1]!r}); scores descend, ties by doc id {rule}")
     return None
 
 
@@ -60,7 +61,8 @@ def check_depth_rows(ctx: Context, report: Report, conventions: ir_metrics.Conve
                     "system declares depth_ranking false)", "all or none" if not declined else "none",
                     f"{carrying} of {len(rows)} rows")
         return
-    shape = next((problem for row in rows if (problem := _shape(row)) is not None), None)
+    rule = tie_rule(ctx.mode)
+    shape = next((problem for row in rows if (problem := _shape(row, rule)) is not None), None)
     report.expect("rows.depth_ranking", shape is None, f"every row's depth-100 ranking: at most "
                   f"{ir_metrics.DEPTH} unique documents with their scores, best first with ties by doc id, empty "
                   f"with an error on a failed query ({len(rows)} rows)", "a well-formed ranking", shape)

@@ -6,7 +6,7 @@ from typing import Any
 from ..core.context import Context
 from ..core.declared import DENSE_EXACT, is_builtin, replay_parameters
 from ..core.digests import sha256_canonical
-from ..core.modes import fused, has_lane
+from ..core.modes import fused, has_lane, in_order, tie_rule
 from ..core.report import Report
 from ..core.schemas import violation
 from ..retrieval import ir_metrics
@@ -79,10 +79,10 @@ def _metrics(conventions: ir_metrics.Conventions) -> Callable[[Row], tuple[Any, 
     return probe
 
 
-def _score_order() -> Callable[[Row], tuple[Any, Any] | None]:
+def _score_order(rule: str) -> Callable[[Row], tuple[Any, Any] | None]:
     def probe(row: Row) -> tuple[Any, Any] | None:
-        keys = [(-r["score"], r["doc_id"]) for r in row["results"]]
-        return None if keys == sorted(keys) else ("score descending, ties by doc_id", keys)
+        pairs = [(r["score"], r["doc_id"]) for r in row["results"]]
+        return None if in_order(pairs, rule) else (f"score descending, ties by doc_id {rule}", pairs)
     return probe
 
 
@@ -173,4 +173,5 @@ def check_rows(ctx: Context, report: Report, conventions: ir_metrics.Conventions
     if fused(ctx.mode):
         check_fusion(rows, parameters["fusion"], report)
     else:
-        _each(report, "rows.order", rows, _score_order(), "scores descending, ties by doc_id")
+        rule = tie_rule(ctx.mode)
+        _each(report, "rows.order", rows, _score_order(rule), f"scores descending, ties by doc_id {rule}")

@@ -1,0 +1,1 @@
+"""A run made outside the harness, evaluated from its file."""

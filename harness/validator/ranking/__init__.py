@@ -1,0 +1,1 @@
+"""Rankings the validator reads from a run file made outside the harness (its own reader)."""
