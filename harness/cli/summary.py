@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the pytest plugin imports this module for SystemChoice at e
     from harness.validator.core.report import Report
 
 BUILTIN = "builtin"  # the default system, named on no command line
+RUN_FILE = "run-file"  # a run made elsewhere (harness.systems.names), evaluated with `evaluate`
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
 COMPARISON_PROPERTY = "scifact_comparison"  # the user property a comparison test records its lines under
 SPEND_HELDOUT = "--scifact-spend-heldout"  # the pytest opt-in without which held-out tests are held back
@@ -166,6 +167,11 @@ def after_freeze(*, corpus: Path, store_dir: Path, output_dir: Path, system: Sys
                  dataset: tuple[str, ...] = (), archive: tuple[str, ...] = ()) -> str:
     """The held-out step; the work dir is taken to be the fixture's directory, where the builder puts it. `dataset`
     and `archive` as for next_step."""
+    if system.spec == RUN_FILE:  # the frozen run file's held-out queries, read from the copy the store keeps
+        evaluate = harness_command("evaluate", "--corpus", shown(corpus), "--store-dir", shown(store_dir),
+                                   "--output-dir", shown(output_dir), "--split", "heldout", *dataset, *archive)
+        return ("next: the held-out evaluation of the frozen run file (once; the look is counted in this machine's "
+                f"held-out record):\n  {evaluate}")
     pytest_form = pytest_command("-m", "heldout", SPEND_HELDOUT, *pytest_options(
         work_dir=corpus.parent, store_dir=store_dir, output_dir=output_dir, system=system))
     cli_form = harness_command("run", "--corpus", shown(corpus), "--store-dir", shown(store_dir), "--output-dir",
