@@ -21,6 +21,7 @@ from harness.evaluation.gates.split_modes import FreezeFile, modes_of_split, rea
 from harness.hashing import sha256_bytes
 
 HELD_OUT_SPLITS = ("heldout", "all")
+RUN_FILE_MODE = "run_file"
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,9 @@ class RunInput:
 
     @property
     def arms(self) -> list[Arm]:
-        return [Arm(self.spec.name, entry.mode, self.spec.mode_choice is not None) for entry in self.inputs]
+        # a run file's one arm (its mode runs no lane) pairs with every arm, as a run given one mode does
+        one = self.spec.mode_choice is not None or [entry.mode for entry in self.inputs] == [RUN_FILE_MODE]
+        return [Arm(self.spec.name, entry.mode, one) for entry in self.inputs]
 
     @property
     def system(self) -> dict[str, Any]:

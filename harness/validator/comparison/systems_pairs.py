@@ -6,7 +6,7 @@ A freeze record declares a family of hypotheses in `hypotheses`; a record frozen
 `hypothesis`, read here as a family of one: its alpha the family's, its member tested two-sided, as it was declared.
 
 Pairs: without a baseline, each later run's arms against each earlier run's, with the same mode or when either run
-was given a chosen mode; with one, each other run's arms against the baseline's. A declared hypothesis's pair (both
+was given a chosen mode or is a run file's (mode run_file); with one, each other run's arms against the baseline's. A declared hypothesis's pair (both
 arms in the comparison) is oriented as declared where the rule gives it, and appended after the rule's pairs where it
 does not.
 """
@@ -24,10 +24,16 @@ CONFIRMATORY_REASON = ("declared at the freeze before either arm's run started, 
                        "dataset before the declaration as both arms' receipts attest it (the publisher's held-out "
                        "record), and tested on the held-out split as declared")
 HELD_OUT_ONLY = "a hypothesis is tested on the held-out split only"
+RUN_FILE = "run_file"
+
+
+def _one_arm(run: dict[str, Any]) -> bool:
+    """A run given one mode, or a run file's (its one mode runs no lane): its arm pairs with every arm."""
+    return run["mode_choice"] is not None or list(run["modes"]) == [RUN_FILE]
 
 
 def _between(later: dict[str, Any], earlier: dict[str, Any]) -> list[Pair]:
-    chosen = later["mode_choice"] is not None or earlier["mode_choice"] is not None
+    chosen = _one_arm(later) or _one_arm(earlier)
     return [(f"{later['name']}/{a}", f"{earlier['name']}/{b}") for a in later["modes"] for b in earlier["modes"]
             if a == b or chosen]
 
