@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.digests import sha256_file
+from ..core.modes import MODES
 from ..core.report import Report
 from ..dataset.named import established
 from . import paired_stats
@@ -15,7 +16,6 @@ from .comparison_inputs import Input, Values, count_problem, read_comparison, re
 from .comparison_stats import check_means, check_procedure, check_statistics
 from .inputs_verdict import judge_inputs
 
-MODES = ("fts_only", "vector_only", "hybrid")
 EXACT_SPLITS = ("heldout", "all")
 
 Judge = Callable[[Path], Report]

@@ -11,12 +11,12 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..core.digests import freeze_digest, sha256_file
+from ..core.modes import MODES
 from ..core.report import Report
 from ..core.schemas import violation
 from ..core.strict_json import StrictJSONError, load_file
 from .comparison_inputs import Input, read_input
 
-MODES = ("fts_only", "vector_only", "hybrid")
 FREEZE_NAME = "freeze.json"
 
 

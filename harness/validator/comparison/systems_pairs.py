@@ -6,9 +6,9 @@ A freeze record declares a family of hypotheses in `hypotheses`; a record frozen
 `hypothesis`, read here as a family of one: its alpha the family's, its member tested two-sided, as it was declared.
 
 Pairs: without a baseline, each later run's arms against each earlier run's, with the same mode or when either run
-was given a chosen mode or is a run file's (mode run_file); with one, each other run's arms against the baseline's. A declared hypothesis's pair (both
-arms in the comparison) is oriented as declared where the rule gives it, and appended after the rule's pairs where it
-does not.
+was given a chosen mode or is a run file's (mode run_file); with one, each other run's arms against the baseline's. A
+declared hypothesis's pair (both arms in the comparison) is oriented as declared where the rule gives it, and appended
+after the rule's pairs where it does not.
 """
 
 import re

@@ -7,6 +7,7 @@ from typing import Any
 from .schemas import SCHEMA_DIR
 
 _TABLE: list[dict[str, Any]] = json.loads((SCHEMA_DIR / "modes.json").read_text(encoding="utf-8"))["modes"]
+MODES: tuple[str, ...] = tuple(entry["name"] for entry in _TABLE)  # in the table's order
 LANES: dict[str, tuple[str, ...]] = {entry["name"]: tuple(entry["lanes"]) for entry in _TABLE}
 FUSION: dict[str, str | None] = {entry["name"]: entry["fusion"] for entry in _TABLE}
 
