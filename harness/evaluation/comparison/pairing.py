@@ -1,8 +1,9 @@
 """Which arms of a comparison between systems are paired, and in which order (docs/comparing-systems.md).
 
 An arm is one run's one mode. Two arms are paired when they belong to different runs and either share their mode,
-or at least one of the two runs was given a chosen mode (a run file's one arm, mode run_file, counts as chosen). Without a baseline every two runs are paired, the later
-run's arm minus the earlier's; with one, each other run's arm minus the baseline's.
+or at least one of the two runs was given a chosen mode (a run file's one arm, mode run_file, counts as chosen).
+Without a baseline every two runs are paired, the later run's arm minus the earlier's; with one, each other run's arm
+minus the baseline's.
 """
 
 from collections.abc import Sequence
