@@ -24,7 +24,7 @@ from matplotlib.ticker import FuncFormatter
 
 from harness.publish.report.report_data import CUTOFFS, LANE_KINDS
 
-COLOURS = {"fts_only": "#0072B2", "vector_only": "#D55E00", "hybrid": "#009E73"}
+COLOURS = {"fts_only": "#0072B2", "vector_only": "#D55E00", "hybrid": "#009E73", "run_file": "#CC79A7"}
 LANE_COLOURS = {"lexical only": "#0072B2", "dense only": "#D55E00", "both": "#9E9E9E", "neither": "#E8D44D"}
 WIN, LOSS = "#009E73", "#D55E00"
 WIDTH = 4.9  # inches: about 350 points once the tight bounding box is taken

@@ -74,7 +74,8 @@ def wins_ties_losses(stats: dict[str, Any]) -> str:
 
 
 MODE_DESCRIPTIONS = {"fts_only": "fts_only (lexical)", "vector_only": "vector_only (dense)",
-                     "hybrid": "hybrid (fusion of the two)"}
+                     "hybrid": "hybrid (fusion of the two)",
+                     "run_file": "run_file (rankings made outside the harness, read from its run file: attested)"}
 
 
 def no_comparison(split: str, modes: list[str]) -> str:
