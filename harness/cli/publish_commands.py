@@ -111,8 +111,9 @@ def run_bundle(args: argparse.Namespace) -> int:
         validated = json.loads(report.read_text(encoding="utf-8"))
         aggregate_path = path / "artifacts" / (report.name.removesuffix(".validation.json") + ".aggregate.json")
         print(result_line(json.loads(aggregate_path.read_text(encoding="utf-8")), aggregate_path,
-                          "ELIGIBLE" if validated["eligible"] else "NOT ELIGIBLE"))
-    print(f"bundle: {shown(path)}: every aggregate validated, every text re-embedded (CLAIMS.md says what was "
-          f"reused); read {shown(path / 'CLAIMS.md')}, then publish the whole directory (MANIFEST.json lists every "
+                          ("ELIGIBLE (ranking attested)" if validated["notes"].get("ranking") else "ELIGIBLE")
+                          if validated["eligible"] else "NOT ELIGIBLE"))
+    print(f"bundle: {shown(path)}: every aggregate validated, every text it reads re-embedded (CLAIMS.md says what "
+          f"was reused); read {shown(path / 'CLAIMS.md')}, then publish the whole directory (MANIFEST.json lists every "
           "file's sha256)")
     return 0

@@ -26,7 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .bundle_manifest import manifest_problems
-from .bundle_words import calibration_only, missing_heldout, publishers_word, texts_recomputed
+from .bundle_words import (
+    attested_rankings,
+    calibration_only,
+    missing_heldout,
+    publishers_word,
+    relative_to,
+    texts_recomputed,
+    verdict_word,
+)
 from .core.declared import BUILTIN
 from .core.digests import sha256_file
 from .core.report import Report
@@ -73,10 +81,6 @@ class BundleOptions:
 class Verdict:
     path: str  # relative to the bundle
     report: Report
-
-
-def _relative(bundle: Path, path: Path) -> str:
-    return path.relative_to(bundle).as_posix()
 
 
 def _aggregates(bundle: Path) -> list[tuple[Path, Path]]:
@@ -157,22 +161,18 @@ def validate_bundle_artifacts(bundle: Path, options: BundleOptions, say: Say) ->
             _own_systems(bundle), inputs.store_dirs.get(None), inputs.fixture, inputs.system_path) as replayed:
         say(f"validator: --bundle: the live system of its own asked again: {replayed}")
         for aggregate, rows in _aggregates(bundle):
-            say(f"validator: --bundle: validating {_relative(bundle, aggregate)} with every text re-embedded")
+            say(f"validator: --bundle: validating {relative_to(bundle, aggregate)} with every text re-embedded")
             report = validate(aggregate, rows, fixture=inputs.fixture, freeze=freeze if freeze.is_file() else None,
                               full_embedding=True, store_dir=inputs.store_dirs.get(None), archive=archive,
                               ollama_url=options.ollama_url, system_path=inputs.system_path)
             known[sha256_file(aggregate)] = report
-            verdicts.append(Verdict(_relative(bundle, aggregate), report))
+            verdicts.append(Verdict(relative_to(bundle, aggregate), report))
         for comparison in _comparisons(bundle):
-            say(f"validator: --bundle: validating {_relative(bundle, comparison)}")
+            say(f"validator: --bundle: validating {relative_to(bundle, comparison)}")
             report = validate_comparison(comparison, full_embedding=True, known=known, archive=archive,
                                          ollama_url=options.ollama_url, inputs=inputs)
-            verdicts.append(Verdict(_relative(bundle, comparison), report))
+            verdicts.append(Verdict(relative_to(bundle, comparison), report))
     return verdicts
-
-
-def _word(report: Report) -> str:
-    return "ELIGIBLE" if report.eligible else "NOT ELIGIBLE" if report.failed else "NOT VERIFIED"
 
 
 def _failing(verdict: Verdict) -> list[str]:
@@ -195,7 +195,7 @@ def bundle_lines(bundle: Path, problems: Sequence[str], verdicts: Sequence[Verdi
     for verdict in verdicts:
         lines += [f"== {verdict.path}", *verdict.report.lines()]
     lines.append("")
-    lines += [f"{'VERDICT':<12} {_word(v.report)}: {v.path}: {v.report.verdict()}" for v in verdicts]
+    lines += [f"{'VERDICT':<12} {verdict_word(v.report)}: {v.path}: {v.report.verdict()}" for v in verdicts]
     if not verdicts:
         lines.append(f"{'VERDICT':<12} NOT ELIGIBLE: {ARTIFACTS}/ holds no aggregate; a bundle holds the runs it "
                      "publishes: fetch the whole bundle again")
@@ -210,8 +210,8 @@ def bundle_lines(bundle: Path, problems: Sequence[str], verdicts: Sequence[Verdi
         ["MANIFEST.json"] if problems else [])
     unverified = [v.path for v in verdicts if not v.report.failed and v.report.not_verified]
     artifacts = len([v for v in verdicts if v.path != TEXTS])
-    held = f"all {artifacts} artifacts are eligible" + (", and every figure of the texts equals its artifact"
-                                                        if texts is not None else "")
+    held = f"all {artifacts} artifacts are eligible" + attested_rankings([v.report for v in verdicts]) + (
+        ", and every figure of the texts equals its artifact" if texts is not None else "")
     if code == ELIGIBLE:
         said = f"ELIGIBLE for a claim: {bundle.name}: the manifest holds and {held}"
     elif code == NOT_VERIFIED:

@@ -75,3 +75,26 @@ def texts_recomputed(report: Report | None) -> str:
     count = sum(int(v["checked"]) for v in summary.values())
     return (f"; every result figure of {', '.join(summary)} ({count} figures) held to the validated artifact it "
             "claims to come from")
+
+
+def verdict_word(report: Report) -> str:
+    """The VERDICT line's first word: a run file's eligible claim is one of ranking attested."""
+    if report.eligible:
+        return "ELIGIBLE (ranking attested)" if report.notes.get("ranking") else "ELIGIBLE"
+    return "NOT ELIGIBLE" if report.failed else "NOT VERIFIED"
+
+
+def attested_rankings(reports: Sequence[Report]) -> str:
+    """Which artifacts' claims rest on rankings made outside the harness, for the BUNDLE line."""
+    attested = [report for report in reports if report.notes.get("ranking")]
+    if not attested:
+        return ""
+    producers = sorted({name for report in attested for name in report.notes["ranking"]["producers"]})
+    return (f"; {len(attested)} of them of ranking attested: the rankings of {' and '.join(map(repr, producers))} were "
+            "made outside the harness (their run files' bytes read again and every metric recomputed; how they were "
+            "made is the publisher's word)")
+
+
+def relative_to(bundle: Path, path: Path) -> str:
+    """A bundle's file as the reader names it: its path inside the bundle."""
+    return path.relative_to(bundle).as_posix()

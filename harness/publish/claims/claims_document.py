@@ -70,14 +70,21 @@ def _verification(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]
         replays = [c for c in report["checks"] if c["name"].startswith("replay.")]
         lines.append(f"- {code(aggregate['mode'])} {inert(aggregate['split'])}: " + ("; ".join(
             f"{inert(c['name'])}: {inert(c['detail'].split(': ', 1)[-1])}" for c in replays) or "no replay check"))
-    embedding = {json.dumps(r["notes"].get("embedding_check"), sort_keys=True) for r in reports}
-    verifiers = {json.dumps(r["notes"].get("embedding_verification"), sort_keys=True) for r in reports}
+    embedding = {json.dumps(r["notes"]["embedding_check"], sort_keys=True) for r in reports
+                 if r["notes"].get("embedding_check") is not None}
+    verifiers = {json.dumps(r["notes"]["embedding_verification"], sort_keys=True) for r in reports
+                 if r["notes"].get("embedding_verification") is not None}
     archives = sorted({r["notes"].get("archive", "not re-derived") for r in reports})
     kept = _kept(reports, command)
-    if not any((r["notes"].get("re_embedding") or {}).get("reused") for r in reports):
+    if not embedding:  # every run a run file's: no ranking here read a vector
+        lines += ["", "Re-embedding: none; the rankings of these runs were read from run files and use none of the "
+                  "fixture's vectors."]
+    elif not any((r["notes"].get("re_embedding") or {}).get("reused") for r in reports):
         lines += ["", f"Re-embedding with the declared model: {inert('; '.join(sorted(embedding)))}."]
-    lines += ["The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
-              f"{inert('; '.join(sorted(verifiers)))}.", "",
+    lines += [] if not verifiers else [
+        "The vectors were verified through the verifier's own embedder, never an endpoint the fixture names: "
+        f"{inert('; '.join(sorted(verifiers)))}."]
+    lines += ["",
               f"The dataset: documents, test queries and judgements identified by "
               f"{inert(reports[0]['notes']['dataset']['pinned_by'])}; archive re-derivation: "
               f"{inert('; '.join(archives))}.", "", "## What was taken on the run's word", ""]
@@ -115,6 +122,17 @@ def _attested(aggregates: list[dict[str, Any]], reports: list[dict[str, Any]]) -
                 f"{aggregate['mode']} {aggregate['split']}")
     return [f"- {inert(name)}, {inert('every run' if len(named) == len(aggregates) else ', '.join(named))}: "
             f"{inert(detail)}" for (name, detail), named in sorted(runs.items())]
+
+
+def _run_file_line(retrieval: dict[str, Any]) -> list[str]:
+    """A run file's system: the file its rankings were read from, and whose word they are."""
+    run = retrieval["config"].get("run_file") if retrieval["mode"] == "run_file" else None
+    if not isinstance(run, dict):
+        return []
+    return [f"- Rankings: made outside the harness and read from the run file {code(str(run['given_name']))} "
+            f"({inert(str(run['format']))}, {run['entries']} entries over {run['queries']} queries, "
+            f"{code(str(run['sha256']))}), kept in the run's store; the harness and the validator each read it, ties "
+            "in trec_eval's order; how the rankings were made, and by whom, is the publisher's word (ranking attested)"]
 
 
 def _system_line(system: dict[str, Any]) -> str:
@@ -180,6 +198,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         f"identity {code(receipt['embedding']['identity_sha256'])}{_model_files(receipt['embedding'])}), profile "
         f"{code(receipt['profile']['name'])}",
         _system_line(receipt["system"]),
+        *_run_file_line(receipt["retrieval"]),
         *source_lines(source, freeze),
         f"- Store: {code(receipt['store']['store_sha256'])} ({inert(receipt['store']['document_count'])} documents), "
         f"mapping {code(receipt['store']['mapping_sha256'])}",

@@ -1,6 +1,7 @@
 """A comparison's verdict on its inputs: it is no more established than they are. An input with a failed check fails
 the comparison; an input that could only not be verified (nothing failed: a model or an archive not at hand) leaves
-the comparison not verified, never failed."""
+the comparison not verified, never failed. An input whose rankings are attested (a run file's) makes the comparison's
+claim one of ranking attested too."""
 
 from ..core.report import Report
 
@@ -20,3 +21,8 @@ def judge_inputs(report: Report, name: str, detail: str, problems: list[str],
                           f"the comparison: {'; '.join(unverified[:4])}")
     else:
         report.ok(name, detail)
+    attested = [verdict.notes["ranking"] for _, _, verdict in inputs if verdict.notes.get("ranking")]
+    if attested:  # a comparison is no more than its inputs: a run file's rankings are attested in it too
+        report.notes["ranking"] = {"kind": "attested",
+                                   **{key: sorted({v for r in attested for v in r[key]})
+                                      for key in ("producers", "files", "sha256")}}

@@ -110,8 +110,9 @@ class Report:
         ranking = self.notes.get("ranking")
         if not ranking:
             return ""
-        return (f" of ranking attested (the rankings of {ranking['producer']!r} were made outside the harness and read "
-                "from its run file, not replayed)")
+        producers = " and ".join(repr(name) for name in ranking["producers"])
+        return (f" of ranking attested (the rankings of {producers} were made outside the harness and read from "
+                f"{'its run file' if len(ranking['producers']) == 1 else 'their run files'}, not replayed)")
 
     def _through(self) -> str:
         """The lanes only replayed through the live system (`replay.through_system`), said on the verdict's line."""

@@ -65,8 +65,8 @@ def check_run_file(ctx: Context, report: Report) -> None:
                   f"({part['sha256']}) in trec_eval's order (score descending, then doc id descending)"
                   + (f"; {unranked} of the split's queries the run does not rank score 0" if unranked else ""),
                   "the run file's rankings", problems[:5])
-    report.notes["ranking"] = {"kind": "attested", "producer": system["name"], "file": run_file.get("given_name"),
-                               "sha256": part["sha256"]}
+    report.notes["ranking"] = {"kind": "attested", "producers": [system["name"]],
+                               "files": [run_file.get("given_name")], "sha256": [part["sha256"]]}
     report.attest("ranking.attested", f"the rankings were made outside the harness, by {system['name']!r} as the "
                   f"publisher names it, in the run file {run_file.get('given_name')!r}: the validator read the file's "
                   "bytes again and recomputed every metric from them; how its rankings were made, and that they are "
