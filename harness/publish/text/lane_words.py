@@ -1,6 +1,7 @@
 """How each lane (and the fusion) of a run was verified, in words that follow the check that ran: recomputed
 independently by the validator's own code, replayed through the live system (a system of its own's engine, asked
-again), or not verified; a run file's rankings, read again from its bytes; each naming its check, so a reader finds the line it rests on."""
+again), or not verified; a run file's rankings, read again from its bytes. Each names its check, so a reader finds the
+line it rests on."""
 
 from typing import Any
 
@@ -21,8 +22,8 @@ def lane_words(report: dict[str, Any]) -> dict[str, str]:
     read = _check(report, RUN_FILE_CHECK)
     if read is not None:  # a run file's: no lane, its rankings read again from the file
         status = "read again" if read["status"] == "pass" else f"not as the rows say ({read['status']})"
-        words["rankings"] = (f"{status} by the validator's own reader from the run file the receipts bind, every metric "
-                             f"recomputed; made outside the harness, so attested, not replayed ({RUN_FILE_CHECK})")
+        words["rankings"] = (f"{status} by the validator's own reader from the run file the receipts bind, every "
+                             f"metric recomputed; made outside the harness, so attested, not replayed ({RUN_FILE_CHECK})")
     for lane in LANES:
         check = _check(report, f"replay.{lane}")
         if check is None:
