@@ -23,7 +23,8 @@ def lane_words(report: dict[str, Any]) -> dict[str, str]:
     if read is not None:  # a run file's: no lane, its rankings read again from the file
         status = "read again" if read["status"] == "pass" else f"not as the rows say ({read['status']})"
         words["rankings"] = (f"{status} by the validator's own reader from the run file the receipts bind, every "
-                             f"metric recomputed; made outside the harness, so attested, not replayed ({RUN_FILE_CHECK})")
+                             "metric recomputed; made outside the harness, so attested, not replayed "
+                             f"({RUN_FILE_CHECK})")
     for lane in LANES:
         check = _check(report, f"replay.{lane}")
         if check is None:
