@@ -22,7 +22,7 @@ from harness.evaluation.receipts.locations import place_archive
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.publish.bundle import make_bundle
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, build_store

@@ -33,7 +33,7 @@ from harness.embedding.profiles import text_profile
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.build import embedding_requests
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.systems.builtin.config.search_config import LexicalConfig, SearchConfig
 from harness.systems.builtin.store.store import Store, build_store
 from harness.validator.core.report import Report

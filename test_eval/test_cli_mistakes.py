@@ -19,7 +19,7 @@ from harness.cli import commands
 from harness.errors import ENVIRONMENT, INTERNAL, REFUSED, SYSTEM_FAILED, USAGE
 from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.signals import INTERRUPTED_EXIT, TERMINATED_EXIT
 
 

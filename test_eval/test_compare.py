@@ -26,7 +26,7 @@ from harness.evaluation.comparison.artifact import (
 )
 from harness.evaluation.comparison.inputs import load_inputs
 from harness.evaluation.receipts.artifacts import aggregate_name, output_dataset
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.publish.exports.exports import export_texts
 from test_validate.trec_check import mean_gap, read_qrels, read_run, with_ir_measures, with_pytrec_eval, worst_gap
 

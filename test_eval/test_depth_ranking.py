@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from harness.corpus.contract import Contract
 from harness.evaluation.runner import ModeRun, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.schema_check import validate
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, build_store

@@ -25,7 +25,7 @@ from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import run_mode
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, build_store
 from harness.systems.builtin.system import BuiltinSystem

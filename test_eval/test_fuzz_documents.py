@@ -31,7 +31,7 @@ from fixtures.fuzz import FUZZ, JSON, LEFTOVERS, changed, encode, mutated, mutat
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem

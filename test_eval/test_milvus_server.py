@@ -19,7 +19,7 @@ from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import ModeRun
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_text
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.systems.milvus import settings
 from harness.validator.pipeline import validate
 

@@ -22,7 +22,7 @@ from harness.evaluation.runner import ModeRun
 from harness.evaluation.system_replay import ReplayInputError, replay
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.hashing import sha256_bytes
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.milvus import settings
 from harness.systems.milvus.collection import MilvusAnswerError, MilvusMismatchError, connect

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.modes import MODE_TABLE, MODES, TABLE_PATH, UnknownModeError, mode
+from harness.modes import MODE_TABLE, MODES, SEARCHED, TABLE_PATH, UnknownModeError, mode
 from harness.validator.core.modes import FUSION, LANES
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "harness" / "schemas"
@@ -33,11 +33,12 @@ def _mode_enums(node: object) -> list[list[str]]:
     return found
 
 
-def test_the_table_declares_three_modes_with_their_lanes() -> None:
+def test_the_table_declares_three_searched_modes_with_their_lanes_and_the_run_files() -> None:
     assert TABLE_PATH.parent == SCHEMAS
     assert [(m.name, m.lanes, m.fusion) for m in MODE_TABLE] == [
         ("fts_only", ("lexical",), None), ("vector_only", ("dense",), None),
-        ("hybrid", ("lexical", "dense"), "declared")]
+        ("hybrid", ("lexical", "dense"), "declared"), ("run_file", (), None)]
+    assert SEARCHED == ("fts_only", "vector_only", "hybrid")  # what a system may offer; run_file is read, not searched
 
 
 def test_the_validator_reads_the_same_table() -> None:

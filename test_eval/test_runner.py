@@ -21,7 +21,7 @@ from harness.evaluation.receipts.locations import LOCATIONS_NAME, LOCK_NAME
 from harness.evaluation.run_split import Evaluation, SplitGateError, check_split_gate, run_split
 from harness.evaluation.runner import FailedQuery, ModeRun, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.schema_check import validate
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, build_store

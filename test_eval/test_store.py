@@ -35,7 +35,7 @@ from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.locks import STORE_LOCK as LOCK
 from harness.locks import store_lock
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.systems.builtin.config.search_config import LexicalConfig, SearchConfig
 from harness.systems.builtin.store import facts_db
 from harness.systems.builtin.store import store as store_module

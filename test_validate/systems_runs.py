@@ -20,7 +20,7 @@ from harness.evaluation.gates import freeze
 from harness.evaluation.gates.hypothesis_terms import FamilyRequest, HypothesisRequest
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.systems.builtin.config.search_config import LexicalConfig, SearchConfig
 from harness.systems.builtin.store.store import build_store
 from harness.systems.builtin.system import BuiltinSystem

@@ -30,7 +30,7 @@ from harness.evaluation.run_split import Evaluation, run_split
 from harness.evaluation.runner import run_mode
 from harness.fixture.build import build_fixture
 from harness.fixture.corpus_fixture import load_fixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.schema_check import SchemaViolation, conforms, validate
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import open_store

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from benchmarks.scale.synthetic import NAMESPACE, SyntheticCorpus, generate
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.modes import mode as declared_mode
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.system import BuiltinBuilder, BuiltinSystem

@@ -16,7 +16,7 @@ from harness.evaluation.history import ledger
 from harness.evaluation.receipts.artifacts import aggregate_name, rows_name
 from harness.evaluation.runner import ModeRun, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.store.store import Store, open_store
 from harness.systems.builtin.system import BuiltinSystem

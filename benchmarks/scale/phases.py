@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.scale.synthetic import NAMESPACE, SyntheticCorpus
-from harness.modes import MODES
+from harness.modes import SEARCHED as MODES
 from harness.modes import mode as declared_mode
 from harness.systems.builtin.config.search_config import SearchConfig
 from harness.systems.builtin.system import BuiltinBuilder, BuiltinSystem
