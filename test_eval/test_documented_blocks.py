@@ -123,7 +123,8 @@ def test_anchors_follow_githubs_rule(tmp_path: Path) -> None:
 
 def test_what_looks_at_the_held_out_split() -> None:
     spending = {rule.name for block, rule in run_blocks() if spends_heldout(block.text)}
-    assert spending == {"documented-path", "plugin-path"}
+    assert spending == {"documented-path", "plugin-path", "run-files"}
+    assert spends_heldout(".venv/bin/python -m harness evaluate --split heldout \\\n  --corpus c\n")
     assert spends_heldout(".venv/bin/python -m harness run $TFIDF \\\n  --split all\n")
     assert spends_heldout("python -m pytest -m 'heldout or final' --scifact-work-dir=w\n")
     assert not spends_heldout("python -m harness compare --output-dir w --split heldout\n")

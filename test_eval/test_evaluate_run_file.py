@@ -200,7 +200,7 @@ def test_a_run_file_compares_with_the_built_in_systems_runs(tiny_corpus: CorpusF
                                  f"builtin={tmp_path / 'builtin'}", "--run", f"overlap={tmp_path / 'out'}",
                                  "--split", "calibration", "--archive", str(archive), "--no-validate"], timeout=300)
     assert compared.returncode == 0, compared.stdout + compared.stderr
-    pairs = re.findall(r"\[exploratory\] (\S+) − (\S+) on calibration", compared.stdout)
+    pairs = re.findall(r"\[exploratory\] (\S+) \u2212 (\S+) on calibration", compared.stdout)
     assert pairs == [("overlap/run_file", f"builtin/{mode}") for mode in ("fts_only", "vector_only", "hybrid")]
     verdict = _validate("--comparison", str(tmp_path / "cmp" / "tiny-test-systems-calibration.json"), "--archive",
                         str(archive))

@@ -14,8 +14,8 @@ import Stemmer
 
 from fixtures.cli import ROOT
 from harness.cli.app import main
-from harness.evaluation.receipts.provenance import git_state
 from harness.evaluation.history.heldout_record import read_record
+from harness.evaluation.receipts.provenance import git_state
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.validator.pipeline import validate
 from test_validate.trec_check import DEPTH_TREC_NAMES, TREC_NAMES, with_pytrec_eval
@@ -34,7 +34,8 @@ def bm25s_trec_run(corpus: CorpusFixture, path: Path, depth: int = 100) -> dict[
     queries = corpus.data["queries"]
     tokens = bm25s.tokenize([q["text"] for q in queries], stopwords="en", stemmer=stemmer, show_progress=False)
     found, scores = retriever.retrieve(tokens, k=depth, show_progress=False)
-    lines, run = [], {}
+    lines: list[str] = []
+    run: dict[str, dict[str, float]] = {}
     for query, ids, values in zip(queries, found, scores, strict=True):
         for rank, (index, score) in enumerate(zip(ids, values, strict=True), start=1):
             doc_id, text = documents[int(index)]["doc_id"], f"{float(score):.6f}"
