@@ -15,6 +15,7 @@ import pytest
 import pytrec_eval
 
 from fixtures.archives import tiny_archive
+from fixtures.clean_checkout import mark_clean_checkout
 from fixtures.cli import ROOT, tiny_cli_process
 from harness.errors import USAGE
 from harness.evaluation.history.heldout_record import read_record
@@ -208,3 +209,30 @@ def test_a_run_file_compares_with_the_built_in_systems_runs(tiny_corpus: CorpusF
     assert failing <= {"systems.inputs_eligible"}, verdict.stdout  # a work tree with changes fails source.clean
     if not failing:
         assert "ELIGIBLE for a claim of ranking attested (the rankings of 'overlap'" in verdict.stdout
+
+
+def test_a_hypothesis_declared_at_the_run_files_freeze_is_confirmatory_on_held_out(
+        tiny_corpus: CorpusFixture, tmp_path: Path, archive: Path, own_heldout_record: Path) -> None:
+    corpus = ["--corpus", str(tiny_corpus.path)]
+    builtin = [*corpus, "--store-dir", str(tmp_path / "bstore"), "--output-dir", str(tmp_path / "builtin")]
+    for step in (["run", *builtin, "--split", "calibration", "--no-validate"], ["freeze", *builtin, "--allow-dirty"]):
+        done = tiny_cli_process(step, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    path = write_trec(tied_run(tiny_corpus), tmp_path / "overlap.trec")
+    assert _evaluate(tiny_corpus, tmp_path, archive, str(path), "--no-validate").returncode == 0
+    frozen = tiny_cli_process(["freeze", *corpus, "--store-dir", str(tmp_path / "store"), "--output-dir",
+                               str(tmp_path / "out"), "--system", "run-file", "--allow-dirty", "--hypothesis",
+                               "run_file > fts_only", "--hypothesis-baseline", str(tmp_path / "builtin")], timeout=300)
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    looked = tiny_cli_process(["run", *builtin, "--split", "heldout", "--no-validate"], timeout=300)
+    assert looked.returncode == 0, looked.stderr
+    assert _evaluate(tiny_corpus, tmp_path, archive, "--no-validate", split="heldout").returncode == 0
+    for out in ("builtin", "out"):  # as a clean clone writes them: a held-out comparison reads eligible runs only
+        mark_clean_checkout(tmp_path / out)
+    compared = tiny_cli_process(["compare", "--output-dir", str(tmp_path / "cmp"), "--run",
+                                 f"builtin={tmp_path / 'builtin'}", "--run", f"overlap={tmp_path / 'out'}",
+                                 "--split", "heldout", "--archive", str(archive)], timeout=300)
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    lines = [line for line in compared.stdout.splitlines() if "overlap/run_file" in line]
+    assert [line for line in lines if "builtin/fts_only" in line and "[confirmatory" in line], compared.stdout
+    assert all("[exploratory]" in line for line in lines if "builtin/fts_only" not in line), compared.stdout
