@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the pytest plugin imports this module for SystemChoice at e
 
 BUILTIN = "builtin"  # the default system, named on no command line
 RUN_FILE = "run-file"  # a run made elsewhere (harness.systems.names), evaluated with `evaluate`
+RUN_FILE_MODE = "run_file"  # its one mode (harness/schemas/modes.json)
 SUMMARY_PROPERTY = "scifact_summary"  # the user property an evaluation test records its result line under
 COMPARISON_PROPERTY = "scifact_comparison"  # the user property a comparison test records its lines under
 SPEND_HELDOUT = "--scifact-spend-heldout"  # the pytest opt-in without which held-out tests are held back
@@ -45,9 +46,11 @@ def result_line(aggregate: dict[str, Any], aggregate_path: Path, verdict_text: s
     short = fewer_than_top_k(aggregate)
     fewer = (f"{short} {'query' if short == 1 else 'queries'} returned fewer than "
              f"{aggregate['receipt']['retrieval']['top_k']} results  ") if short else ""
+    timed = (f"p50 {latency['p50']:.3f} ms  p95 {latency['p95']:.3f} ms" if aggregate["mode"] != RUN_FILE_MODE
+             else "latency not measured (a run file's rankings are read, not searched)")
     return (f"{aggregate['mode']:<12} {aggregate['split']:<12} nDCG@10 {m['ndcg_at_10']:.4f}  "
             f"R@10 {m['recall_at_10']:.4f}  MRR@10 {m['mrr_at_10']:.4f}  MAP@10 {m['map_at_10']:.4f}  "
-            f"S@1 {m['success_at_1']:.4f}  p50 {latency['p50']:.3f} ms  p95 {latency['p95']:.3f} ms  "
+            f"S@1 {m['success_at_1']:.4f}  {timed}  "
             f"failures {m['failures']}  {fewer}{verdict_text}  -> {shown(aggregate_path)}"
             + ("" if (note := contention_note(aggregate)) is None else f"\n  {note}"))
 
