@@ -165,7 +165,7 @@ def test_a_changed_archive_is_refused_as_build_refuses_it(scifact_archive: Path,
     with zipfile.ZipFile(scifact_archive) as source:
         members = {name: source.read(name) for name in source.namelist() if not name.endswith("/")}
     members["scifact/qrels/test.tsv"] = members["scifact/qrels/test.tsv"].replace(b"\t1\r\n", b"\t2\r\n", 1)
-    with pytest.raises(PayloadDigestMismatch, match="scifact/qrels/test.tsv"):
+    with pytest.raises(PayloadDigestMismatch, match=r"scifact/qrels/test\.tsv"):
         harness.calibration("scifact", write_zip(tmp_path / "scifact.zip", members, directories=False))
 
 

@@ -36,7 +36,7 @@ def _scifact(archive: Path) -> tuple[Scored, Qrels]:
     return bm25_run(split.corpus, split.queries, depth=100), split.qrels
 
 
-@pytest.mark.parametrize("name", every_name() + ["P(rel=1)@5", "Success(rel=3)@7"])
+@pytest.mark.parametrize("name", [*every_name(), "P(rel=1)@5", "Success(rel=3)@7"])
 def test_the_same_names_are_read(name: str) -> None:
     assert parse(name).name == str(parse_measure(name)) == str(ir_measures.parse_measure(name))
 
