@@ -14,9 +14,10 @@ from fixtures.http_server import LoopbackServer, Route
 from harness.corpus.contract import Contract
 from harness.corpus.dataset import load_dataset
 from harness.corpus.download import ArchiveFile, download_archive, fetch_or_reuse, record_path
+from harness.corpus.obtain import obtain_archive
 from harness.corpus.partials import remove_stale_partials
 from harness.errors import DownloadError
-from harness.fixture.build import build_fixture, obtain_archive
+from harness.fixture.build import build_fixture
 
 ARCHIVE = "/scifact.zip"
 SHORT_TIMEOUT = (2.0, 0.3)  # connect, read: the stalling routes below wait far longer

@@ -21,9 +21,9 @@ from fixtures.interrupt import sigint_as_at_a_terminal
 from fixtures.ollama_server import FakeOllama
 from harness.corpus.deadline import deadline_seconds
 from harness.corpus.download import download_archive, record_path
+from harness.corpus.obtain import obtain_archive
 from harness.corpus.partials import remove_stale_partials
 from harness.errors import DownloadError, HarnessError
-from harness.fixture.build import obtain_archive
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = "/scifact.zip"
