@@ -31,7 +31,7 @@ from harness.evaluation.measures.named import (
     parse_measure,
     value,
 )
-from harness.evaluation.measures.ordering import trec_order
+from harness.trec_order import trec_order
 
 Scored = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]

@@ -15,7 +15,7 @@ from fixtures.bm25_run import bm25_run
 from fixtures.named_reference import every_name, reference, scored
 from harness.evaluation.measures import metrics
 from harness.evaluation.measures.named import MeasureNameError, parse_measure, value
-from harness.evaluation.measures.ordering import trec_order
+from harness.trec_order import trec_order
 from harness.validator.retrieval import ir_metrics
 from harness.validator.retrieval.named_measures import NamedMeasure, NameRefused, compute, parse
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from harness.errors import HarnessError
 from harness.evaluation.measures.metrics import TREC_EVAL, Conventions, Graded
 from harness.evaluation.measures.named import DEFAULT_MEASURES, Measure, parse_measure, scorer
-from harness.evaluation.measures.ordering import trec_order
+from harness.trec_order import trec_order
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float] | Sequence[str]]

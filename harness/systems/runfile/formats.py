@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.trec_order import trec_order
 
 FORMATS = ("trec", "json")
 TIE_RULE = ("as trec_eval orders a run: score descending, then doc id descending by byte order; the rank column is "
@@ -44,8 +45,8 @@ class RunFile:
 
 
 def trec_ordered(scores: Mapping[str, float]) -> list[tuple[str, float]]:
-    """Documents by score descending, then doc id descending (trec_eval's order of a run's lines)."""
-    return sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    """(doc id, score) by score descending, then doc id descending: trec_eval's order (harness/trec_order.py)."""
+    return [(doc_id, scores[doc_id]) for doc_id in trec_order(scores)]
 
 
 def detect_format(data: bytes) -> str:
