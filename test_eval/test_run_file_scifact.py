@@ -10,6 +10,7 @@ from typing import Any
 import bm25s
 import ir_measures
 import pytest
+import pytrec_eval
 import Stemmer
 
 from fixtures.cli import ROOT
@@ -21,6 +22,8 @@ from harness.validator.pipeline import validate
 from test_validate.trec_check import DEPTH_TREC_NAMES, TREC_NAMES, with_pytrec_eval
 
 GIT = {"source.git", "source.clean"}
+CHOSEN = {"P@5": "P.5", "nDCG@20": "ndcg_cut.20", "R@50": "recall.50", "AP@100": "map_cut.100",
+          "Success@3": "success.3"}  # measures chosen by name, and trec_eval's for each
 TOP10 = {key: name for key, name in TREC_NAMES.items() if key != "mrr_at_10"}  # recip_rank has no cut-off
 
 
@@ -77,6 +80,17 @@ def _equal_to_trec_eval(rows: list[dict[str, Any]], aggregate: dict[str, Any], r
         assert aggregate["metrics"][key] == pytest.approx(mean, abs=1e-12), key
 
 
+def _chosen_equal_to_trec_eval(rows: list[dict[str, Any]], run: dict[str, dict[str, float]]) -> None:
+    qrels = {row["query_id"]: row["qrels"] for row in rows}
+    found = pytrec_eval.RelevanceEvaluator(qrels, set(CHOSEN.values())).evaluate(
+        {query: run[query] for query in qrels if query in run})
+    for row in rows:
+        for name, measure in CHOSEN.items():
+            key = measure.replace(".", "_")
+            expected = found[row["query_id"]][key] if row["query_id"] in found else 0.0
+            assert row["measures"][name] == pytest.approx(expected, abs=1e-12), (row["query_id"], name)
+
+
 @pytest.mark.real_data
 def test_a_bm25s_trec_run_evaluates_on_scifact_as_trec_eval_counts_it(
         scifact_archive: Path, scifact_corpus: CorpusFixture, tmp_path: Path, own_heldout_record: Path,
@@ -85,7 +99,9 @@ def test_a_bm25s_trec_run_evaluates_on_scifact_as_trec_eval_counts_it(
     paths = ["--corpus", str(scifact_corpus.path), "--store-dir", str(tmp_path / "store"), "--output-dir",
              str(tmp_path / "out"), "--archive", str(scifact_archive)]
     clean = git_state(ROOT).get("dirty") is False  # a work tree with changes is recorded, and fails source.clean
-    assert main(["evaluate", str(tmp_path / "bm25s.trec"), *paths, "--split", "calibration"]) == (0 if clean else 1)
+    chosen = [part for name in CHOSEN for part in ("--measure", name)]
+    assert main(["evaluate", str(tmp_path / "bm25s.trec"), *paths, "--split", "calibration", *chosen]) == (
+        0 if clean else 1)
     assert ("ELIGIBLE (ranking attested)" if clean else "NOT ELIGIBLE (failed: source.clean)") in \
         capsys.readouterr().out
     assert main(["freeze", *paths, "--system", "run-file", "--allow-dirty"]) == 0
@@ -96,6 +112,8 @@ def test_a_bm25s_trec_run_evaluates_on_scifact_as_trec_eval_counts_it(
         rows = _rows(tmp_path / "out" / f"scifact-run_file-{split}.jsonl")
         assert len(rows) == count and aggregate["receipt"]["system"]["name"] == "bm25s"
         _equal_to_trec_eval(rows, aggregate, run)
+        if split == "calibration":
+            _chosen_equal_to_trec_eval(rows, run)
         report = validate(aggregate_path, archive=scifact_archive)
         assert {c.name for c in report.failed} <= (set() if clean else GIT) and not report.not_verified
         assert report.notes["ranking"]["producers"] == ["bm25s"]

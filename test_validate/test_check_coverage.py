@@ -33,6 +33,7 @@ from . import test_mutations as mutations
 from .isolation import Expected, assert_isolated
 from .support import CleanRun, Json, Row, RunCopy, failed_names, flip_byte, sha256_bytes, sha256_canonical, sha256_file
 from .test_bundle_texts import TEXTS_VIOLATIONS
+from .test_chosen_measures import CHOSEN_VIOLATIONS
 from .test_comparison_coverage import COMPARISON_VIOLATIONS
 from .test_embeddings import rewrite_vector
 from .test_run_file_checks import RUN_FILE_VIOLATIONS
@@ -483,9 +484,9 @@ def clean_reports(clean_run: CleanRun, tmp_path_factory: pytest.TempPathFactory
 def test_every_check_in_the_catalog_has_a_violation_and_nothing_else_does() -> None:
     """Aggregate checks have their case here; comparison checks theirs in test_comparison_coverage.py, and checks of a
     comparison between systems in test_systems_coverage.py, the bundle's texts in test_bundle_texts.py, a run file's
-    rankings in test_run_file_checks.py."""
+    rankings in test_run_file_checks.py, measures chosen by name in test_chosen_measures.py."""
     cases = (set(VIOLATIONS), set(COMPARISON_VIOLATIONS), set(SYSTEMS_VIOLATIONS), set(TEXTS_VIOLATIONS),
-             set(RUN_FILE_VIOLATIONS))
+             set(RUN_FILE_VIOLATIONS), set(CHOSEN_VIOLATIONS))
     covered = set().union(*cases)
     assert sum(map(len, cases)) == len(covered), "a check has cases in two places"
     missing, unknown = sorted(set(CHECKS) - covered), sorted(covered - set(CHECKS))

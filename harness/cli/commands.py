@@ -30,8 +30,7 @@ from harness.embedding.embedders.select import make_embedder, model_prompts
 from harness.embedding.profiles import text_profile
 from harness.evaluation.gates.freeze import freeze_configuration
 from harness.evaluation.receipts.locations import place_archive, place_model
-from harness.evaluation.run_split import Evaluation, offered_modes, run_split
-from harness.evaluation.runner import check_fixture_contract
+from harness.evaluation.run_split import Evaluation, check_fixture_contract, offered_modes, run_split
 from harness.evaluation.system_replay import replay, replay_all
 from harness.fixture.build import archive_name, build_fixture
 from harness.fixture.corpus_fixture import load_fixture
@@ -98,7 +97,7 @@ def run_evaluation(args: argparse.Namespace) -> int:
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv),
                             system=args.system, system_options=system_options(args),
-                            system_directory=choice.directory)
+                            system_directory=choice.directory, measures=tuple(args.measure or ()))
     return evaluate_split(args, evaluation, choice)
 
 

@@ -25,5 +25,5 @@ def run(args: argparse.Namespace) -> int:
         options["name"] = args.name
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
                             split=args.split, replace=args.replace, argv=tuple(sys.argv), system=RUN_FILE,
-                            system_options=tuple(sorted(options.items())))
+                            system_options=tuple(sorted(options.items())), measures=tuple(args.measure or ()))
     return evaluate_split(args, evaluation, SystemChoice(RUN_FILE))

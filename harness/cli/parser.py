@@ -83,6 +83,7 @@ def add_run_parser(commands: Commands) -> None:
                      help="calibration (before the freeze), heldout (after it) or all (after heldout)")
     run.add_argument("--mode", choices=(*MODES, "all"), default="all", help="default: every mode the system offers")
     system_option(run)
+    measure_option(run)
     run.add_argument("--replace", action="store_true",
                      help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
     run.add_argument("--no-validate", action="store_true",
@@ -91,6 +92,13 @@ def add_run_parser(commands: Commands) -> None:
                      help="the dataset's zip, for the validator to re-derive the fixture from, placed for every later "
                           "step (SciFact's is also read from $SCIFACT_ARCHIVE; a --contract's own zip beside it is "
                           "found without it)")
+
+
+def measure_option(parser: Parser) -> None:
+    parser.add_argument("--measure", type=text_argument, action="append", default=None, metavar="NAME",
+                        help="a measure beside the default metrics, as ir_measures writes it (nDCG@20, P@5, R@50, "
+                             "AP@100, RR@10, Success@3, Judged@10, P(rel=2)@5), at most the rows' depth (100); "
+                             "repeatable (docs/measures.md)")
 
 
 def add_evaluate_parser(commands: Commands) -> None:
@@ -111,6 +119,7 @@ def add_evaluate_parser(commands: Commands) -> None:
                                "TREC run tag)")
     evaluate.add_argument("--format", choices=("auto", "trec", "json"), default="auto",
                           help="the run file's format (default: JSON when it opens with '{', else TREC)")
+    measure_option(evaluate)
     evaluate.add_argument("--replace", action="store_true",
                           help="move earlier artifacts of the same split to OUTPUT/superseded/ first")
     evaluate.add_argument("--no-validate", action="store_true",

@@ -46,11 +46,12 @@ def result_line(aggregate: dict[str, Any], aggregate_path: Path, verdict_text: s
     short = fewer_than_top_k(aggregate)
     fewer = (f"{short} {'query' if short == 1 else 'queries'} returned fewer than "
              f"{aggregate['receipt']['retrieval']['top_k']} results  ") if short else ""
+    chosen = "".join(f"{name} {mean:.4f}  " for name, mean in aggregate.get("measures", {}).get("means", {}).items())
     timed = (f"p50 {latency['p50']:.3f} ms  p95 {latency['p95']:.3f} ms" if aggregate["mode"] != RUN_FILE_MODE
              else "latency not measured (a run file's rankings are read, not searched)")
     return (f"{aggregate['mode']:<12} {aggregate['split']:<12} nDCG@10 {m['ndcg_at_10']:.4f}  "
             f"R@10 {m['recall_at_10']:.4f}  MRR@10 {m['mrr_at_10']:.4f}  MAP@10 {m['map_at_10']:.4f}  "
-            f"S@1 {m['success_at_1']:.4f}  {timed}  "
+            f"S@1 {m['success_at_1']:.4f}  {chosen}{timed}  "
             f"failures {m['failures']}  {fewer}{verdict_text}  -> {shown(aggregate_path)}"
             + ("" if (note := contention_note(aggregate)) is None else f"\n  {note}"))
 

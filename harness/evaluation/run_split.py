@@ -5,11 +5,13 @@ from pathlib import Path
 
 from harness.corpus.contract import Contract, artifact_dataset
 from harness.errors import HarnessError, RefusedError
+from harness.evaluation.depth_ranking import asked
 from harness.evaluation.gates.freeze import current_record, verify_freeze
 from harness.evaluation.history import ledger
+from harness.evaluation.measures.chosen import choose
 from harness.evaluation.receipts.artifacts import aggregate_name
 from harness.evaluation.receipts.identity_check import check_identity
-from harness.evaluation.runner import ModeRun, check_fixture_contract, run_mode
+from harness.evaluation.runner import ModeRun, run_mode
 from harness.fixture.corpus_fixture import CorpusFixture, load_fixture
 from harness.modes import MODES
 from harness.systems.builtin.config.search_config import SearchConfig
@@ -35,6 +37,13 @@ class Evaluation:
     system_directory: Path | None = None  # where a module:attribute system's module lies (--system-path)
     replace: bool = False
     argv: tuple[str, ...] = ()
+    measures: tuple[str, ...] = ()  # measures by name beside the defaults (--measure), as ir_measures writes them
+
+
+def check_fixture_contract(fixture: CorpusFixture, contract: Contract) -> None:
+    if fixture.data["contract"] != contract.summary():
+        raise HarnessError(f"fixture {fixture.path} was built under contract {fixture.data['contract']['name']!r} "
+                           f"with other terms than {contract.name!r}; build the fixture for this contract")
 
 
 def check_split_gate(split: str, modes: tuple[str, ...], output_dir: Path, dataset: str, *,
@@ -55,6 +64,7 @@ def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixt
     unknown = [m for m in evaluation.modes or () if m not in MODES]
     if unknown:
         raise HarnessError(f"unknown mode(s) {unknown}; choose from {', '.join(MODES)}")
+    choose(evaluation.measures, top_k=evaluation.config.top_k, deep=True)  # a bad name is named before any work
     fixture = fixture if fixture is not None else load_fixture(evaluation.corpus)
     check_fixture_contract(fixture, contract)
     is_contract = fixture.data["profile"]["is_contract"]
@@ -71,11 +81,12 @@ def run_split(evaluation: Evaluation, contract: Contract, *, fixture: CorpusFixt
                 fixture, evaluation.store_dir)[0]
         assert system is not None
         check_identity(system.identity())
+        chosen = choose(evaluation.measures, top_k=evaluation.config.top_k, deep=asked(system.identity()))
         freeze = frozen_reference(evaluation.split, modes, evaluation.output_dir, is_contract=is_contract,
                                   fixture=fixture, system=system, contract=contract)
         return [run_mode(mode=mode, split=evaluation.split, fixture=fixture, contract=contract, system=system,
                          top_k=evaluation.config.top_k, output_dir=evaluation.output_dir, replace=evaluation.replace,
-                         argv=list(evaluation.argv), freeze=freeze)
+                         argv=list(evaluation.argv), freeze=freeze, chosen=chosen)
                 for mode in modes]
     finally:
         if builder is not None:  # the system's worker processes end with the evaluation that started them

@@ -8,10 +8,10 @@ from typing import Any
 
 from harness.corpus.contract import Contract, artifact_dataset
 from harness.corpus.split import select
-from harness.errors import HarnessError
 from harness.evaluation.depth_ranking import Cut, add_depth_rankings, lane_cut
 from harness.evaluation.history import heldout_record, ledger
 from harness.evaluation.measures.aggregate import aggregate_metrics
+from harness.evaluation.measures.chosen import ChosenMeasures
 from harness.evaluation.measures.contention import REPEATS, WARMUP_CALLS, Snapshot, measurement
 from harness.evaluation.measures.metrics import Conventions, query_metrics
 from harness.evaluation.measures.query_vectors import QueryVectors
@@ -35,7 +35,6 @@ AGGREGATE_SCHEMA = "semantic-memory-scifact-aggregate-v2"
 @dataclass(frozen=True)
 class FailedQuery:
     """A failed row: whose failure it is (`system` or `harness`) and its cause, without the system's name."""
-
     query_id: str
     failed_by: str
     cause: str
@@ -54,12 +53,6 @@ class ModeRun:
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def check_fixture_contract(fixture: CorpusFixture, contract: Contract) -> None:
-    if fixture.data["contract"] != contract.summary():
-        raise HarnessError(f"fixture {fixture.path} was built under contract {fixture.data['contract']['name']!r} "
-                           f"with other terms than {contract.name!r}; build the fixture for this contract")
 
 
 def _latency_ms(outcome: SearchOutcome, started: int) -> float:
@@ -148,7 +141,7 @@ def warm_up(mode: str, queries: list[dict[str, Any]], system: SystemUnderTest, v
 
 def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
              top_k: int, output_dir: Path, replace: bool, argv: list[str],
-             freeze: dict[str, str] | None = None) -> ModeRun:
+             freeze: dict[str, str] | None = None, chosen: ChosenMeasures | None = None) -> ModeRun:
     """Run one mode on one split. `freeze` is the verified freeze reference (held-out and all-query runs); such a
     run must also be in turn in the system's history (`ledger.check_turn`), or nothing is written, and it appends
     its look to the per-user held-out record (`heldout_record`) once numbered, before its first search."""
@@ -175,7 +168,7 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
             rows, aggregate, failures = _results(
                 mode=mode, split=split, fixture=fixture, contract=contract, system=system, top_k=top_k,
                 pair=pair, argv=argv, freeze=freeze, ticket=ticket, look=look, selected=selected, before=before,
-                started_at=started_at, source=source)
+                started_at=started_at, source=source, chosen=chosen)
         except BaseException:
             ledger.finish_run(state, ticket.run_id, "failed", _now())
             raise
@@ -206,7 +199,8 @@ def _record_look(fixture: CorpusFixture, contract: Contract, system: SystemUnder
 def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contract, system: SystemUnderTest,
              top_k: int, pair: PairWriter, argv: list[str], freeze: dict[str, str] | None, ticket: ledger.RunTicket,
              look: heldout_record.Look | None, selected: list[str], before: str, started_at: str,
-             source: dict[str, Any]) -> tuple[bytes, dict[str, Any], tuple[FailedQuery, ...]]:
+             source: dict[str, Any], chosen: ChosenMeasures | None
+             ) -> tuple[bytes, dict[str, Any], tuple[FailedQuery, ...]]:
     """The rows (as the JSONL's bytes), the aggregate and the failed queries; nothing is written here."""
     queries = {query["query_id"]: query for query in fixture.data["queries"]}
     vectors = QueryVectors(fixture) if declared_mode(mode).dense else None
@@ -224,6 +218,8 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
                           workers=len(workers))
     # what the lanes gave no row: untimed, after every call
     add_depth_rankings(rows, queries, system, mode, vectors, conventions)
+    if chosen is not None:
+        chosen.add_to(rows, conventions)
     system.verify_bound()
     after = system.part_digests()
     finished_at = _now()
@@ -238,6 +234,7 @@ def _results(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         "per_query_path": pair.rows_path.name,
         "per_query_sha256": sha256_bytes(data),
         "metrics": aggregate_metrics(rows, top_k),
+        **({} if chosen is None else {"measures": chosen.block(rows)}),
         "receipt": {**run_receipt(mode=mode, split=split, top_k=top_k, fixture=fixture, contract=contract,
                                   system=system, argv=argv, freeze=freeze, ticket=ticket, selected=selected,
                                   before=before, after=after, started_at=started_at, finished_at=finished_at,

@@ -34,6 +34,7 @@ from .receipt.check_environment import check_environment
 from .replay.check_dense import check_query_vectors, fixture_query_vectors
 from .replay.check_replay import check_replay, load_replay
 from .rows.check_aggregate import check_aggregate, check_artifact_files
+from .rows.check_chosen import check_chosen
 from .rows.check_rows import check_row_schemas, check_rows
 from .rows.measures import check_measures, run_conventions
 from .system.check_store import check_store
@@ -74,6 +75,7 @@ def validate(aggregate: Path, rows: Path | None = None, *, fixture: Path | None 
     check_rows(ctx, report, measured.conventions)
     check_aggregate(ctx, report)
     check_measures(ctx, measured, report)
+    check_chosen(ctx, report, measured.conventions)
     builtin = is_builtin(ctx)
     if check_corpus(ctx, report):
         assert ctx.fixture is not None

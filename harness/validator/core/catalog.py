@@ -27,6 +27,10 @@ CHECKS: dict[str, str] = {
     "rows.depth_metrics": "a row's Recall@100 or nDCG@100 is not the metric of its depth-100 ranking and qrels",
     "aggregate.depth": "the Recall@100 or nDCG@100 mean, the failed depth searches or the depth-100 lists not "
                        "beginning with the top-k ranking do not recompute from the rows (or are stated without them)",
+    "rows.measures": "a row's measure chosen by name is not that measure of the ranking its cutoff reaches and its "
+                     "judgements, a row states other measures than the run chose, or a name is not as ir_measures "
+                     "writes it",
+    "aggregate.measures": "a chosen measure's mean is not the mean over every row",
     "aggregate.metrics": "a mean is not the mean over every row",
     "receipt.measures": "the metric conventions the receipt states (nDCG gain, MAP@10 divisor) are not those the "
                         "validator's own pins hold for the dataset (trec_eval's for a collection it holds no pins "
