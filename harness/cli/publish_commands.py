@@ -33,7 +33,8 @@ def run_compare(args: argparse.Namespace) -> int:
     place_archive_option(args.archive, [args.output_dir])
     request = CompareRequest(output_dir=args.output_dir, split=args.split, baseline=args.baseline,
                              procedure=Procedure(args.seed, args.resamples, args.permutations),
-                             validate_inputs=not args.no_validate, replace=args.replace)
+                             validate_inputs=not args.no_validate, replace=args.replace,
+                             measures=tuple(args.measure or ()))
     path, document, moved = compare(request, validator_judgement)
     for line in modes_summary(path, document, moved):
         print(line)
@@ -47,7 +48,8 @@ def run_compare_systems(args: argparse.Namespace) -> int:
     place_archive_option(args.archive, [run.output_dir for run in runs])
     request = SystemsRequest(output_dir=args.output_dir, split=args.split, runs=runs,
                              baseline=args.baseline, procedure=Procedure(args.seed, args.resamples, args.permutations),
-                             validate_inputs=not args.no_validate, replace=args.replace)
+                             validate_inputs=not args.no_validate, replace=args.replace,
+                             measures=tuple(args.measure or ()))
     path, document, moved = compare_systems(request, validator_judgement)
     for line in systems_summary(path, document, moved):
         print(line)

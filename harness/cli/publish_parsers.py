@@ -4,7 +4,7 @@ from plain constants only."""
 import argparse
 from collections.abc import Callable
 
-from harness.cli.parsing.paths import path_argument
+from harness.cli.parsing.paths import path_argument, text_argument
 from harness.cli.parsing.subcommands import Commands, command
 from harness.corpus.split import SPLITS
 from harness.evaluation.comparison.procedure_terms import (
@@ -51,6 +51,9 @@ def add_compare(commands: Commands) -> None:
     parser.add_argument("--baseline", default=None, metavar="MODE_OR_RUN",
                         help="compare against this one only: a mode (default: every pair of modes), or with --run a "
                              "run's NAME (default: every two runs)")
+    parser.add_argument("--measure", type=text_argument, action="append", default=None, metavar="NAME",
+                        help="compare this measure too, as ir_measures writes it (P@5, nDCG@20, ...), which every "
+                             "compared run chose with --measure; repeatable (docs/measures.md)")
     parser.add_argument("--seed", type=_whole(0, 2**63 - 1, "a PCG64 seed"), default=DEFAULT_SEED,
                         help=f"PCG64 seed (default {DEFAULT_SEED})")
     parser.add_argument("--resamples", type=_whole(MIN_RESAMPLES, None, "fewer make the interval's ends noisy"),

@@ -18,7 +18,13 @@ from harness.atomic import write_bytes_atomic
 from harness.evaluation.comparison import paired_statistics as stats
 from harness.evaluation.comparison.experiment import FIX as EXPERIMENT_FIX
 from harness.evaluation.comparison.experiment import experiment_problems
-from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput, dataset_of, load_inputs
+from harness.evaluation.comparison.inputs import (
+    ComparisonRefused,
+    ModeInput,
+    compared_metrics,
+    dataset_of,
+    load_inputs,
+)
 from harness.evaluation.comparison.procedure_terms import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
@@ -94,9 +100,9 @@ def one_experiment(inputs: Sequence[ModeInput], split: str) -> None:
 
 
 def comparison_document(inputs: Sequence[ModeInput], split: str, *, baseline: str | None, procedure: Procedure,
-                        verdicts: Verdicts | None) -> dict[str, Any]:
+                        verdicts: Verdicts | None, measures: Sequence[str] = ()) -> dict[str, Any]:
     """The artifact for `inputs` (one per mode, two or more, in the declared order); `verdicts` None means validation
-    was skipped."""
+    was skipped; `measures`: measures by name compared beside the defaults, which every input's run chose."""
     procedure.check()
     order = [entry.mode for entry in inputs]
     if len(order) < 2:
@@ -106,26 +112,27 @@ def comparison_document(inputs: Sequence[ModeInput], split: str, *, baseline: st
     if baseline is not None and baseline not in order:
         raise ComparisonRefused(f"--baseline {baseline}: the {split} results hold {', '.join(order)}; choose one of "
                                 "them, or leave --baseline out to compare every pair")
+    metrics = compared_metrics(inputs, measures, lambda entry: entry.mode)
     by_mode = {entry.mode: entry for entry in inputs}
     query_ids = inputs[0].query_ids
     sampled = stats.draws(procedure.seed, len(query_ids), procedure.resamples, procedure.permutations)
     modes: dict[str, Any] = {}
     for entry in inputs:
         modes[entry.mode] = {}
-        for metric in METRICS:
+        for metric in metrics:
             values = entry.values(metric)
             low, high = stats.bootstrap_interval(values, sampled.indices)
             modes[entry.mode][metric] = {"mean": stats.mean(values), "ci_low": low, "ci_high": high}
     compared: list[dict[str, Any]] = [{"a": a, "b": b, "metrics": {
         metric: stats.paired_difference(by_mode[a].values(metric), by_mode[b].values(metric), sampled)
-        for metric in METRICS}} for a, b in pairs(baseline, order)]
-    for metric in METRICS:
+        for metric in metrics}} for a, b in pairs(baseline, order)]
+    for metric in metrics:
         adjusted = stats.holm([c["metrics"][metric]["randomization"]["p_value"] for c in compared])
         for comparison, p in zip(compared, adjusted, strict=True):
             comparison["metrics"][metric].update(holm_p_value=p, significant_after_holm=p < stats.ALPHA)
     return {
         "schema": SCHEMA, "split": split, "baseline": baseline, "query_count": len(query_ids),
-        "query_ids_sha256": sha256_canonical(query_ids), "metrics": list(METRICS), "primary_metric": PRIMARY_METRIC,
+        "query_ids_sha256": sha256_canonical(query_ids), "metrics": list(metrics), "primary_metric": PRIMARY_METRIC,
         "inputs": [entry.record() for entry in inputs],
         "inputs_validation": {"rule": VALIDATION_RULE, "validated": verdicts is not None, "verdicts": verdicts},
         "procedure": procedure.record(), "modes": modes, "comparisons": compared,
@@ -165,6 +172,7 @@ class CompareRequest:
     procedure: Procedure = Procedure()
     validate_inputs: bool = True
     replace: bool = False
+    measures: tuple[str, ...] = ()  # measures by name compared beside the defaults (compare --measure)
 
 
 def clear_target(target: Path, replace: bool) -> Path | None:
@@ -198,9 +206,10 @@ def compare(request: CompareRequest, judge: Judgement) -> tuple[Path, dict[str, 
     inputs = load_inputs(request.output_dir, request.split, modes)
     if len(inputs) > 1:
         one_experiment(inputs, request.split)  # before the validator's minutes, not after
+    compared_metrics(inputs, request.measures, lambda entry: entry.mode)
     verdicts = eligible_verdicts(inputs, request.split, judge, freeze) if request.validate_inputs else None
     document = comparison_document(inputs, request.split, baseline=request.baseline, procedure=request.procedure,
-                                   verdicts=verdicts)
+                                   measures=request.measures, verdicts=verdicts)
     validate_schema(document, "comparison")
     moved = clear_target(target, request.replace)
     write_bytes_atomic(target, document_bytes(document))

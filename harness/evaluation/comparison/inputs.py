@@ -5,13 +5,15 @@ order, and every row must match its schema; anything else is refused with the fi
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.corpus.contract import artifact_dataset
 from harness.errors import HarnessError, RefusedError
+from harness.evaluation.measures.metrics import DEPTH
+from harness.evaluation.measures.named import DEFAULT_NAMES, parse_measure
 from harness.evaluation.receipts.artifacts import aggregate_name, named_dataset, output_dataset, rows_name
 from harness.hashing import sha256_bytes
 from harness.json_input import parse_document
@@ -20,6 +22,7 @@ from harness.typed_commands import harness_command
 
 METRICS = ("ndcg_at_10", "recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10", "map_at_10",
            "success_at_1", "success_at_5", "success_at_10")
+METRIC_NAMES = {DEFAULT_NAMES[key] for key in METRICS}  # the defaults as ir_measures writes them
 
 
 class ComparisonInputError(HarnessError):
@@ -44,7 +47,14 @@ class ModeInput:
     rows_bytes: bytes
 
     def values(self, metric: str) -> list[float]:
-        return [float(row["metrics"][metric]) for row in self.rows]
+        """Each row's value of a default metric, or of a measure its run chose by name (the row's `measures`)."""
+        return [float(row["metrics"][metric] if metric in row["metrics"] else row["measures"][metric])
+                for row in self.rows]
+
+    @property
+    def chosen(self) -> list[str]:
+        """The measures the run chose by name (--measure)."""
+        return list((self.aggregate.get("measures") or {}).get("names", []))
 
     @property
     def dataset(self) -> str:
@@ -147,3 +157,21 @@ def load_inputs(output_dir: Path, split: str, modes: Sequence[str]) -> list[Mode
                 f"row {where + 1}; only in the first: {missing}, only in the second: {extra}): a paired comparison "
                 "needs the same queries in the same order; rerun the modes of this split from one fixture")
     return inputs
+
+
+def compared_metrics(inputs: Sequence[ModeInput], measures: Sequence[str], label: Callable[[ModeInput], str]
+                     ) -> tuple[str, ...]:
+    """The default metrics, then each measure chosen by name for the comparison (`compare --measure`), which every
+    input's run must have chosen; `label` names an input in the refusal."""
+    names = [str(parse_measure(name, max_cutoff=DEPTH)) for name in measures]
+    repeated = sorted({name for name in names if names.count(name) > 1 or name in METRIC_NAMES})
+    if repeated:
+        raise ComparisonInputError(f"--measure {repeated[0]}: named twice, or a default metric, which every comparison "
+                                   "compares already; name each other measure once")
+    for name in names:
+        lacking = [label(entry) for entry in inputs if name not in entry.chosen]
+        if lacking:
+            raise ComparisonInputError(f"--measure {name}: the run of {', '.join(lacking)} did not choose it, so its "
+                                       f"rows hold no {name}: evaluate that split again with --measure {name} "
+                                       "(--replace), or compare without it")
+    return (*METRICS, *names)

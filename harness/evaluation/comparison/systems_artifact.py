@@ -2,7 +2,7 @@
 evaluations (docs/comparing-systems.md). The same inputs, seed and counts give a byte-identical file."""
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from harness.evaluation.comparison.fixtures_compared import content_record, fixt
 from harness.evaluation.comparison.hypotheses import Reading, earlier_looks, read_hypotheses, with_hypothesis_pairs
 from harness.evaluation.comparison.hypothesis_results import PROCEDURES as HYPOTHESIS_PROCEDURES
 from harness.evaluation.comparison.hypothesis_results import family_record
-from harness.evaluation.comparison.inputs import METRICS, ComparisonRefused, ModeInput
+from harness.evaluation.comparison.inputs import ComparisonRefused, ModeInput, compared_metrics
 from harness.evaluation.comparison.pairing import Arm, arm_pairs
 from harness.evaluation.comparison.run_specs import RunSpec, check_runs
 from harness.evaluation.comparison.snapshot import write_snapshot
@@ -84,6 +84,13 @@ class SystemsRequest:
     procedure: Procedure = field(default_factory=Procedure)
     validate_inputs: bool = True
     replace: bool = False
+    measures: tuple[str, ...] = ()  # measures by name compared beside the defaults (compare --measure)
+
+
+def _label(runs: Sequence[RunInput]) -> Callable[[ModeInput], str]:
+    """An input's arm label (NAME/MODE), for a refusal."""
+    labels = {id(entry): arm.label for run in runs for arm, entry in zip(run.arms, run.inputs, strict=True)}
+    return lambda entry: labels[id(entry)]
 
 
 def _verdicts(runs: Sequence[RunInput], judge: Judgement) -> dict[str, str]:
@@ -135,19 +142,20 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
     if not pairs:
         raise ComparisonRefused("no two arms pair: arms of different runs pair when they share a mode, or when a run "
                                 "was given one mode (--run NAME:MODE=DIR); choose the modes to compare")
+    metrics = compared_metrics([entry for run in runs for entry in run.inputs], request.measures, _label(runs))
     query_ids = runs[0].inputs[0].query_ids
     sampled = stats.draws(procedure.seed, len(query_ids), procedure.resamples, procedure.permutations)
     arms = {label: {metric: dict(zip(("mean", "ci_low", "ci_high"),
                                      (stats.mean(entry.values(metric)),
                                       *stats.bootstrap_interval(entry.values(metric), sampled.indices)), strict=True))
-                    for metric in METRICS} for label, entry in by_label.items()}
+                    for metric in metrics} for label, entry in by_label.items()}
     confirmatory = {member.pair for family in families for member in family.members
                     if member.status == "confirmatory"}
     compared: list[dict[str, Any]] = [
         {"a": a.label, "b": b.label, "status": "confirmatory" if (a, b) in confirmatory else "exploratory",
          "metrics": {metric: stats.paired_difference(by_label[a.label].values(metric), by_label[b.label].values(metric),
-                                                     sampled) for metric in METRICS}} for a, b in pairs]
-    for metric in METRICS:
+                                                     sampled) for metric in metrics}} for a, b in pairs]
+    for metric in metrics:
         adjusted = stats.holm([c["metrics"][metric]["randomization"]["p_value"] for c in compared])
         for comparison, p in zip(compared, adjusted, strict=True):
             comparison["metrics"][metric].update(holm_p_value=p, significant_after_holm=p < stats.ALPHA)
@@ -166,7 +174,7 @@ def systems_document(runs: Sequence[RunInput], request: SystemsRequest, comparis
             (entry.aggregate["receipt"], None if run.freeze is None else run.freeze.record["created_at"])
             for run in runs for entry in run.inputs]),
         "baseline": request.baseline, "query_count": len(query_ids), "query_ids_sha256": sha256_canonical(query_ids),
-        "metrics": list(METRICS), "primary_metric": PRIMARY_METRIC,
+        "metrics": list(metrics), "primary_metric": PRIMARY_METRIC,
         "runs": records,
         "content": content_record(runs[0].receipt),
         "fixtures": fixtures_sentence([(record["name"], record) for record in records]),
@@ -184,6 +192,7 @@ def compare_systems(request: SystemsRequest, judge: Judgement) -> tuple[Path, di
     request.procedure.check()
     check_runs(request.runs, request.baseline)
     runs = comparable_runs(request.runs, request.split)  # before the validator's minutes, not after
+    compared_metrics([entry for run in runs for entry in run.inputs], request.measures, _label(runs))
     target = request.output_dir / systems_comparison_name(runs[0].inputs[0].dataset, request.split)
     if target.exists() and not request.replace:
         clear_target(target, replace=False)

@@ -12,7 +12,7 @@ from ..core.report import Report
 from ..dataset.named import established
 from . import paired_stats
 from .comparison_experiment import check_experiment
-from .comparison_inputs import Input, Values, count_problem, read_comparison, read_input, recompute
+from .comparison_inputs import Input, Values, chosen_names, count_problem, read_comparison, read_input, recompute
 from .comparison_stats import check_means, check_procedure, check_statistics
 from .inputs_verdict import judge_inputs
 
@@ -43,7 +43,7 @@ def _load_inputs(document: dict[str, Any], directory: Path, report: Report) -> d
 
 def _values(document: dict[str, Any], loaded: dict[str, Input], report: Report) -> Values | None:
     """mode -> metric -> per-query values, recomputed from each row's ranked ids and qrels."""
-    found = recompute(loaded, document["split"])
+    found = recompute(loaded, document["split"], chosen_names(document))
     counted = count_problem(found.query_ids, document["query_count"], document["query_ids_sha256"])
     problems = found.problems + ([counted] if counted else [])
     ok = report.expect("comparison.rows", not problems, "every mode's rows list the same queries in split order, "

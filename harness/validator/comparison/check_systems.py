@@ -14,7 +14,7 @@ from ..core.digests import sha256_file
 from ..core.report import Report
 from ..core.strict_json import StrictJSONError, load_file
 from ..dataset.named import established
-from .comparison_inputs import Values, count_problem, read_comparison, recompute
+from .comparison_inputs import Values, chosen_names, count_problem, read_comparison, recompute
 from .inputs_verdict import judge_inputs
 from .systems_data import check_systems_data
 from .systems_experiment import check_systems_experiment
@@ -36,7 +36,7 @@ Judge = Callable[[Path, Path | None, str], Report]
 
 
 def _values(document: dict[str, Any], loaded: Loaded, report: Report) -> Values | None:
-    found = recompute(loaded.arms, document["split"])
+    found = recompute(loaded.arms, document["split"], chosen_names(document))
     counted = count_problem(found.query_ids, document["query_count"], document["query_ids_sha256"])
     problems = found.problems + ([counted] if counted else [])
     ok = report.expect("systems.rows", not problems, "every arm's rows list the same queries in split order, the "

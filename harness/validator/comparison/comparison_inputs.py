@@ -15,6 +15,8 @@ from ..core.schemas import violation
 from ..core.strict_json import StrictJSONError, load_file, load_lines
 from ..dataset.pins import artifact_name
 from ..retrieval import ir_metrics
+from ..retrieval.named_measures import NamedMeasure, NameRefused, parse
+from ..rows.check_chosen import chosen_value
 from ..rows.measures import pinned_conventions
 
 Values = dict[str, dict[str, list[float]]]  # input key (a mode, or an arm's label) -> metric -> values in row order
@@ -87,8 +89,27 @@ class Recomputed:
     problems: list[str]
 
 
-def recompute(inputs: dict[str, Input], split: str) -> Recomputed:
-    """Each input's values, read from its rows (which stay on the input), keyed as `inputs` is."""
+def _chosen(entry: Input, names: list[str], key: str, problems: list[str]) -> list[NamedMeasure]:
+    """The measures chosen by name that the comparison compares, each of which the input's run chose."""
+    chosen = (entry.aggregate.get("measures") or {}).get("names", [])
+    measures = []
+    for name in names:
+        try:
+            measure = parse(name, max_cutoff=ir_metrics.DEPTH)
+        except NameRefused as exc:
+            problems.append(f"{key}: {exc}")
+            continue
+        if measure.name != name or name not in chosen:
+            problems.append(f"{key}: the comparison compares {name!r}, which its run did not choose by that name "
+                            f"(it chose {chosen})")
+            continue
+        measures.append(measure)
+    return measures
+
+
+def recompute(inputs: dict[str, Input], split: str, names: list[str] | None = None) -> Recomputed:
+    """Each input's values, read from its rows (which stay on the input), keyed as `inputs` is: the default metrics,
+    and `names`, the measures chosen by name the comparison compares beside them."""
     problems: list[str] = []
     values: Values = {}
     query_ids: list[Any] | None = None
@@ -108,8 +129,10 @@ def recompute(inputs: dict[str, Input], split: str) -> Recomputed:
             problems.append(f"{key}: its rows list other queries, or another order, than {first}'s")
         if sha256_canonical(ids) != entry.receipt.get("split", {}).get("selected_ids_sha256"):
             problems.append(f"{key}: the rows' query ids do not hash to the receipt's selected_ids_sha256")
-        columns: dict[str, list[float]] = {metric: [] for metric in ir_metrics.KEYS}
+        measures = _chosen(entry, names or [], key, problems)
+        columns: dict[str, list[float]] = {metric: [] for metric in (*ir_metrics.KEYS, *(m.name for m in measures))}
         conventions = pinned_conventions(entry.dataset).conventions
+        top_k = int(entry.receipt.get("retrieval", {}).get("top_k", 10))
         for number, row in enumerate(rows, start=1):
             if (row.get("mode"), row.get("split")) != (entry.mode, split):
                 problems.append(f"{key}: row {number} is {row.get('mode')} {row.get('split')}")
@@ -125,6 +148,11 @@ def recompute(inputs: dict[str, Input], split: str) -> Recomputed:
                                 "do not give")
             for metric in ir_metrics.KEYS:
                 columns[metric].append(recomputed[metric])
+            for measure in measures:
+                try:
+                    columns[measure.name].append(chosen_value(measure, row, top_k, conventions))
+                except (ValueError, KeyError, TypeError) as exc:
+                    problems.append(f"{key}: row {number} ({row.get('query_id')}): {measure.name}: {exc!r}")
         values[key] = columns
     return Recomputed(values, query_ids, problems)
 
@@ -151,3 +179,9 @@ def read_comparison(path: Path, schema: str, check: str, report: Report) -> dict
     if not report.expect(check, found is None, f"the comparison matches {schema}.schema.json", "no violation", found):
         return None
     return document
+
+
+def chosen_names(document: dict[str, Any]) -> list[str]:
+    """The measures chosen by name a comparison compares: its `metrics` after the default ones."""
+    metrics = document.get("metrics")
+    return [m for m in metrics if m not in ir_metrics.KEYS] if isinstance(metrics, list) else []

@@ -87,7 +87,10 @@ def mean_problems(values: Values, stated: dict[str, Any], aggregates: dict[str, 
             interval = stated[key][metric]
             mean = paired_stats.exact_mean(column)
             low, high = paired_stats.interval(column, drawn)
-            if not (close(mean, interval["mean"]) and close(mean, aggregates[key].get("metrics", {}).get(metric))
+            stated_mean = aggregates[key].get("metrics", {}).get(metric,
+                                                                (aggregates[key].get("measures") or {}).get(
+                                                                    "means", {}).get(metric))
+            if not (close(mean, interval["mean"]) and close(mean, stated_mean)
                     and close(low, interval["ci_low"]) and close(high, interval["ci_high"])):
                 stated_values = [interval["mean"], interval["ci_low"], interval["ci_high"]]
                 wrong.append((key, metric, [mean, low, high], stated_values))

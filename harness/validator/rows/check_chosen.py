@@ -16,7 +16,9 @@ Row = dict[str, Any]
 NONE = "no measure was chosen by name beyond the default metrics"
 
 
-def _value(measure: NamedMeasure, row: Row, top_k: int, conventions: ir_metrics.Conventions) -> float:
+def chosen_value(measure: NamedMeasure, row: Row, top_k: int, conventions: ir_metrics.Conventions) -> float:
+    """A measure chosen by name, of the ranking its cutoff reaches: the row's up to top_k, its depth-100 ranking
+    beyond; 0 for a failed query or depth search."""
     if row["error"] is not None:
         return 0.0
     assert measure.k is not None
@@ -36,7 +38,7 @@ def _row_problem(row: Row, measures: list[NamedMeasure], top_k: int, conventions
         return f"query {row['query_id']}: the row states measures {sorted(stated)}, the run chose {names}"
     for measure in measures:
         try:
-            expected = _value(measure, row, top_k, conventions)
+            expected = chosen_value(measure, row, top_k, conventions)
         except ValueError as exc:
             return f"query {row['query_id']}: {measure.name}: {exc}"
         if not ir_metrics.close(expected, stated[measure.name]):
