@@ -9,10 +9,10 @@ from harness.publish.text.reading_notes import all_queries_note
 from harness.publish.text.report_text import (
     COMPARISON_DOES_NOT,
     COMPARISON_SUPPORTS,
-    METRIC_LABELS,
     SPLIT_LABELS,
     SPLIT_ORDER,
     interval,
+    metric_label,
     p_value,
     pair_label,
     signed,
@@ -28,7 +28,7 @@ def difference_table(document: dict[str, Any],
     for comparison in document["comparisons"]:
         for metric in document["metrics"]:
             stats = comparison["metrics"][metric]
-            cells = [label(comparison), METRIC_LABELS[metric], signed(stats["mean_difference"]),
+            cells = [label(comparison), metric_label(metric), signed(stats["mean_difference"]),
                      interval(stats["ci_low"], stats["ci_high"], sign=True), p_value(stats["randomization"]["p_value"]),
                      p_value(stats["t_test"]["p_value"]), p_value(stats["holm_p_value"]),
                      "significant" if stats["significant_after_holm"] else "not significant"]

@@ -15,9 +15,9 @@ from harness.publish.report.report_data import (
 )
 from harness.publish.text.latency_notes import contention_flag
 from harness.publish.text.report_text import (
-    METRIC_LABELS,
     SPLIT_LABELS,
     interval,
+    metric_label,
     number,
     optional,
     p_value,
@@ -40,7 +40,7 @@ def metrics_table(split: SplitData) -> Table:
     """Rows: metrics; columns: modes; a cell is the mean, then its 95% bootstrap interval when compared."""
     rows = []
     for metric in METRICS:
-        cells = [METRIC_LABELS[metric]]
+        cells = [metric_label(metric)]
         for mode in split.modes:
             mean = split.aggregate(mode)["metrics"][metric]
             if split.comparison is None:
@@ -90,7 +90,7 @@ def all_metrics_table(split: SplitData) -> Table | None:
     for comparison in split.comparison["comparisons"]:
         for metric in METRICS:
             stats = comparison["metrics"][metric]
-            rows.append([f"{pair_label(comparison)}, {METRIC_LABELS[metric]}", signed(stats["mean_difference"]),
+            rows.append([f"{pair_label(comparison)}, {metric_label(metric)}", signed(stats["mean_difference"]),
                          interval(stats["ci_low"], stats["ci_high"], sign=True),
                          p_value(stats["randomization"]["p_value"]), p_value(stats["holm_p_value"]),
                          wins_ties_losses(stats)])

@@ -8,6 +8,12 @@ METRIC_LABELS = {"ndcg_at_10": "nDCG@10", "recall_at_1": "Recall@1", "recall_at_
                  "recall_at_10": "Recall@10", "mrr_at_10": "MRR@10", "map_at_10": "MAP@10",
                  "success_at_1": "Success@1", "success_at_5": "Success@5", "success_at_10": "Success@10"}
 SPLIT_LABELS = {"calibration": "calibration", "heldout": "held-out", "all": "all queries"}
+
+
+def metric_label(metric: str) -> str:
+    """A default metric's label, or a measure chosen by name as ir_measures writes it (its own label)."""
+    return METRIC_LABELS.get(metric, metric)
+
 SPLIT_ORDER = ("heldout", "all", "calibration")
 MINUS = "\u2212"
 HOW_TO_READ = (
@@ -63,7 +69,7 @@ def verdict(comparison: dict[str, Any], split: str, metric: str = "ndcg_at_10") 
     stats = comparison["metrics"][metric]
     called = "significant" if stats["significant_after_holm"] else "not significant"
     return (f"{pair_label(comparison)} on {SPLIT_LABELS[split]}: {signed(stats['mean_difference'])} "
-            f"{METRIC_LABELS[metric]}, 95% CI {interval(stats['ci_low'], stats['ci_high'], sign=True)}, "
+            f"{metric_label(metric)}, 95% CI {interval(stats['ci_low'], stats['ci_high'], sign=True)}, "
             f"p = {p_value(stats['randomization']['p_value'])} (randomization; t-test "
             f"{p_value(stats['t_test']['p_value'])}), Holm-adjusted p = {p_value(stats['holm_p_value'])}: "
             f"{called} after Holm (\u03b1 = 0.05)")
@@ -105,7 +111,7 @@ def short_verdict(comparison: dict[str, Any], metric: str = "ndcg_at_10") -> tup
     """(the pair, its difference with interval and Holm-adjusted p, significant after Holm): a verdict in a list under
     the split it belongs to; the full statistics are in the comparison table."""
     stats = comparison["metrics"][metric]
-    return (pair_label(comparison), f"{signed(stats['mean_difference'])} {METRIC_LABELS[metric]}, 95% CI "
+    return (pair_label(comparison), f"{signed(stats['mean_difference'])} {metric_label(metric)}, 95% CI "
             f"{interval(stats['ci_low'], stats['ci_high'], sign=True)}, Holm-adjusted p = "
             f"{p_value(stats['holm_p_value'])}", bool(stats["significant_after_holm"]))
 

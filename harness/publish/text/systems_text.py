@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.publish.text.embedding_words import pair_models, run_embedding, several_fixtures, with_model
-from harness.publish.text.report_text import METRIC_LABELS, SPLIT_LABELS, interval, p_value, signed, verdict
+from harness.publish.text.report_text import SPLIT_LABELS, interval, metric_label, p_value, signed, verdict
 from harness.typed_commands import shown, validator_command
 
 DIRECTION_WORDS = {"a_greater": "higher", "a_less": "lower", "two_sided": "different"}
@@ -75,7 +75,7 @@ def hypothesis_line(document: dict[str, Any], family: dict[str, Any], number: in
     head = (f"declared in the freeze of {family['declared_by']} ({number + 1} of "
             f"{_hypotheses_word(len(family['members']))}, family-wise \u03b1 = {family['alpha']}): "
             f"\"{declared['statement']}\" against {declared['b']['system']['name']} "
-            f"{declared['b']['system']['version']} on {METRIC_LABELS[declared['metric']]}")
+            f"{declared['b']['system']['version']} on {metric_label(declared['metric'])}")
     if member["status"] == "exploratory":
         return (f"{head}, {declared['sided']}-sided {TEST_WORDS[declared['test']]}: exploratory "
                 f"({member['reason']})")
@@ -130,7 +130,7 @@ def superiority_claim(document: dict[str, Any], family: dict[str, Any], member: 
                 if several_fixtures(document) else "this fixture")
     return (f"On the {document['query_count']} held-out queries of the dataset, with {fixtures} and these frozen "
             f"configurations, {with_model(document, pair['a'])} ({_system(document, a_run)}) scores "
-            f"{DIRECTION_WORDS[member['declaration']['direction']]} {METRIC_LABELS[result['metric']]} than "
+            f"{DIRECTION_WORDS[member['declaration']['direction']]} {metric_label(result['metric'])} than "
             f"{with_model(document, pair['b'])} ({_system(document, b_run)}): {signed(result['mean_difference'])}, "
             "95% CI "
             f"{interval(stats['ci_low'], stats['ci_high'], sign=True)} (descriptive), {result['test_ran']}, p = "

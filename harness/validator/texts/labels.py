@@ -33,8 +33,13 @@ def split_of(text: str) -> str | None:
     return SPLITS[found.group(1).lower()] if found else None
 
 
+NAMED = re.compile(r"(nDCG|P|R|AP|RR|Success|Judged)(\(rel=[1-9][0-9]*\))?@[1-9][0-9]*")  # a measure chosen by name
+
+
 def metric_of(label: str) -> str | None:
-    return METRICS.get(label.strip())
+    """The field a label shows: a default metric's key, or a measure chosen by name, which is its own label."""
+    label = label.strip()
+    return METRICS.get(label, label if NAMED.fullmatch(label) else None)
 
 
 def pair_of(label: str) -> tuple[str, str] | None:
