@@ -35,7 +35,6 @@ from .bundle_words import (
     texts_recomputed,
     verdict_word,
 )
-from .core.declared import BUILTIN
 from .core.digests import sha256_file
 from .core.report import Report
 from .dataset.named import check_named
@@ -44,6 +43,7 @@ from .embedding.model_at_hand import offer_models
 from .options import ELIGIBLE, FAILED, NOT_VERIFIED
 from .pipeline import Inputs, validate, validate_comparison
 from .system.check_through_system import shared_replays
+from .system.replay_groups import system_of_its_own
 from .texts.check_texts import SUBJECT as TEXTS
 from .texts.check_texts import check_texts, texts_line
 
@@ -123,15 +123,15 @@ def carried_inputs(bundle: Path, options: BundleOptions) -> Iterator[Inputs]:
 
 
 def _own_systems(bundle: Path) -> list[Path]:
-    """The bundle's own aggregates of a system of its own (whose lanes the validator checks through the live system)."""
+    """The bundle's own aggregates of a system of its own (whose lanes the validator checks through the live system),
+    not a run file's (read again, never asked)."""
     own = []
     for aggregate, _ in _aggregates(bundle):
         try:
-            spec = json.loads(aggregate.read_bytes())["receipt"]["system"]["spec"]
+            receipt = json.loads(aggregate.read_bytes())["receipt"]
         except (OSError, ValueError, KeyError, TypeError):
             continue  # the aggregate's own validation names what is wrong with it
-        if spec != BUILTIN:
-            own.append(aggregate)
+        own += [aggregate] if system_of_its_own(receipt) is not None else []
     return own
 
 

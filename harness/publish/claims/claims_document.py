@@ -24,12 +24,17 @@ METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at
 
 
 def _table(aggregates: list[dict[str, Any]], split: str) -> list[str]:
+    """The split's results: the default metrics, then every measure a run of the split chose by name (n/a where a
+    run did not), the latency and the failures."""
     rows = [a for a in aggregates if a["split"] == split]
-    header = "| mode | queries | " + " | ".join(name for name, _ in METRICS) + " | p50 ms | p95 ms | failures |"
-    lines = [header, "|" + " --- |" * (len(METRICS) + 5)]
+    chosen = list(dict.fromkeys(name for a in rows for name in (a.get("measures") or {}).get("names", [])))
+    header = ("| mode | queries | " + " | ".join([name for name, _ in METRICS] + chosen)
+              + " | p50 ms | p95 ms | failures |")
+    lines = [header, "|" + " --- |" * (len(METRICS) + len(chosen) + 5)]
     for a in rows:
-        m = a["metrics"]
-        values = " | ".join(f"{m[key]:.4f}" if key in m else "n/a" for _, key in METRICS)  # @100: depth-100 rows
+        m, means = a["metrics"], (a.get("measures") or {}).get("means", {})
+        values = " | ".join([f"{m[key]:.4f}" if key in m else "n/a" for _, key in METRICS]  # @100: depth-100 rows
+                            + [f"{means[name]:.4f}" if name in means else "n/a" for name in chosen])
         lines.append(f"| {code(a['mode'])} | {inert(a['row_count'])} | {values} | {m['latency_ms']['p50']:.3f} | "
                      f"{m['latency_ms']['p95']:.3f} | {inert(m['failures'])} |")
     return lines

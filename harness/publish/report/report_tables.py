@@ -39,14 +39,19 @@ class Table:
 def metrics_table(split: SplitData) -> Table:
     """Rows: metrics; columns: modes; a cell is the mean, then its 95% bootstrap interval when compared."""
     rows = []
-    for metric in METRICS:
+    chosen = list(dict.fromkeys(name for mode in split.modes
+                                for name in (split.aggregate(mode).get("measures") or {}).get("names", [])))
+    for metric in (*METRICS, *chosen):  # the defaults, then each measure a run of the split chose by name
         cells = [metric_label(metric)]
         for mode in split.modes:
-            mean = split.aggregate(mode)["metrics"][metric]
-            if split.comparison is None:
+            aggregate = split.aggregate(mode)
+            mean = aggregate["metrics"].get(metric, (aggregate.get("measures") or {}).get("means", {}).get(metric))
+            stated = (split.comparison or {}).get("modes", {}).get(mode, {}).get(metric)
+            if mean is None:
+                cells.append("n/a")
+            elif stated is None:
                 cells.append(number(mean))
             else:
-                stated = split.comparison["modes"][mode][metric]
                 cells.append(f"{number(mean)} {interval(stated['ci_low'], stated['ci_high'])}")
         rows.append(cells)
     what = "mean [95% paired-bootstrap interval]" if split.comparison is not None else "mean (no comparison yet)"

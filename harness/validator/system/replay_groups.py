@@ -22,14 +22,15 @@ from .check_through_system import shared_replays
 Places = tuple[Path | None, Path | None, Path | None]  # store, fixture, system source
 
 
-def _system_of_its_own(receipt: Any) -> str | None:
-    """The receipt's system source digest when it is a system of its own; None for the built-in one or a receipt of
-    another shape (its own validation names what is wrong)."""
+def system_of_its_own(receipt: Any) -> str | None:
+    """The receipt's system source digest when it is a system of its own; None for the built-in one, a run file's
+    (read again, never asked) or a receipt of another shape (its own validation names what is wrong)."""
     try:
         spec, digest = receipt["system"]["spec"], receipt["system"]["source"]["sha256"]
-    except (KeyError, TypeError):
+        ranking = receipt["system"]["declarations"].get("ranking")
+    except (KeyError, TypeError, AttributeError):
         return None
-    return digest if spec != BUILTIN and isinstance(digest, str) else None
+    return digest if spec != BUILTIN and ranking is None and isinstance(digest, str) else None
 
 
 def replay_groups(aggregates: Sequence[tuple[Path, Path | None]], fixture: Path | None,
@@ -42,7 +43,7 @@ def replay_groups(aggregates: Sequence[tuple[Path, Path | None]], fixture: Path 
             receipt = load_file(aggregate).get("receipt")
         except (OSError, StrictJSONError, AttributeError):
             continue
-        digest = _system_of_its_own(receipt)
+        digest = system_of_its_own(receipt)
         if digest is None:
             continue
         places = read_places(home or aggregate.parent)

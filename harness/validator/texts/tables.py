@@ -34,7 +34,10 @@ def _value(aggregate: dict[str, Any], column: str) -> tuple[bool, list[Any]]:
     if column in LATENCY:
         return True, [metrics["latency_ms"][LATENCY[column]]]
     key = metric_of(column)
-    return (True, [metrics.get(key)]) if key is not None else (False, [])
+    if key is None:
+        return False, []
+    chosen = (aggregate.get("measures") or {}).get("means", {})  # a measure the run chose by name, else no value
+    return True, [metrics[key] if key in metrics else chosen.get(key)]
 
 
 def _mode_rows(tally: Tally, table: Block, split: str | None, facts: Facts) -> None:
@@ -95,9 +98,10 @@ def _metric_rows(tally: Tally, table: Block, split: str | None, facts: Facts) ->
             if aggregate is None:
                 tally.missing(row.line, f"the {mode} column of the metrics table of {split}")
                 continue
-            expected = [aggregate["metrics"][key]]
-            if comparison is not None and mode in comparison["modes"]:
-                stated = comparison["modes"][mode][key]
+            chosen = (aggregate.get("measures") or {}).get("means", {})  # a measure chosen by name, or no value
+            expected = [aggregate["metrics"][key] if key in aggregate["metrics"] else chosen.get(key)]
+            stated = (comparison or {}).get("modes", {}).get(mode, {}).get(key)
+            if stated is not None and expected[0] is not None:
                 expected += [stated["ci_low"], stated["ci_high"]]
             shown = _figures(tally, row, cell, f"{mode} {split} {row.cells[0]}")
             if shown is not None:
