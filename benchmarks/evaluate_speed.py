@@ -1,4 +1,5 @@
-"""`python -m benchmarks.evaluate_speed [--archive ZIP] [--rounds R] [--fresh F] [--keep DIR] [--out FILE]`: the
+"""`python -m benchmarks.evaluate_speed [--archive ZIP] [--corpus FIXTURE] [--rounds R] [--fresh F] [--keep DIR]
+[--out FILE]`: the
 harness's `evaluate` against ranx's `evaluate` and pytrec_eval on one run, side by side.
 
 The run: bm25s's top 100 for every SciFact test query (300; `fixtures/bm25_run.py`), written as a TREC run file and
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import harness
+from benchmarks.evaluate_cli import Arm, calibration_inputs, cli_arms
 from fixtures.bm25_run import bm25_run
 from harness.corpus.contract import scifact_contract
 from harness.corpus.dataset import load_dataset
@@ -127,7 +129,9 @@ def _largest_difference(found: dict[str, float], ours: dict[str, float]) -> floa
     return max(abs(found[name] - ours[name]) for name in ours)
 
 
-def measure(files: dict[str, Path], rounds: int, fresh: int) -> dict[str, Any]:
+def measure(files: dict[str, Path], rounds: int, fresh: int, cli: dict[str, Arm] | None = None,
+            cli_means: dict[str, float] | None = None) -> dict[str, Any]:
+    """`cli`: the command-line arms (evaluate_cli.py), each held to `cli_means` (the calibration queries')."""
     arms, results = warm_arms(files), {}
     ours = arms["harness.evaluate (dicts)"]()
     first: dict[str, float] = {}
@@ -144,10 +148,11 @@ def measure(files: dict[str, Path], rounds: int, fresh: int) -> dict[str, Any]:
             times[name].append(time.perf_counter() - started)
     for name, calls in times.items():
         results[name].update(median_ms=statistics.median(calls) * 1000, min_ms=min(calls) * 1000)
-    commands = fresh_arms(files)
+    commands: dict[str, Arm] = {name: (command, json.loads) for name, command in fresh_arms(files).items()}
+    commands.update(cli or {})
     spent: dict[str, list[float]] = {name: [] for name in commands}
     for number in range(fresh + 1):
-        for name, command in list(commands.items())[:: 1 if number % 2 == 0 else -1]:
+        for name, (command, means_of) in list(commands.items())[:: 1 if number % 2 == 0 else -1]:
             env = {**os.environ, "PYTHONPATH": str(ROOT)}
             started = time.perf_counter()
             done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, check=False)
@@ -156,8 +161,10 @@ def measure(files: dict[str, Path], rounds: int, fresh: int) -> dict[str, Any]:
                 raise SystemExit(f"{name} failed: {done.stderr[-2000:]}")
             if number > 0:  # the first round is untimed: caches warmed
                 spent[name].append(taken)
-            results.setdefault(name, {"form": "fresh process"})["difference"] = _largest_difference(
-                json.loads(done.stdout), ours) if done.stdout.strip() else None
+            expected = cli_means if cli is not None and name in cli else ours
+            said = means_of(done.stdout) if done.stdout.strip() else None
+            results.setdefault(name, {"form": "fresh process"})["difference"] = None if said is None or not \
+                expected else _largest_difference(said, {key: expected[key] for key in said})
     for name, processes in spent.items():
         results[name].update(median_s=statistics.median(processes), min_s=min(processes))
     return results
@@ -183,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", type=int, default=5, help="timed fresh processes of each tool (default 5)")
     parser.add_argument("--keep", type=Path, default=None, help="write the run and qrels files here, and keep them")
     parser.add_argument("--out", type=Path, default=None, help="also write the figures as JSON")
+    parser.add_argument("--corpus", type=Path, default=None,
+                        help="the SciFact fixture (work-dir/scifact-corpus.json): also time `scifact-harness evaluate "
+                             "RUN_FILE` as a user types it, beside ranx on the same calibration queries")
     args = parser.parse_args(argv)
     if args.archive is None or not Path(args.archive).is_file():
         parser.error("pass --archive (the SciFact zip) or set $SCIFACT_ARCHIVE")
@@ -190,7 +200,11 @@ def main(argv: list[str] | None = None) -> int:
         directory = args.keep or Path(scratch)
         directory.mkdir(parents=True, exist_ok=True)
         files = write_inputs(Path(args.archive), directory)
-        results = measure(files, args.rounds, args.fresh)
+        cli, cli_means = None, None
+        if args.corpus is not None:
+            qrels, cli_means = calibration_inputs(Path(args.archive), files["run.trec"], directory)
+            cli = cli_arms(files["run.trec"], args.corpus, Path(args.archive), directory, qrels)
+        results = measure(files, args.rounds, args.fresh, cli, cli_means)
     print(table(results))
     print(f"300 queries, 100 documents each, {len(NAMES)} measures; load average {os.getloadavg()[0]:.2f} on "
           f"{os.cpu_count()} cores; Python {sys.version.split()[0]}")

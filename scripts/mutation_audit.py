@@ -30,9 +30,10 @@ from queue import Queue
 from mutations import MUTATIONS as DECISIONS
 from mutations import Mutation
 from mutations_publisher import MUTATIONS_PUBLISHER
+from mutations_run_files import MUTATIONS_RUN_FILES
 from mutations_texts import MUTATIONS_TEXTS
 
-MUTATIONS = DECISIONS + MUTATIONS_TEXTS + MUTATIONS_PUBLISHER
+MUTATIONS = DECISIONS + MUTATIONS_TEXTS + MUTATIONS_PUBLISHER + MUTATIONS_RUN_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")

@@ -253,7 +253,7 @@ MUTATIONS: tuple[Mutation, ...] = (
              "if modes.mode(mode).fusion and result.lanes:", RULES),
     Mutation("SP11", P + "rules.py", 'fusion["method"] == "rrf" and result.score <= 0',
              'fusion["method"] == "rrf" and result.score < 0', RULES),
-    Mutation("SP12", P + "loading.py", "set(offered) <= set(MODES)", "set(offered) >= set(MODES)",
+    Mutation("SP12", P + "loading.py", "set(offered) <= set(SEARCHED)", "set(offered) >= set(SEARCHED)",
              ("test_eval/test_plugin_system.py",)),
 
     # the settled-file rule, the held-out record's checks, the installed identity, the bundle's manifest and carried
