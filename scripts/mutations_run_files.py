@@ -23,8 +23,9 @@ MUTATIONS_RUN_FILES: tuple[Mutation, ...] = (
     Mutation("VR06", V + "core/modes.py", "    return DESCENDING if mode in LANES and not LANES[mode] else ASCENDING",
              "    return ASCENDING", RUN_FILE + TINY),
     Mutation("VR07", V + "ranking/run_file.py", "        if len(parts) != 6:", "        if len(parts) < 5:", RUN_FILE),
-    Mutation("VR08", "harness/systems/runfile/formats.py", "        earlier = seen.setdefault((query, document), number)\n"
-             "        if earlier != number:", "        earlier = number\n        if earlier != number:", TINY),
+    Mutation("VR08", "harness/systems/runfile/formats.py",
+             "        earlier = seen.setdefault((query, document), number)\n        if earlier != number:",
+             "        earlier = number\n        if earlier != number:", TINY),
     Mutation("VR09", "harness/systems/runfile/formats.py", "        if query not in self.queries:",
              "        if False:", TINY),
     Mutation("VN01", V + "rows/check_chosen.py", "    if measure.k <= top_k:", "    if True:", CHOSEN),

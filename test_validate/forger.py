@@ -20,7 +20,7 @@ from harness.evaluation.receipts.artifacts import rows_bytes
 from harness.hashing import sha256_bytes, sha256_canonical
 from harness.systems.builtin.store.manifest import part_digests
 
-from .support import Json, Row, RunCopy, history_rows, rechain_history
+from .support import Json, Row, RunCopy, history_rows, rechain_history, rewrite_history
 
 MIN_GAP = 1e-3  # forgeries move documents between scores at least this far apart: never a rounding tie
 MEASURES = Conventions.declared(tiny_contract().measures)
@@ -65,7 +65,8 @@ def reseal_search_receipts(copy: RunCopy, mode: str, split: str, **fields: str) 
 
 
 def reseal_config(copy: RunCopy, mode: str, split: str, change: Callable[[Json], object]) -> Path:
-    """The run's configuration changed, its digest recomputed where the receipt and every search receipt state it."""
+    """The run's configuration changed, its digest recomputed where the receipt and every search receipt state it,
+    and where the run ledger's run-started event binds it (rebind_event)."""
     config = copy.aggregate(mode, split)["receipt"]["retrieval"]["config"]
     change(config)
     digest = sha256_canonical(config)
@@ -74,7 +75,22 @@ def reseal_config(copy: RunCopy, mode: str, split: str, change: Callable[[Json],
     def reseal(receipt: Json) -> None:
         receipt["retrieval"].update(config=config, config_sha256=digest)
         receipt["system"]["configuration_sha256"] = digest
-    return copy.edit_receipt(mode, split, reseal)
+    copy.edit_receipt(mode, split, reseal)
+    return rebind_event(copy, mode, split, configuration_sha256=digest)
+
+
+def rebind_event(copy: RunCopy, mode: str, split: str, **fields: str) -> Path:
+    """The run ledger rewritten, whole chain, with `fields` set in the run's run-started event, and the receipt's
+    recorded digest of that event following (the events before it keep theirs)."""
+    store = copy.scratch / "store"
+    if not store.is_dir():
+        store = copy.copy_store()
+    position = copy.aggregate(mode, split)["receipt"]["ledger"]["run_started"]["position"]
+    events = [json.loads(text) for _, text, _, _ in history_rows(store)]
+    events[position - 1].update(fields)
+    rechain_history(store, events)
+    digest = {row[0]: row[3] for row in history_rows(store)}[position]
+    return copy.edit_receipt(mode, split, lambda r: r["ledger"]["run_started"].update(digest=digest))
 
 
 def reseal_store(copy: RunCopy, store: Path, mode: str, split: str) -> Path:
@@ -198,3 +214,25 @@ def rebind_source(copy: RunCopy, mode: str, split: str) -> Path:
     rechain_history(store, events)
     digest = {row[0]: row[3] for row in history_rows(store)}[position]
     return copy.edit_receipt(mode, split, lambda r: r["ledger"]["run_started"].update(digest=digest))
+
+
+def rechain_without(copy: RunCopy, mode: str, split: str, drop: Callable[[Json], bool]) -> Path:
+    """The run ledger rewritten without the events `drop` picks (and their runs), chained again by the rule, and the
+    receipt of `mode` `split` following its run's and its freeze's new positions and digests: a careful forger's
+    history, consistent everywhere but in what it no longer holds."""
+    store = copy.scratch / "store"
+    if not store.is_dir():
+        store = copy.copy_store()
+    rewrite_history(store, lambda event: not drop(event))
+    receipt = copy.aggregate(mode, split)["receipt"]
+    events = [(position, json.loads(text), digest) for position, text, _, digest in history_rows(store)]
+
+    def place(match: Callable[[Json], bool]) -> dict[str, Any]:
+        position, _, digest = next(entry for entry in events if match(entry[1]))
+        return {"position": position, "digest": digest}
+
+    started = place(lambda e: e["event"] == "run-started" and e["run_id"] == receipt["run"]["run_id"])
+    frozen = None if receipt.get("freeze") is None else place(
+        lambda e: e["event"] == "freeze" and e["freeze_sha256"] == receipt["freeze"]["sha256"])
+    return copy.edit_receipt(mode, split, lambda r: r["ledger"].update(
+        run_started=started, **({} if frozen is None else {"freeze": frozen})))

@@ -428,7 +428,7 @@ VIOLATIONS: dict[str, Violation] = {
     "config.frozen_baseline": _config("fts_only", "calibration", lambda c: c.update(sparse_weight=0.5)),
     "config.top_k": _receipt("fts_only", "calibration", lambda r: r["retrieval"].update(top_k=5)),
     "freeze": Violation(_freeze_missing).unreached("freeze.schema", "freeze.digest", "freeze.recorded",
-                                                   "freeze.match"),
+                                                   "freeze.match", "history.trials"),
     "freeze.schema": _freeze_record(_without_search_config, reseal=False).unreached(
         "freeze.digest", "freeze.recorded", "freeze.match"),
     "freeze.digest": _freeze_record(_created_later, reseal=False),
@@ -438,9 +438,15 @@ VIOLATIONS: dict[str, Violation] = {
     "freeze.history": _from_mutation(mutations.freeze_event_position_edited),
     "heldout.record": _receipt("fts_only", "heldout", lambda r: r["heldout_looks"].update(
         looks_before=r["heldout_looks"]["looks_before"] + 1)),
-    "ledger.file": _from_mutation(mutations.ledger_missing).unreached("ledger.chain", "ledger.run", "freeze.history"),
+    "ledger.file": _from_mutation(mutations.ledger_missing).unreached("ledger.chain", "ledger.run", "freeze.history",
+                                                                      "history.trials"),
     "ledger.chain": _from_mutation(mutations.ledger_event_edited),
     "ledger.run": _from_mutation(mutations.run_sequence_edited),
+    # a careful forger's history: the hybrid calibration run removed, the rest chained again and the held-out
+    # receipt's recorded positions following, so that only the freeze's count of calibration runs objects
+    "history.trials": Violation(lambda copy: forger.rechain_without(
+        copy, "fts_only", "heldout",
+        lambda event: event.get("run_id") == copy.aggregate("hybrid", "calibration")["receipt"]["run"]["run_id"])),
     "executable.interpreter": _from_mutation(mutations.interpreter_digest_changed),
     "source.harness": _source(lambda source: source["harness"].update(sha256=OTHER_DIGEST)),
     "source.git": _source(lambda source: source["git"].update(available=True, commit="0" * 40)),

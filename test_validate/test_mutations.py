@@ -357,9 +357,11 @@ MUTATIONS = [
     Mutation("corpus-hash-swapped", corpus_hash_swapped, ("corpus.fixture",)),
     Mutation("config-edited-calibration", config_edited("calibration"), ("config.sha256",)),
     Mutation("config-edited-heldout", config_edited("heldout"), ("config.sha256", "freeze.match")),
+    # the ledger's run-started event bound the configuration digest the receipt now misstates (ledger.run); the
+    # depth-100 lists were fused at the run's rrf_k, not the edited one (replay.depth)
     Mutation("config-edited-digest-updated-heldout", config_edited_digest_updated,
-             ("freeze.match", "rows.search_receipts", "rows.fusion", "heldout.record"),
-             frozenset({"replay.depth"})),  # the depth-100 lists were fused at the run's rrf_k, not the edited one
+             ("freeze.match", "rows.search_receipts", "rows.fusion", "heldout.record", "ledger.run"),
+             frozenset({"replay.depth"})),
     Mutation("config-unknown-field", unknown_config_field, ("aggregate.schema",)),
     # one changed bit of a stored vector may or may not change a float32 score, by the vectors this machine embedded
     Mutation("store-stale", stale_store, ("store.parts", "store.live"), frozenset({"store.vectors", "replay.dense"})),

@@ -27,12 +27,12 @@ def errors(instance: Any, name: str) -> list[str]:
             for e in Draft202012Validator(schema(name)).iter_errors(instance)]
 
 
-def test_the_eight_schemas_are_shipped() -> None:
+def test_the_nine_schemas_are_shipped() -> None:
     assert [p.name for p in SCHEMA_FILES] == ["aggregate.schema.json", "comparison.schema.json",
                                               "corpus-fixture.schema.json",
                                               "freeze.schema.json", "query-row.schema.json",
                                               "store-manifest.schema.json", "store-mapping.schema.json",
-                                              "systems-comparison.schema.json"]
+                                              "sweep.schema.json", "systems-comparison.schema.json"]
 
 
 @pytest.mark.parametrize("path", SCHEMA_FILES, ids=[p.name for p in SCHEMA_FILES])

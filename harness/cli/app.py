@@ -15,7 +15,8 @@ __all__ = ["build_parser", "main"]
 
 HANDLERS = {"build": "harness.cli.commands:run_build", "run": "harness.cli.commands:run_evaluation",
             "evaluate": "harness.cli.evaluate_command:run",
-            "freeze": "harness.cli.commands:run_freeze", "replay": "harness.cli.commands:run_replay",
+            "freeze": "harness.cli.commands:run_freeze", "sweep": "harness.cli.sweep_command:run",
+            "replay": "harness.cli.commands:run_replay",
             "new-system": "harness.cli.scaffold.new_system:run", "compare": "harness.cli.publish_commands:run_compare",
             "export": "harness.cli.publish_commands:run_export", "report": "harness.cli.publish_commands:run_report",
             "bundle": "harness.cli.publish_commands:run_bundle", "contract": "harness.cli.contract_command:run"}

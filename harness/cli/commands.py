@@ -34,9 +34,11 @@ from harness.evaluation.run_split import Evaluation, check_fixture_contract, off
 from harness.evaluation.system_replay import replay, replay_all
 from harness.fixture.build import archive_name, build_fixture
 from harness.fixture.corpus_fixture import load_fixture
+from harness.systems.builtin.config.overrides import load_config
 from harness.systems.builtin.config.search_config import SearchConfig
+from harness.systems.names import BUILTIN
 from harness.systems.plugin.location import locate
-from harness.systems.registry.select import make_builder
+from harness.systems.registry.select import SystemSpecError, make_builder
 from harness.typed_commands import harness_command, shown
 from harness.validator.stored import Options, Subject, validate_stored
 
@@ -46,11 +48,23 @@ def system_options(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
 
 
 def system_choice(args: argparse.Namespace) -> SystemChoice:
-    """Where the system's module lies, found before any work (a module found nowhere ends here, with the fix)."""
+    """Where the system's module lies, found before any work (a module found nowhere ends here, with the fix), and the
+    built-in system's configuration file (--config), checked as a path."""
     for given in args.system_path or ():
         cli_paths.existing_directory("--system-path", given)
+    config = getattr(args, "config", None)
+    if config is not None:
+        if args.system != BUILTIN:
+            raise SystemSpecError(f"--config sets the built-in system's parameters; {args.system!r} takes its "
+                                  "configuration from its own code (its options and files): leave --config out")
+        cli_paths.input_file("--config", config, "pass a JSON file of the built-in system's overrides")
     candidates = args.system_path or [Path.cwd()]
-    return SystemChoice(args.system, locate(args.system, candidates, "--system", "--system-path DIR"))
+    return SystemChoice(args.system, locate(args.system, candidates, "--system", "--system-path DIR"), config)
+
+
+def search_config(choice: SystemChoice) -> SearchConfig:
+    """The built-in system's configuration: the defaults, with the --config file's overrides (each bad one named)."""
+    return SearchConfig() if choice.config is None else load_config(choice.config)
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -97,7 +111,8 @@ def run_evaluation(args: argparse.Namespace) -> int:
     evaluation = Evaluation(corpus=args.corpus, store_dir=args.store_dir, output_dir=args.output_dir,
                             split=args.split, modes=modes, replace=args.replace, argv=tuple(sys.argv),
                             system=args.system, system_options=system_options(args),
-                            system_directory=choice.directory, measures=tuple(args.measure or ()))
+                            system_directory=choice.directory, measures=tuple(args.measure or ()),
+                            config=search_config(choice))
     return evaluate_split(args, evaluation, choice)
 
 
@@ -140,7 +155,7 @@ def run_freeze(args: argparse.Namespace) -> int:
     fixture = load_fixture(args.corpus)
     contract = fixture_contract(fixture, args.dataset, args.contract)
     check_fixture_contract(fixture, contract)
-    system = make_builder(contract.namespace, SearchConfig(), args.system, dict(system_options(args)),
+    system = make_builder(contract.namespace, search_config(choice), args.system, dict(system_options(args)),
                           directory=choice.directory).open(fixture, args.store_dir)
     modes = offered_modes(None if args.mode == "all" else (args.mode,), system.modes, args.system)
     frozen = freeze_configuration(fixture=fixture, system=system, contract=contract,

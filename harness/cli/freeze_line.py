@@ -1,4 +1,5 @@
-"""The line a freeze ends with: where the record is, its modes, the source it binds and the store's history position.
+"""The line a freeze ends with: where the record is, its modes, the source it binds, the store's history position and
+how many configurations tried on calibration it was chosen from.
 The harness's source is named as the record holds it: an installed harness by its distribution (name, version, the
 digest of the files its RECORD lists), a clone or an editable install by its git commit; a system of its own also by
 the state of its own source tree, when the record holds one."""
@@ -6,6 +7,7 @@ the state of its own source tree, when the record holds one."""
 from pathlib import Path
 from typing import Any
 
+from harness.publish.text.trials_words import trials_phrase
 from harness.systems.names import BUILTIN
 from harness.typed_commands import shown
 
@@ -32,6 +34,7 @@ def system_source(record: dict[str, Any]) -> str:
 
 def frozen_line(path: Path, record: dict[str, Any], position: int) -> str:
     source = record["source"]
+    trials = record.get("calibration_trials")
     return (f"frozen: {shown(path)} ({record['freeze_sha256']}); modes {', '.join(record['modes'])}; "
             f"source {harness_source(source)}{system_source(record)} ({source['dirty_state_policy']}); "
-            f"run ledger position {position}")
+            f"run ledger position {position}" + (f"; {trials_phrase(trials)}" if trials else ""))

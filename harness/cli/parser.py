@@ -10,7 +10,7 @@ from harness.cli.parsing.errors import Parser
 from harness.cli.parsing.hypothesis import add_hypothesis_options
 from harness.cli.parsing.paths import path_argument, text_argument
 from harness.cli.parsing.subcommands import Commands, command
-from harness.cli.parsing.system import system_option
+from harness.cli.parsing.system import config_option, system_option
 from harness.cli.scaffold import new_system
 from harness.cli.version import VersionAction
 from harness.corpus.deadline import DEADLINE_VARIABLE
@@ -30,6 +30,7 @@ The order of a publishable result (each step refuses to run out of turn, and
 ends by printing the next command):
   build                    the corpus fixture: documents, queries, vectors
   run --split calibration  choose the configuration on calibration queries
+                           (sweep: a grid of configurations, each counted)
   freeze                   record it (commit first); held-out runs match it
   run --split heldout      the held-out queries, once per mode and store
   compare                  paired statistics of the modes, or of systems
@@ -84,6 +85,7 @@ def add_run_parser(commands: Commands) -> None:
     run.add_argument("--mode", choices=(*MODES, "all"), default="all", help="default: every mode the system offers")
     system_option(run)
     measure_option(run)
+    config_option(run)
     run.add_argument("--replace", action="store_true",
                      help="move earlier artifacts of the same mode and split to OUTPUT/superseded/ first")
     run.add_argument("--no-validate", action="store_true",
@@ -138,6 +140,7 @@ def add_freeze_parser(commands: Commands) -> None:
     freeze.add_argument("--mode", choices=(*MODES, "all"), default="all",
                         help="modes to freeze (default: every mode the system offers)")
     system_option(freeze)
+    config_option(freeze)
     freeze.add_argument("--allow-dirty", action="store_true",
                         help="freeze a work tree with uncommitted changes (recorded; not eligible for a claim)")
     freeze.add_argument("--replace", action="store_true",
@@ -149,6 +152,25 @@ def add_freeze_parser(commands: Commands) -> None:
                         help="the dataset's zip, placed for the validator of later steps (a --contract's own zip "
                              "beside it is found without it)")
     add_hypothesis_options(freeze)
+
+
+def add_sweep_parser(commands: Commands) -> None:
+    sweep = command(commands, "sweep", "evaluate every configuration of a declared grid on the calibration split, "
+                                       "each counted in the store's run ledger")
+    sweep.add_argument("--grid", type=path_argument, required=True, metavar="GRID",
+                       help='the grid as JSON: {"parameters": {"rrf_k": [20, 40, 60], "lexical.k1": [0.9, 1.2]}} '
+                            "(lexical.k1, lexical.b, rrf_k, hybrid_candidate_depth; at most 100 configurations)")
+    sweep.add_argument("--corpus", type=path_argument, required=True, help="corpus fixture JSON (from `build`)")
+    add_dataset_option(sweep, building=False)
+    sweep.add_argument("--store-dir", type=path_argument, required=True,
+                       help="the store the chosen configuration is then run and frozen in: its run ledger records "
+                            "every configuration tried")
+    sweep.add_argument("--output-dir", type=path_argument, required=True,
+                       help="where the sweep's file and its configurations' files go")
+    sweep.add_argument("--mode", choices=(*MODES, "all"), default="all", help="default: every mode the system offers")
+    system_option(sweep)
+    sweep.add_argument("--archive", type=path_argument, default=None, metavar="ZIP",
+                       help="the dataset's zip, placed for the validator of later steps (as for run)")
 
 
 def add_replay_parser(commands: Commands) -> None:
@@ -189,12 +211,13 @@ def build_parser(prog: str = "scifact-harness") -> Parser:
     parser.add_argument("--version", action=VersionAction, help="print the version and the harness source digest")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     help="build, run, evaluate, freeze, bundle, replay, compare, report, "
-                                          "export, new-system or contract")
+                                     help="build, run, sweep, evaluate, freeze, bundle, replay, compare, "
+                                          "report, export, new-system or contract")
     add_build_parser(commands)
     add_run_parser(commands)
     add_evaluate_parser(commands)
     add_freeze_parser(commands)
+    add_sweep_parser(commands)
     add_replay_parser(commands)
     publish_parsers.add_all(commands)
     new_system.add_parser(commands)

@@ -109,17 +109,18 @@ class SystemChoice:
 
     spec: str = BUILTIN
     directory: Path | None = None
+    config: Path | None = None  # the built-in system's configuration overrides (--config FILE)
 
     def cli(self) -> list[str]:
         if self.spec == BUILTIN:
-            return []
+            return [] if self.config is None else ["--config", shown(self.config)]
         return ["--system", self.spec, *(["--system-path", shown(self.directory)] if self.directory else [])]
 
     def pytest(self) -> list[str]:
         """Each option with '=': pytest picks its rootdir from the command line before it knows a plugin's options,
         so a value written after a space would be taken for a test path."""
         if self.spec == BUILTIN:
-            return []
+            return [] if self.config is None else [f"--scifact-config={shown(self.config)}"]
         return [f"--scifact-system={self.spec}",
                 *([f"--scifact-system-path={shown(self.directory)}"] if self.directory else [])]
 

@@ -161,7 +161,8 @@ def run_mode(*, mode: str, split: str, fixture: CorpusFixture, contract: Contrac
         started_at = _now()
         source = provenance.harness_source()  # the source state at the start, bound by the run-started event
         ticket = ledger.begin_run(state, system.namespace, mode, split, selected, started_at,
-                                  source_sha256=sha256_canonical(source), freeze_sha256=gated)
+                                  source_sha256=sha256_canonical(source), freeze_sha256=gated,
+                                  configuration_sha256=system.identity().configuration_sha256)
         try:
             look = None if gated is None else _record_look(fixture, contract, system, mode, split, gated,
                                                            ticket.run_id)

@@ -113,31 +113,30 @@ def scifact_store(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture") 
     """The built-in system's store, built once (the store's own lock makes concurrent xdist workers wait and then reuse
     it): in the store dir when the built-in system is under test, else in the built-in system's own
     (options.builtin_store_dir). A store directory of another system's is refused."""
-    from harness.systems.builtin.config.search_config import LexicalConfig
     from harness.systems.builtin.store.store import build_store
     from harness.systems.registry.store_owner import claim
 
     directory = options.builtin_store_dir(pytestconfig)
     try:
         claim(directory, "builtin", options.SYSTEM)
+        lexical = options.search_config(pytestconfig).lexical  # --scifact-config's, with the built-in system only
     except HarnessError as exc:
         raise failed(exc) from None
-    store, _ = build_store(directory, scifact_corpus, options.session_contract(pytestconfig).namespace,
-                           LexicalConfig())
+    store, _ = build_store(directory, scifact_corpus, options.session_contract(pytestconfig).namespace, lexical)
     return store
 
 
 @pytest.fixture(scope="session")
 def scifact_system(pytestconfig: pytest.Config, scifact_corpus: "CorpusFixture") -> "SystemUnderTest":
     """The system under test (--scifact-system), built once from the real fixture in the store dir."""
-    from harness.systems.builtin.config.search_config import SearchConfig
     from harness.systems.registry.select import make_builder
 
     choice = pytestconfig.stash[CHOICE]
     try:
         uri = pytestconfig.getoption(options.MILVUS_URI)
-        builder = make_builder(options.session_contract(pytestconfig).namespace, SearchConfig(), choice.spec,
-                               {"uri": uri} if uri else None, directory=choice.directory, option=options.SYSTEM)
+        builder = make_builder(options.session_contract(pytestconfig).namespace, options.search_config(pytestconfig),
+                               choice.spec, {"uri": uri} if uri else None, directory=choice.directory,
+                               option=options.SYSTEM)
         system, _ = builder.build(scifact_corpus, options.store_dir(pytestconfig))
     except HarnessError as exc:
         raise failed(exc) from None

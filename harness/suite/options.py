@@ -6,6 +6,7 @@ refused, harness.suite.system_choice)."""
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,6 +14,9 @@ from harness.cli.parsing.dataset import own_contract
 from harness.corpus.contract import DEFAULT_DATASET, Contract, artifact_dataset, contract_named, dataset_names
 from harness.embedding.embedders.backends import BACKENDS
 from harness.errors import HarnessError
+
+if TYPE_CHECKING:  # the plugin reads its options at every session's start; the built-in system only when needed
+    from harness.systems.builtin.config.search_config import SearchConfig
 
 ARCHIVE = "--scifact-archive"
 DATASET = "--scifact-dataset"
@@ -30,6 +34,8 @@ REQUIRE_RECEIPTS = "--scifact-require-receipts"
 COMPARE_RUN = "--scifact-compare-run"
 NO_PROGRESS = "--scifact-no-progress"
 QUALITY_BAR = "--scifact-quality-bar"
+CONFIG = "--scifact-config"
+SWEEP = "--scifact-sweep"
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -74,6 +80,12 @@ def add_options(parser: pytest.Parser) -> None:
                          "`scifact-harness compare --run` does, into the output dir")
     group.addoption(NO_PROGRESS, action="store_true",
                     help="no progress while embedding (a bar on a terminal, lines in a log)")
+    group.addoption(CONFIG, default=None, metavar="FILE",
+                    help="the built-in system's configuration overrides as JSON, e.g. {\"rrf_k\": 40, \"lexical\": "
+                         "{\"k1\": 1.2}} (one a sweep wrote); default: none")
+    group.addoption(SWEEP, default=None, metavar="GRID",
+                    help="-m sweep: the grid of the built-in system's configurations to evaluate on calibration, "
+                         "each counted in the store's run ledger (as `scifact-harness sweep --grid GRID`)")
     group.addoption(QUALITY_BAR, action="append", default=[], metavar="MODE=VALUE",
                     help="-m final: a quality bar for the system under test: the all-query nDCG@10 of MODE must be at "
                          "least VALUE (repeatable); without one, a system other than the built-in one has no bar and "
@@ -83,7 +95,7 @@ def add_options(parser: pytest.Parser) -> None:
 # the options that take a value: written after a space, pytest reads that value as a test path when it chooses its
 # rootdir (harness.suite.system_choice.check_rootdir)
 VALUED = (ARCHIVE, DATASET, CONTRACT, WORK_DIR, EMBEDDER, MODEL, STORE_DIR, OUTPUT_DIR, SYSTEM, SYSTEM_PATH, MILVUS_URI,
-          COMPARE_RUN, QUALITY_BAR)
+          COMPARE_RUN, QUALITY_BAR, CONFIG, SWEEP)
 
 
 def work_dir(config: pytest.Config) -> Path:
@@ -157,3 +169,18 @@ def builtin_store_dir(config: pytest.Config) -> Path:
 
 def output_dir(config: pytest.Config) -> Path:
     return Path(config.getoption(OUTPUT_DIR) or work_dir(config) / _per_system(config, "results")).resolve()
+
+
+def given_path(config: pytest.Config, option: str) -> Path | None:
+    """A path option's value as typed, relative to where pytest was started."""
+    given = config.getoption(option)
+    return (config.invocation_params.dir / given).resolve() if given else None
+
+
+def search_config(config: pytest.Config) -> "SearchConfig":
+    """The built-in system's configuration: the defaults, with --scifact-config's overrides."""
+    from harness.systems.builtin.config.overrides import load_config
+    from harness.systems.builtin.config.search_config import SearchConfig
+
+    path = given_path(config, CONFIG)
+    return SearchConfig() if path is None else load_config(path)

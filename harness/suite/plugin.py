@@ -1,8 +1,9 @@
 """The pytest plugin `scifact_harness`: registered by installing the project (entry point `pytest11`), or named with
 `pytest -p scifact_harness`. It adds the --scifact-* options, the suite's markers and session fixtures, the held-out
 gate and the quality bars, and brings the suite's own tests (this package's test_scifact.py) into a session that
-selects them by marker (`-m calibration`, `heldout`, `final`, `parity`, `compare`) without naming test paths, so another
-repository runs `pytest -p scifact_harness -m calibration --scifact-system mypkg:System` as this one does."""
+selects them by marker (`-m calibration`, `heldout`, `final`, `parity`, `compare`, `sweep`) without naming test paths,
+so another repository runs `pytest -p scifact_harness -m calibration --scifact-system mypkg:System` as this one
+does."""
 
 import re
 from pathlib import Path
@@ -24,6 +25,8 @@ SUITE_MARKERS = {
     "parity": f"the mteb-parity profile on all 300 queries, against MTEB's published score ({options.SPEND_HELDOUT})",
     "compare": "the comparison of each split's modes already evaluated in the output dir, and with "
                f"{options.COMPARE_RUN} of different systems' runs, written and validated (run with -m compare)",
+    "sweep": f"every configuration of the grid {options.SWEEP}=GRID names, evaluated on calibration and counted in "
+             "the store's run ledger (run with -m sweep)",
 }
 
 

@@ -65,8 +65,14 @@ def choose_system(config: pytest.Config, *, load: bool) -> SystemChoice:
         raise pytest.UsageError(f"{options.SYSTEM_PATH}={missing[0]} is not a directory: name the directory that "
                                 "holds the system's module")
     candidates = [(config.invocation_params.dir / p).resolve() for p in given] or [config.rootpath]
+    overrides = options.given_path(config, options.CONFIG)
+    if overrides is not None and spec != "builtin":
+        raise pytest.UsageError(f"{options.CONFIG} sets the built-in system's parameters; {spec!r} takes its "
+                                f"configuration from its own code (its options and files): leave {options.CONFIG} out")
     try:
-        choice = SystemChoice(spec, locate(spec, candidates, options.SYSTEM, f"{options.SYSTEM_PATH}=DIR"))
+        if overrides is not None:
+            options.search_config(config)  # each bad override named before any work
+        choice = SystemChoice(spec, locate(spec, candidates, options.SYSTEM, f"{options.SYSTEM_PATH}=DIR"), overrides)
         if load and choice.spec != "builtin":  # the built-in system's modules are imported when a test needs them
             from harness.systems.builtin.config.search_config import SearchConfig
             from harness.systems.plugin.builder import PluginBuilder

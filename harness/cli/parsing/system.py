@@ -17,3 +17,10 @@ def system_option(parser: Parser) -> None:
     parser.add_argument("--milvus-uri", type=text_argument, default=None, metavar="URI",
                         help="--system milvus: a Milvus server (token from $MILVUS_TOKEN); default: Milvus Lite in "
                              "the store dir")
+
+
+def config_option(parser: Parser) -> None:
+    parser.add_argument("--config", type=path_argument, default=None, metavar="FILE",
+                        help="the built-in system's configuration overrides as JSON, e.g. {\"rrf_k\": 40, \"lexical\": "
+                             "{\"k1\": 1.2}} (one `sweep` wrote): lexical.k1, lexical.b, rrf_k, "
+                             "hybrid_candidate_depth; the rest keep their defaults (default: no override)")

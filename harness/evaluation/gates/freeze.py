@@ -28,6 +28,7 @@ from harness.evaluation.gates.frozen_difference import first_difference, next_st
 from harness.evaluation.gates.hypothesis import declaration
 from harness.evaluation.gates.hypothesis_terms import FamilyRequest
 from harness.evaluation.history import ledger
+from harness.evaluation.history.trials import calibration_trials
 from harness.evaluation.receipts import provenance
 from harness.evaluation.receipts.artifacts import AGGREGATE_SUFFIXES
 from harness.evaluation.receipts.identity_check import check_identity
@@ -47,7 +48,7 @@ SCHEMA = "scifact-freeze-v2"
 # or work dir moved with its bytes, is the same freeze. The record names no local place (see receipts/locations.py).
 NOT_COMPARED = {"created_at", "command_line", "freeze_sha256", "source.dirty_state_policy", "corpus.fixture_file",
                 "store.directory_name", "store.mapping_file", "system.source.root", "calibration", "hypothesis",
-                "hypotheses"}
+                "hypotheses", "calibration_trials"}
 # A record made to compare a run against the freeze reads no calibration receipt (what the freeze saw is not compared).
 NOT_READ = {"policy": "not read: a record to compare a run with its freeze, not a freeze", "receipts": {}}
 
@@ -69,8 +70,8 @@ class Frozen:
 
 def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract: Contract,
                    modes: tuple[str, ...], argv: list[str], allow_dirty: bool,
-                   calibration: dict[str, Any] | None = None, hypotheses: dict[str, Any] | None = None
-                   ) -> dict[str, Any]:
+                   calibration: dict[str, Any] | None = None, hypotheses: dict[str, Any] | None = None,
+                   trials: dict[str, Any] | None = None) -> dict[str, Any]:
     source = provenance.harness_source()
     git = source["git"]
     identity = system.identity()
@@ -103,6 +104,8 @@ def current_record(*, fixture: CorpusFixture, system: SystemUnderTest, contract:
     }
     if hypotheses is not None:
         body["hypotheses"] = hypotheses
+    if trials is not None:
+        body["calibration_trials"] = trials
     body["freeze_sha256"] = sha256_canonical(body)
     return body
 
@@ -137,8 +140,10 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
                               "system with another frozen run: name that run's output directory")
         declared = declaration(hypotheses, modes=tuple(m for m in MODES if m in modes), fixture=fixture.data,
                                fixture_sha256=fixture.sha256)
+    identity = system.identity()
+    trials = calibration_trials(ledger.history(system.state_directory), identity.configuration_sha256)
     record = current_record(fixture=fixture, system=system, contract=contract, modes=modes, argv=argv,
-                            allow_dirty=allow_dirty, calibration=calibration, hypotheses=declared)
+                            allow_dirty=allow_dirty, calibration=calibration, hypotheses=declared, trials=trials)
     frozen = _write_freeze(output_dir, system, record, replace=replace)
     record_locations(output_dir, found_here(fixture, system))
     return frozen
@@ -158,7 +163,8 @@ def _write_freeze(output_dir: Path, system: SystemUnderTest, record: dict[str, A
         raise FreezeError(f"{path} exists; pass --replace to re-freeze (possible until the first held-out run)")
     validate(record, "freeze")
     event = ledger.record_freeze(state_directory, freeze_sha256=record["freeze_sha256"], modes=record["modes"],
-                                 created_at=record["created_at"], output_dir=str(output_dir))
+                                 created_at=record["created_at"], output_dir=str(output_dir),
+                                 through_position=record["calibration_trials"]["through_position"])
     if path.exists():
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         (output_dir / "superseded" / stamp).mkdir(parents=True, exist_ok=True)

@@ -9,9 +9,13 @@ outside the fact database, so recording a run never changes the store's digest.
 The `history` table is append-only: one event per row, `position` counting from 1, appended in the same
 transaction as the `runs` change it records. Events (canonical JSON, `harness.hashing.canonical_json`):
 
-    {"event": "run-started", "run_id", "mode", "split", "sequence", "started_at", "source_sha256"}
+    {"event": "run-started", "run_id", "mode", "split", "sequence", "started_at", "source_sha256",
+     "configuration_sha256"}
     {"event": "run-finished", "run_id", "status", "finished_at"}
     {"event": "freeze", "freeze_sha256", "modes", "created_at", "output_dir"}
+    {"event": "sweep-configuration", ...}   (one per configuration and mode of a sweep: sweep_ledger.py)
+
+A run-started event written before `configuration_sha256` was recorded (the system's configuration digest) lacks it.
 
 Each row is chained to the one before it:
 
@@ -175,8 +179,10 @@ def check_turn(store_dir: Path, mode: str, split: str, freeze_sha256: str) -> Ev
 
 
 def begin_run(store_dir: Path, namespace: str, mode: str, split: str, query_ids: list[str], started_at: str,
-              *, source_sha256: str, freeze_sha256: str | None = None) -> RunTicket:
-    """Number the run, record its request ids and its run-started event. With `freeze_sha256` (a held-out or
+              *, source_sha256: str, freeze_sha256: str | None = None,
+              configuration_sha256: str | None = None) -> RunTicket:
+    """Number the run, record its request ids and its run-started event (with the system's configuration digest, so
+    every calibration run counts among the configurations tried: trials.py). With `freeze_sha256` (a held-out or
     all-query run under a freeze), the run is refused unless it is in turn (see `check_turn`)."""
     def body(connection: sqlite3.Connection) -> RunTicket:
         freeze_event = (_check_turn(connection, store_dir, mode, split, freeze_sha256)
@@ -191,9 +197,10 @@ def begin_run(store_dir: Path, namespace: str, mode: str, split: str, query_ids:
         request_ids = {query_id: f"{run_id}/{query_id}" for query_id in query_ids}
         connection.executemany("INSERT INTO requests (request_id, run_id, query_id) VALUES (?, ?, ?)",
                                [(request_id, run_id, qid) for qid, request_id in request_ids.items()])
-        event = _append(connection, {"event": "run-started", "run_id": run_id, "mode": mode, "split": split,
-                                     "sequence": sequence, "started_at": started_at,
-                                     "source_sha256": source_sha256})
+        started = {"event": "run-started", "run_id": run_id, "mode": mode, "split": split, "sequence": sequence,
+                   "started_at": started_at, "source_sha256": source_sha256}
+        configured = {} if configuration_sha256 is None else {"configuration_sha256": configuration_sha256}
+        event = _append(connection, {**started, **configured})
         return RunTicket(run_id, sequence, request_ids, event, freeze_event)
     return transaction(store_dir, body)
 
@@ -208,9 +215,16 @@ def finish_run(store_dir: Path, run_id: str, status: str, finished_at: str) -> E
 
 
 def record_freeze(store_dir: Path, *, freeze_sha256: str, modes: list[str], created_at: str,
-                  output_dir: str) -> EventRef:
-    """Append the freeze event, or refuse if any held-out or all-query run was ever started on this store."""
+                  output_dir: str, through_position: int | None = None) -> EventRef:
+    """Append the freeze event, or refuse if any held-out or all-query run was ever started on this store, or if the
+    history grew past `through_position` (the last event the freeze record counted) since it was read."""
     def body(connection: sqlite3.Connection) -> EventRef:
+        (last,) = connection.execute("SELECT COALESCE(MAX(position), 0) FROM history").fetchone()
+        if through_position is not None and int(last) != through_position:
+            raise HistoryError(
+                f"the run ledger {store_dir / LEDGER} gained events after the freeze counted the configurations tried "
+                f"on calibration (through position {through_position}, now {last}): a run or sweep on this store "
+                "ended meanwhile. Freeze again once it has finished.")
         earlier = _first_run(connection, "split IN (?, ?)", HELD_OUT)
         if earlier is not None:
             run_id, split, started_at = earlier

@@ -17,6 +17,7 @@ from harness.publish.text.latency_notes import latency_lines
 from harness.publish.text.markdown_text import code, inert
 from harness.publish.text.reading_notes import all_queries_note, latency_scope, short_list, short_lists
 from harness.publish.text.report_text import LANES_NOTE
+from harness.publish.text.trials_words import trials_statement
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
@@ -213,6 +214,7 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         f"- Freeze: {code(freeze['freeze_sha256'])}, created {inert(freeze['created_at'])}; calibration: "
         f"{inert(freeze['calibration']['policy'])}; first held-out run started {inert(heldout_start)}",
         *([f"- {inert(looks)}"] if (looks := looks_statement(aggregates)) is not None else []),
+        *([f"- {inert(trials)}"] if (trials := trials_statement(freeze)) is not None else []),
         f"- Machine: {inert(machine['cpu_model'])}, {inert(machine['logical_cores'])} logical cores, "
         f"{inert(machine['os'])}",
         "",

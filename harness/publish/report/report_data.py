@@ -19,6 +19,7 @@ from harness.json_input import parse_document
 from harness.publish.report.systems_files import SystemsFile, load_systems
 from harness.publish.text.heldout_looks import looks_statement
 from harness.publish.text.report_text import SPLIT_ORDER
+from harness.publish.text.trials_words import trials_statement
 from harness.typed_commands import harness_command
 
 CUTOFFS = tuple(range(1, 11))
@@ -67,6 +68,7 @@ class ReportData:
     # aggregate sha256 -> lane (or "fusion") -> how the validator verified it, in words
     verification: dict[str, dict[str, str]] = field(default_factory=dict)
     heldout_looks: str | None = None  # how many configurations saw the held-out split (publish.heldout_looks)
+    trials: str | None = None  # how many configurations the frozen one was chosen from (publish.text.trials_words)
     systems: list[SystemsFile] = field(default_factory=list)  # comparisons between systems beside the results
 
     @property
@@ -103,6 +105,7 @@ def load_report_data(directory: Path, *, validated: bool, freeze: FreezeFile | N
              f"{s.split}`" for s in loaded if s.comparison is None and len(s.modes) > 1]
     looks = looks_statement([entry.aggregate for split in loaded for entry in split.inputs])
     return ReportData(loaded, validated, freeze, notes, heldout_looks=looks,
+                      trials=trials_statement(None if freeze is None else freeze.record),
                       systems=load_systems(directory, [s.split for s in loaded]))
 
 

@@ -95,7 +95,7 @@ def _answer(data: ReportData) -> list[str]:
 def _provenance(data: ReportData) -> list[str]:
     notes = [f"Latency scope: {latency_scope(data.receipt)}; measured on the recorded machine only.",
              *(note for note in data.notes if not note.startswith(NO_COMPARISON))]
-    notes += [data.heldout_looks] if data.heldout_looks is not None else []
+    notes += [note for note in (data.heldout_looks, data.trials) if note is not None]
     lines = ["## Provenance", "", *(line for note in notes for line in (inert(note), ""))]
     verification = verification_table(data)
     if verification is not None:

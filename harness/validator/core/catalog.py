@@ -111,7 +111,12 @@ CHECKS: dict[str, str] = {
                       "host and the record here is missing or another",
     "ledger.file": "the receipt's run ledger is missing, unreadable, or not the store's own",
     "ledger.chain": "the run ledger's hash chain does not recompute",
-    "ledger.run": "the receipt's run is not the ledger's run at the recorded place, or did not complete",
+    "ledger.run": "the receipt's run is not the ledger's run at the recorded place (its run number, source or "
+                  "configuration digest), or did not complete",
+    "history.trials": "the freeze record's count of configurations tried on calibration (distinct configuration "
+                      "digests, sweep events, calibration runs, those without a digest, whether the frozen one is "
+                      "among them, the last position counted) does not recompute from the run ledger before the "
+                      "freeze event, or a sweep event names another split than calibration",
     "executable.interpreter": "the recorded interpreter does not resolve to the recorded digest",
     "source.harness": "the harness source beside the validator (digest, file count) is not the source the run "
                       "recorded",
@@ -198,6 +203,9 @@ ATTESTATIONS: dict[str, str] = {
     "machine": "the machine a receipt names (CPU, cores, memory, OS, BLAS threads) is the run's own statement",
     "history": "the run ledger lives beside the store on the run's machine; whoever can write the store can "
                "rewrite it, so its history is evidence checked for consistency, not proof",
+    "history.trials": "how many configurations were tried on calibration is counted from the run ledger as "
+                      "presented: consistent with the freeze record, complete only by the publisher's word (an event "
+                      "removed and the rest rechained leaves a consistent history)",
     "heldout.looks": "how many looks and configurations saw this fixture's held-out split comes from the per-user "
                      "record of the machine that ran it: counted from that record when it is on this machine, else "
                      "the receipt's statement; whoever can write the record can rewrite it",

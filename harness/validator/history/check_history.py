@@ -9,9 +9,11 @@ table holds one event per row: position (from 1, without gaps), the event as can
 
 with previous_digest "sha256:" + 64 zeros for position 1. Events: run-started {run_id, mode, split,
 sequence, started_at, source_sha256: the sha256 of the receipt's source block in canonical JSON, bound at the
-start}, run-finished {run_id, status, finished_at}, freeze {freeze_sha256, modes,
-created_at, output_dir}. The `runs` table holds the same runs. A held-out claim without its history is
-not a claim, so a missing or unreadable ledger FAILs.
+start, configuration_sha256: the system's configuration digest, absent from events written before it was recorded},
+run-finished {run_id, status, finished_at}, freeze {freeze_sha256, modes, created_at, output_dir}, sweep-configuration
+{sweep_sha256, configuration, configuration_sha256, mode, split, selected_ids_sha256, per_query_sha256, scores,
+recorded_at}: one per configuration and mode of a calibration sweep, counted by check_trials. The `runs` table holds
+the same runs. A held-out claim without its history is not a claim, so a missing or unreadable ledger FAILs.
 """
 
 import sqlite3
@@ -21,6 +23,7 @@ from ..core.context import Context
 from ..core.digests import sha256_canonical
 from ..core.reading import is_file
 from ..core.report import Report
+from .check_trials import check_trials
 from .ledger_chain import HELD_OUT, LEDGER, Event, chain, read_ledger, runs_problem
 
 
@@ -51,6 +54,8 @@ def _check_run(ctx: Context, report: Report, events: list[Event], digests: dict[
         return
     recorded = {"run_id": run.get("run_id"), "mode": ctx.mode, "split": ctx.split, "sequence": run.get("sequence"),
                 "started_at": run.get("started_at"), "source_sha256": sha256_canonical(ctx.receipt["source"])}
+    if "configuration_sha256" in event.value:  # absent from an event written before it was recorded
+        recorded["configuration_sha256"] = ctx.receipt["system"].get("configuration_sha256")
     differing = {k: (v, event.value.get(k)) for k, v in recorded.items() if event.value.get(k) != v}
     earlier = sum(1 for e in events if e.kind == "run-started" and e.position < position
                   and (e.value.get("mode"), e.value.get("split")) == (ctx.mode, ctx.split))
@@ -67,7 +72,9 @@ def _check_run(ctx: Context, report: Report, events: list[Event], digests: dict[
                     {k: pair[0] for k, pair in differing.items()}, {k: pair[1] for k, pair in differing.items()})
     else:
         report.ok("ledger.run", detail + f", run number {earlier + 1} of {ctx.mode} {ctx.split}, finished complete; "
-                  "the receipt's source block is the source state its run-started event bound at the start")
+                  "the receipt's source block is the source state its run-started event bound at the start" +
+                  ("" if "configuration_sha256" not in event.value else ", and its configuration digest the one the "
+                   "event recorded"))
 
 
 def _check_freeze_history(ctx: Context, report: Report, events: list[Event], digests: dict[int, str]) -> None:
@@ -145,6 +152,7 @@ def check_history(ctx: Context, report: Report) -> None:
     digests = {row.position: row.digest for row in ledger.rows if isinstance(row.position, int)}
     _check_run(ctx, report, events, digests)
     _check_freeze_history(ctx, report, events, digests)
+    check_trials(ctx, report, events)
     report.attest("history", f"the run number, the freeze and the order of runs come from {expected}, kept beside the "
                   "store on the run's machine: consistent with the receipt's recorded positions and digests, but "
                   "whoever can write the store can rewrite it")

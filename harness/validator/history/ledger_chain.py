@@ -17,7 +17,12 @@ EVENT_FIELDS: dict[str, dict[str, type]] = {
                     "source_sha256": str},
     "run-finished": {"event": str, "run_id": str, "status": str, "finished_at": str},
     "freeze": {"event": str, "freeze_sha256": str, "modes": list, "created_at": str, "output_dir": str},
+    "sweep-configuration": {"event": str, "sweep_sha256": str, "configuration": dict, "configuration_sha256": str,
+                            "mode": str, "split": str, "selected_ids_sha256": str, "per_query_sha256": str,
+                            "scores": dict, "recorded_at": str},
 }
+# fields an event of that type may lack: a run-started event written before the configuration digest was recorded
+OPTIONAL_FIELDS: dict[str, dict[str, type]] = {"run-started": {"configuration_sha256": str}}
 
 
 @dataclass(frozen=True)
@@ -76,10 +81,12 @@ def _event(text: Any) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         return None
     event: dict[str, Any] = value
-    fields = EVENT_FIELDS.get(str(event.get("event")))
-    if fields is None or set(event) != set(fields):
+    kind = str(event.get("event"))
+    fields, optional = EVENT_FIELDS.get(kind), OPTIONAL_FIELDS.get(kind, {})
+    if fields is None or not set(fields) <= set(event) <= set(fields) | set(optional):
         return None
-    if any(not isinstance(event[k], t) or isinstance(event[k], bool) for k, t in fields.items()):
+    typed = {**fields, **{k: t for k, t in optional.items() if k in event}}
+    if any(not isinstance(event[k], t) or isinstance(event[k], bool) for k, t in typed.items()):
         return None
     return event
 
@@ -100,8 +107,8 @@ def _row_problem(row: Row, position: int, previous: str) -> str | None:
         return f"position {position}: the event is not strict JSON ({exc})"
     value = _event(row.text)
     if value is None:
-        return (f"position {position}: not a run-started, run-finished or freeze event with its fields and their "
-                f"types: {row.text}")
+        return (f"position {position}: not a run-started, run-finished, freeze or sweep-configuration event with its "
+                f"fields and their types: {row.text}")
     if canonical(value).decode("utf-8") != row.text:
         return f"position {position}: the event is not in canonical JSON: {row.text}"
     return None

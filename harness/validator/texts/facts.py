@@ -20,6 +20,7 @@ class Facts:
     systems: dict[str, Json] = field(default_factory=dict)  # split -> comparison between systems
     rows: dict[tuple[str, str], list[Json]] = field(default_factory=dict)  # (split, mode) -> its rows
     digests: dict[tuple[str, str], str] = field(default_factory=dict)  # (split, mode) -> the aggregate's sha256
+    freeze: Json | None = None  # the bundle's freeze record, when a held-out aggregate was validated against it
 
     def aggregate(self, split: str | None, mode: str) -> Json | None:
         return None if split is None else self.aggregates.get((split, mode))
@@ -64,4 +65,6 @@ def gather(bundle: Path, validated: list[str]) -> Facts:
             facts.systems[str(document.get("split"))] = document
         elif "-comparison-" in Path(name).name:
             facts.modes[str(document.get("split"))] = document
+    if any(split in ("heldout", "all") for split, _ in facts.aggregates):
+        facts.freeze = _read(bundle / "freeze.json")
     return facts

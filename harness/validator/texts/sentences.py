@@ -10,6 +10,7 @@ from typing import Any
 from .facts import Facts
 from .figures import Tally
 from .labels import LONG, metric_of, pair_of, split_of
+from .trials import TRIALS, check_trials_text
 
 SPLIT = r"(?P<split>held-out|calibration|all queries)"
 CI = r"95% CI \[(?P<lo>\S+), (?P<hi>\S+)\]"
@@ -212,6 +213,8 @@ def check_sentence(place: Place, facts: Facts, text: str) -> None:
         fields = {"n": comparison["query_count"], **fields} if found["n"] else fields
         tally.compare(place.line, "the comparison's procedure", [found[k] for k in fields], list(fields.values()),
                       f"the {place.split} comparison artifact")
+    elif found := TRIALS.match(text):
+        check_trials_text(tally, place.line, facts, found)
     elif "under contention" in text or "quiet machine" in text or "contention unknown" in text:
         tally.skip("how latency was measured (the run's attested measurement notes)")
     elif text.startswith("Runs: "):
