@@ -94,4 +94,5 @@ def test_the_installed_suite_compares_modes_and_systems_and_the_freeze_names_the
     assert frozen.stdout.splitlines()[0] == (
         f"frozen: {MINE}/freeze.json ({record['freeze_sha256']}); modes vector_only; source scifact-harness "
         f"{installed['version']}, installed (files {installed['files_sha256']}); system numpy-dense source: git commit "
-        f"{_git(repository.root, 'rev-parse', 'HEAD')} (clean work tree required); run ledger position 3")
+        f"{_git(repository.root, 'rev-parse', 'HEAD')} (clean work tree required); run ledger position 3; chosen "
+        "from 1 configuration tried on calibration (0 sweep evaluations, 1 calibration run)")

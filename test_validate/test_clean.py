@@ -31,6 +31,7 @@ COMMON = (
     "system.source", "system.modules",
     "source.git", "source.clean", "dependencies", "machine.identity", "profile.contract", "embeddings.model",
     "corpus.schema", "ledger.file", "ledger.chain", "ledger.run", "freeze", "freeze.history", "heldout.record",
+    "history.trials", "rows.measures",
     "rows.depth_ranking", "rows.depth_metrics", "aggregate.depth", "replay.depth",
 )
 DENSE = ("rows.exact_backend", "rows.query_vectors", "receipt.exact_backend")
