@@ -350,10 +350,13 @@ def test_store_bound_to_other_inputs_is_refused(store_dir: Path, tiny_corpus: Co
         with pytest.raises(StoreMismatchError) as refused:
             call()
         message = str(refused.value)
-        assert f"{differs}: store has " in message
-        assert "fresh --store-dir" in message
+        # of the lexical parameters, only the one that differs is named, with the configuration that sets it
+        named = "lexical.k1: store has 1.5, requested 1.2" if differs == "lexical" else f"{differs}: store has "
+        assert named in message and "fresh --store-dir" in message, message
+        assert ("pass the --config" in message) is (differs == "lexical"), message
+        assert "lexical.b" not in message
         for other in {"fixture_sha256", "namespace", "lexical"} - {differs}:
-            assert f"{other}: store has" not in message
+            assert f"{other}: store has" not in message and f"{other}.k1" not in message
     assert without_lock(snapshot(store_dir)) == before
     assert not complete or manifest_parts(store_dir) == part_digests(store_dir)
 

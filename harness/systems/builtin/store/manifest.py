@@ -40,14 +40,32 @@ def store_digest(directory: Path) -> str:
 
 
 def differences(recorded: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
-    return [f"{key}: store has {recorded.get(key)!r}, requested {wanted[key]!r}"
-            for key in wanted if recorded.get(key) != wanted[key]]
+    """Each input that differs; of a nested one (the lexical parameters), only its differing fields."""
+    found = []
+    for key in wanted:
+        had, asked = recorded.get(key), wanted[key]
+        if had == asked:
+            continue
+        if isinstance(had, dict) and isinstance(asked, dict):
+            found += [f"{key}.{field}: store has {had.get(field)!r}, requested {asked.get(field)!r}"
+                      for field in sorted(set(had) | set(asked)) if had.get(field) != asked.get(field)]
+        else:
+            found.append(f"{key}: store has {had!r}, requested {asked!r}")
+    return found
+
+
+# The lexical index is built with the configuration's BM25 parameters (overrides.py's lexical.k1 and lexical.b).
+CONFIGURED = ("lexical.k1", "lexical.b")
 
 
 def refuse(directory: Path, differences: list[str]) -> StoreMismatchError:
+    configured = any(line.startswith(CONFIGURED) for line in differences)
+    fix = ("the store's BM25 parameters are its configuration's: pass the --config (the suite's --scifact-config) "
+           "its calibration run was given, or a fresh --store-dir to build a store of this configuration"
+           if configured else "pass a fresh --store-dir")
     return StoreMismatchError(
         f"store {directory} was built from other inputs ({'; '.join(differences)}). "
-        "A store is never rebuilt in place; pass a fresh --store-dir."
+        f"A store is never rebuilt in place; {fix}."
     )
 
 
