@@ -218,3 +218,26 @@ def test_a_sweep_after_a_held_out_run_is_refused(tiny_corpus: CorpusFixture, tmp
             in refused.err)
     assert "calibrate and freeze in a new store directory" in refused.err
     assert history(tmp_path / "store") == before
+
+
+def test_a_freeze_of_another_configuration_than_the_calibrated_one_is_refused(
+        tiny_corpus: CorpusFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A sweep evaluated both configurations, a calibration run made the first's receipts: freezing the second (same
+    store, another rrf_k) would pair its held-out results with the first's calibration, so it is refused, naming both
+    digests and the fix; the first freezes."""
+    place = where(tiny_corpus, tmp_path)
+    grid = write_json(tmp_path / "grid.json", {"parameters": {"rrf_k": [20, 40]}})
+    assert run_tiny_cli(["sweep", "--grid", str(grid), *place], capsys).code == 0
+    first, second = (tmp_path / "out" / "tiny-test-sweep-configurations" / f"configuration-0{i}.json" for i in (1, 2))
+    assert run_tiny_cli(["run", *place, "--split", "calibration", "--no-validate", "--config", str(first)],
+                        capsys).code == 0
+    refused = run_tiny_cli(["freeze", *place, "--allow-dirty", "--config", str(second)], capsys)
+    assert refused.code == 3, refused.err
+    made, frozen = load_config(first).sha256(), load_config(second).sha256()
+    for mode in ("fts_only", "vector_only", "hybrid"):
+        assert (f"{mode}'s calibration receipt was made under the configuration {made}, and the one frozen is "
+                f"{frozen}") in refused.err
+    assert "the same --config as its calibration run" in refused.err
+    assert not (tmp_path / "out" / "freeze.json").exists()
+    assert run_tiny_cli(["freeze", *place, "--allow-dirty", "--config", str(first)], capsys).code == 0
+    assert json.loads((tmp_path / "out" / "freeze.json").read_text())["search_config_sha256"] == made

@@ -132,6 +132,7 @@ def freeze_configuration(*, fixture: CorpusFixture, system: SystemUnderTest, con
                           "pinned archive (python -m harness build) and evaluate that")
     check_identity(system.identity())
     calibration = calibration_record(output_dir, artifact_dataset(contract.name), tuple(sorted(modes, key=MODES.index)),
+                                     configuration_sha256=system.identity().configuration_sha256,
                                      allow_failed=allow_failed_calibration)
     declared = None
     if hypotheses is not None:
