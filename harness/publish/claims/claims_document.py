@@ -17,7 +17,7 @@ from harness.publish.text.latency_notes import latency_lines
 from harness.publish.text.markdown_text import code, inert
 from harness.publish.text.reading_notes import all_queries_note, latency_scope, short_list, short_lists
 from harness.publish.text.report_text import LANES_NOTE
-from harness.publish.text.trials_words import trials_statement
+from harness.publish.text.trials_words import configuration_phrase, trials_statement
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
@@ -208,7 +208,8 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         *source_lines(source, freeze),
         f"- Store: {code(receipt['store']['store_sha256'])} ({inert(receipt['store']['document_count'])} documents), "
         f"mapping {code(receipt['store']['mapping_sha256'])}",
-        f"- Configuration: {code(receipt['retrieval']['config_sha256'])} (`configuration.json`)",
+        f"- Configuration: {code(receipt['retrieval']['config_sha256'])} (`configuration.json`)"
+        + inert(configuration_phrase(receipt["system"]["name"], receipt["retrieval"]["config"])),
         f"- Split: {inert(receipt['split']['algorithm'])}; calibration count "
         f"{inert(receipt['split']['calibration_count'])}",
         f"- Freeze: {code(freeze['freeze_sha256'])}, created {inert(freeze['created_at'])}; calibration: "
