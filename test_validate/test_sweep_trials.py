@@ -86,6 +86,12 @@ def test_the_honest_bundle_counts_twelve_and_is_eligible(bundle: Path, tmp_path:
     claims = (bundle / "CLAIMS.md").read_text(encoding="utf-8")
     what_was_run = claims.split("## What was run", 1)[1].split("## Results", 1)[0]
     assert f"- Calibration trials: {TWELVE}" in what_was_run
+    chosen = json.loads((bundle / "artifacts" / "tiny-test-hybrid-heldout.aggregate.json").read_text(
+        encoding="utf-8"))["receipt"]["retrieval"]["config"]
+    changed = ", ".join(f"{name} {value}" for name, value in (("lexical.k1", chosen["lexical"]["k1"]),
+                                                              ("rrf_k", chosen["rrf_k"])) if (name, value) not in
+                        (("lexical.k1", 1.5), ("rrf_k", 60)))  # the defaults
+    assert f"(`configuration.json`); the built-in defaults{' but ' + changed if changed else ''}\n" in what_was_run
     assert TWELVE in (bundle / "report.md").read_text(encoding="utf-8")
     assert TWELVE in (bundle / "report.html").read_text(encoding="utf-8")
     fresh_reader(tmp_path, monkeypatch)
