@@ -17,7 +17,7 @@ MUTATIONS_RUN_FILES: tuple[Mutation, ...] = (
     Mutation("VR03", V + "ranking/check_run_file.py", "if sha256_bytes(data) != part[\"sha256\"] or ",
              "if False and ", RUN_FILE),
     Mutation("VR04", V + "ranking/check_run_file.py", "        if pairs != ranking[:DEPTH]:",
-             "        if False:", RUN_FILE),
+             "        if False:", CHOSEN),
     Mutation("VR05", V + "core/report.py", "        if not ranking:\n            return \"\"",
              "        if True:\n            return \"\"", TINY),
     Mutation("VR06", V + "core/modes.py", "    return DESCENDING if mode in LANES and not LANES[mode] else ASCENDING",
@@ -39,5 +39,5 @@ MUTATIONS_RUN_FILES: tuple[Mutation, ...] = (
     Mutation("VN05", V + "comparison/comparison_inputs.py",
              "                    columns[measure.name].append(chosen_value(measure, row, top_k, conventions))",
              "                    columns[measure.name].append(chosen_value(measure, row, 100, conventions))",
-             ("test_eval/test_compare_measures.py",)),
+             ("test_eval/test_compare_measures.py", "test_eval/test_chosen_compared_depth.py")),
 )

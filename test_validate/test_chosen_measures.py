@@ -14,10 +14,13 @@ import pytrec_eval
 
 from fixtures.deep_collection import deep_fixture
 from harness.corpus.contract import Contract
+from harness.corpus.split import select
 from harness.embedding.embedders.local import LocalEmbedder
 from harness.evaluation.run_split import Evaluation, run_split
 from harness.fixture.corpus_fixture import CorpusFixture
 from harness.validator.pipeline import validate
+
+from . import forger
 
 CHOSEN = ("nDCG@1", "nDCG@3", "nDCG@20", "nDCG@100", "P@1", "P@5", "P@20", "P(rel=2)@10", "R@3", "R@50", "R@100",
           "R(rel=2)@20", "AP@5", "AP@100", "AP(rel=2)@10", "RR@3", "RR@100", "RR(rel=2)@10", "Success@3",
@@ -28,12 +31,17 @@ CHOSEN_VIOLATIONS = {"rows.measures": "test_a_forged_value_or_mean_fails_its_che
                      "aggregate.measures": "test_a_forged_value_or_mean_fails_its_check_alone"}
 
 
-def _tied_run(fixture: CorpusFixture) -> dict[str, dict[str, float]]:
-    """Every document for every query, scored by the words they share (capped, so that many tie)."""
+def _tied_run(fixture: CorpusFixture, short: str) -> dict[str, dict[str, float]]:
+    """Every document for every query, scored by the words they share (capped, so that many tie); but the query
+    `short` ranks only three documents, fewer than most cutoffs (P@5 is then what it found of 5, not of 3)."""
     run: dict[str, dict[str, float]] = {}
     for query in fixture.data["queries"]:
         words = set(query["text"].lower().split())
-        for document in fixture.data["documents"]:
+        documents = fixture.data["documents"]
+        if query["query_id"] == short:  # one it judges relevant, and two others
+            relevant = next(d for d in documents if query["qrels"].get(d["doc_id"], 0) >= 1)
+            documents = [relevant, *[d for d in documents if d is not relevant][:2]]
+        for document in documents:
             shared = len(words & set(f"{document['title']} {document['text']}".lower().split()))
             run.setdefault(query["query_id"], {})[document["doc_id"]] = float(min(shared, 3))
     return run
@@ -44,7 +52,9 @@ def graded(local_embedder: LocalEmbedder, tmp_path_factory: pytest.TempPathFacto
            ) -> tuple[Path, Contract, CorpusFixture, dict[str, dict[str, float]], Path]:
     root = tmp_path_factory.mktemp("graded")
     archive, contract, fixture = deep_fixture(root, local_embedder)
-    run = _tied_run(fixture)
+    calibration = select([query["query_id"] for query in fixture.data["queries"]], "calibration",
+                         contract.calibration_count)
+    run = _tied_run(fixture, calibration[0])
     path = root / "tied.trec"
     path.write_text("".join(f"{q} Q0 {d} 0 {s} tied\n" for q, docs in run.items() for d, s in docs.items()),
                     encoding="utf-8")
@@ -136,3 +146,37 @@ def test_a_forged_value_or_mean_fails_its_check_alone(graded: Any, tmp_path: Pat
     out, _, _, _, archive = graded
     report = validate(_forge(out, tmp_path, change), archive=archive)
     assert {c.name for c in report.failed} - GIT == {check}, [c.line() for c in report.failed]
+
+
+def _deep_score_moved(rows: list[dict[str, Any]], aggregate: dict[str, Any]) -> None:
+    """A score beyond the claim's top 10 changed, its order kept: only the run file says otherwise."""
+    for row in rows:
+        scores = row["depth_ranking"]["scores"]
+        at = next((i for i in range(10, len(scores) - 1) if scores[i - 1] > scores[i] > scores[i + 1]
+                   or (scores[i - 1] >= scores[i] > scores[i + 1] and scores[i] - scores[i + 1] > 0.5)), None)
+        if at is not None:
+            scores[at] = (scores[at] + scores[at + 1]) / 2
+            forger.reseal_row(row)
+            return
+    raise AssertionError("no row has a depth-100 score beyond rank 10 that can move without reordering")
+
+
+def test_a_score_beyond_the_claims_top_k_not_the_run_files_fails_ranking_run_file(graded: Any,
+                                                                                   tmp_path: Path) -> None:
+    out, _, _, _, archive = graded
+    report = validate(_forge(out, tmp_path, _deep_score_moved), archive=archive)
+    assert {c.name for c in report.failed} - GIT == {"ranking.run_file"}, [c.line() for c in report.failed]
+    [check] = [c for c in report.failed if c.name == "ranking.run_file"]
+    assert "the depth-100 ranking is not the run file's first 100" in str(check.found), check.line()
+
+
+def test_a_ranking_shorter_than_the_cutoff_counts_against_the_cutoff(graded: Any) -> None:
+    out, _, _, run, _ = graded
+    rows = [json.loads(line) for line in (out / "deep-run_file-calibration.jsonl").read_text("utf-8").splitlines()]
+    short = [row for row in rows if len(run[row["query_id"]]) == 3]
+    assert len(short) == 1
+    for row in short:
+        found = sum(1 for doc in run[row["query_id"]] if row["qrels"].get(doc, 0) >= 1)
+        assert found >= 1
+        assert row["measures"]["P@5"] == pytest.approx(found / 5) and row["measures"]["P@20"] == pytest.approx(
+            found / 20)
