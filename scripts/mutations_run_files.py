@@ -39,5 +39,6 @@ MUTATIONS_RUN_FILES: tuple[Mutation, ...] = (
     Mutation("VN05", V + "comparison/comparison_inputs.py",
              "                    columns[measure.name].append(chosen_value(measure, row, top_k, conventions))",
              "                    columns[measure.name].append(chosen_value(measure, row, 100, conventions))",
-             ("test_eval/test_compare_measures.py", "test_eval/test_chosen_compared_depth.py")),
+             ("test_eval/test_compare_measures.py", "test_eval/test_chosen_compared_depth.py",
+              "test_validate/test_chosen_compared_deep.py")),
 )
