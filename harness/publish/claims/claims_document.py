@@ -4,6 +4,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from harness.evaluation.sweep.configuration_words import configuration_phrase
 from harness.publish.claims.claims_comparisons import comparisons_section
 from harness.publish.claims.claims_reader import model_steps, reader_archive, reader_command, reader_section
 from harness.publish.claims.claims_source import harness_origin, source_lines
@@ -17,7 +18,7 @@ from harness.publish.text.latency_notes import latency_lines
 from harness.publish.text.markdown_text import code, inert
 from harness.publish.text.reading_notes import all_queries_note, latency_scope, short_list, short_lists
 from harness.publish.text.report_text import LANES_NOTE
-from harness.publish.text.trials_words import configuration_phrase, trials_statement
+from harness.publish.text.trials_words import trials_statement
 
 METRICS = (("nDCG@10", "ndcg_at_10"), ("R@1", "recall_at_1"), ("R@5", "recall_at_5"), ("R@10", "recall_at_10"),
            ("MRR@10", "mrr_at_10"), ("MAP@10", "map_at_10"), ("S@1", "success_at_1"), ("S@5", "success_at_5"),
@@ -168,12 +169,11 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
     path in the bundle, for a collection of the publisher's own; `model`: the model of one's own it carries;
     `missing`: the frozen modes' held-out aggregates not run yet (a calibration-only bundle: exploratory)."""
     receipt = aggregates[0]["receipt"]
-    payload = receipt["corpus"]["payload_hashes"]
+    payload, retrieval = receipt["corpus"]["payload_hashes"], receipt["retrieval"]
     dataset = reports[0]["notes"]["dataset"]  # the validator's pins name it: every bundled aggregate passed them
     heldout_start = min((a["receipt"]["run"]["started_at"] for a in aggregates if a["split"] == "heldout"),
                         default="never (calibration only)")
-    boundary = receipt["claim_boundary"]
-    machine = receipt["machine"]
+    boundary, machine = receipt["claim_boundary"], receipt["machine"]
     named_model = model_steps(receipt["embedding"], model, "")[1]
     command = reader_command(reader_archive(receipt, dataset, carried)) + named_model
     lines = [
@@ -204,12 +204,12 @@ def claims_markdown(aggregates: list[dict[str, Any]], freeze: dict[str, Any], re
         f"identity {code(receipt['embedding']['identity_sha256'])}{_model_files(receipt['embedding'])}), profile "
         f"{code(receipt['profile']['name'])}",
         _system_line(receipt["system"]),
-        *_run_file_line(receipt["retrieval"]),
+        *_run_file_line(retrieval),
         *source_lines(source, freeze),
         f"- Store: {code(receipt['store']['store_sha256'])} ({inert(receipt['store']['document_count'])} documents), "
         f"mapping {code(receipt['store']['mapping_sha256'])}",
-        f"- Configuration: {code(receipt['retrieval']['config_sha256'])} (`configuration.json`)"
-        + inert(configuration_phrase(receipt["system"]["name"], receipt["retrieval"]["config"])),
+        f"- Configuration: {code(retrieval['config_sha256'])} (`configuration.json`)"
+        f"{inert(configuration_phrase(receipt['system']['name'], retrieval['config']))}",
         f"- Split: {inert(receipt['split']['algorithm'])}; calibration count "
         f"{inert(receipt['split']['calibration_count'])}",
         f"- Freeze: {code(freeze['freeze_sha256'])}, created {inert(freeze['created_at'])}; calibration: "
