@@ -31,6 +31,24 @@ def parse_document(raw: bytes, path: Path, what: str, schema: str | None, fix: s
     return value
 
 
+def strict_loads(raw: bytes | str) -> Any:
+    """JSON parsed strictly, for files people write by hand or with other tools: a key repeated in one object, and
+    NaN or Infinity, raise ValueError naming them (json.loads would keep the last key and take the constants)."""
+    return json.loads(raw, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"the key {repeated[0]!r} appears twice in one object")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 def _short(exc: BaseException, limit: int = 200) -> str:
     text = str(exc)
     return text if len(text) <= limit else text[:limit] + "..."

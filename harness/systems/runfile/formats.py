@@ -8,14 +8,13 @@ with the file, its line (its entry) and the fix. A query's ranking is its docume
 descending: trec_eval's order, the rank column ignored as trec_eval ignores it (`TIE_RULE`).
 """
 
-import json
 import math
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from harness.errors import HarnessError
+from harness.json_input import strict_loads
 from harness.trec_order import trec_order
 
 FORMATS = ("trec", "json")
@@ -119,21 +118,9 @@ def read_trec(data: bytes, dataset: _Dataset) -> RunFile:
                    {query: trec_ordered(ranked) for query, ranked in scores.items()}, len(lines))
 
 
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [key for key, _ in pairs]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
-        raise ValueError(f"the key {repeated[0]!r} appears twice in one object")
-    return dict(pairs)
-
-
-def _constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def read_json(data: bytes, dataset: _Dataset) -> RunFile:
     try:
-        document = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_object, parse_constant=_constant)
+        document = strict_loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise RunFileError(dataset.file, None, f"is not UTF-8 ({exc.reason})") from exc
     except ValueError as exc:  # JSONDecodeError included: it names the line and column

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.json_input import strict_loads
 from harness.systems.builtin.config.search_config import ConfigError, LexicalConfig, SearchConfig
 
 
@@ -51,18 +52,6 @@ NOT_SETTABLE = ("top_k is the contract's; the frozen-baseline switches (sparse_w
                 "harness does not have; the other fields say what the harness does, not a choice")
 
 
-def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [key for key, _ in pairs]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
-        raise ValueError(f"the key {repeated[0]!r} appears twice in one object")
-    return dict(pairs)
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def read_json(path: Path, what: str, fix: str) -> Any:
     """The JSON value of `path`, strictly (no repeated key, NaN or Infinity); else ConfigFileError naming the file."""
     try:
@@ -70,7 +59,7 @@ def read_json(path: Path, what: str, fix: str) -> Any:
     except OSError as exc:
         raise ConfigFileError(f"{what} {path} cannot be read ({exc.strerror or exc}); {fix}") from None
     try:
-        return json.loads(raw, object_pairs_hook=_strict_object, parse_constant=_refuse_constant)
+        return strict_loads(raw)
     except (ValueError, RecursionError) as exc:
         raise ConfigFileError(f"{what} {path} is not valid JSON ({exc}); {fix}") from None
 
